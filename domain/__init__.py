@@ -1,0 +1,1 @@
+"""The Russian Bank rules engine: pure, standard library only."""

@@ -1,0 +1,1 @@
+"""An append-only store of opaque JSON events in named streams. Knows nothing of cards."""

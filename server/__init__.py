@@ -1,0 +1,1 @@
+"""The only package that wires domain and eventstore: app, sockets, REST, service, CLI."""

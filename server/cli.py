@@ -1,0 +1,41 @@
+"""The `crapette` command line. Each sub-command lives in its own module under server/commands
+or server/bench and is registered here, so that every part can be worked on separately."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# (module, attribute) of each click command; a module that fails to import is reported, not hidden.
+COMMANDS: list[tuple[str, str]] = [
+    ("server.commands.serve", "serve"),
+    ("server.commands.deal", "deal"),
+    ("server.commands.records", "export_cmd"),
+    ("server.commands.records", "import_cmd"),
+    ("server.commands.records", "verify_cmd"),
+    ("server.commands.selfplay", "selfplay"),
+    ("server.bench", "bench"),
+]
+
+
+@click.group()
+@click.version_option(package_name="crapette")
+def main() -> None:
+    """Crapette (Russian Bank): an event-sourced game server."""
+
+
+def _register() -> None:
+    for module_name, attr in COMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # not written yet
+                continue
+            raise
+        command = getattr(module, attr, None)
+        if command is not None:
+            main.add_command(command)
+
+
+_register()

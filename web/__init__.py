@@ -1,0 +1,1 @@
+"""Static browser client, shipped as package data (importlib.resources.files("web"))."""
