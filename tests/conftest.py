@@ -1,0 +1,144 @@
+"""Shared test fixtures: external services, free ports, artifact folders, hypothesis profiles.
+
+Tests that need PostgreSQL or Redis ask for the `postgres_url` / `redis_url` fixture. Where the
+service is absent such a test is skipped with a visible reason (pytest runs with `-ra`), except
+when CRAPETTE_REQUIRE_SERVICES=1 (set by scripts/test.sh under CI=true): then it fails, so that a
+CI machine without the services can never turn green by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS_ROOT = REPO_ROOT / "test-artifacts"
+
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+# Hypothesis' per-example deadline is a timed assertion in disguise: a busy CI machine would fail
+# tests that are correct. Under CI the examples are also derandomized so a failure reproduces.
+settings.register_profile("dev", deadline=None)
+settings.register_profile(
+    "ci",
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() == "true" else "dev")
+
+
+def services_required() -> bool:
+    """True when missing services must fail tests instead of skipping them (CI)."""
+    return os.environ.get("CRAPETTE_REQUIRE_SERVICES", "") not in ("", "0", "false")
+
+
+def service_unavailable(name: str, problem: str) -> None:
+    """Skip the current test (or fail it under CI) because service `name` cannot be used."""
+    reason = f"{name} unavailable: {problem}"
+    if services_required():
+        pytest.fail(f"{reason} (CRAPETTE_REQUIRE_SERVICES=1: required here, not skipped)")
+    pytest.skip(reason)
+
+
+def _postgres_problem(url: str) -> str | None:
+    """None when `url` accepts a connection and a query, else what went wrong."""
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - psycopg is a runtime dependency
+        return f"psycopg not installed ({exc})"
+    try:
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        return f"cannot connect to {url}: {str(exc).strip().splitlines()[0]}"
+    return None
+
+
+def _redis_problem(url: str) -> str | None:
+    """None when a Redis server at `url` answers PING (checked with a bare socket: no client
+    library is needed for the check itself)."""
+    match = re.match(r"redis://(?:[^@/]*@)?([^:/]+)(?::(\d+))?", url)
+    if match is None:
+        return f"not a redis:// URL: {url}"
+    host, port = match.group(1), int(match.group(2) or 6379)
+    try:
+        with socket.create_connection((host, port), timeout=3) as sock:
+            sock.sendall(b"PING\r\n")
+            reply = sock.recv(64)
+    except OSError as exc:
+        return f"cannot connect to {host}:{port}: {exc}"
+    if not reply.startswith((b"+PONG", b"-NOAUTH")):
+        return f"unexpected reply from {host}:{port}: {reply!r}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """URL of a reachable PostgreSQL database (CRAPETTE_TEST_POSTGRES_URL, default the local `test`
+    database). Tests sharing it must clean up after themselves (e.g. use unique stream names or
+    their own schema)."""
+    url = os.environ.get("CRAPETTE_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+    problem = _postgres_problem(url)
+    if problem is not None:
+        service_unavailable("PostgreSQL", problem)
+    return url
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """URL of a reachable Redis server (CRAPETTE_TEST_REDIS_URL, default local database 0)."""
+    url = os.environ.get("CRAPETTE_TEST_REDIS_URL", DEFAULT_REDIS_URL)
+    problem = _redis_problem(url)
+    if problem is not None:
+        service_unavailable("Redis", problem)
+    return url
+
+
+def find_free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago on `host` (servers under test bind 127.0.0.1)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def free_port() -> int:
+    return find_free_port()
+
+
+@pytest.fixture
+def artifact_dir(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A folder under test-artifacts/ for this test's screenshots and logs, kept after the run."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("_")
+    path = ARTIFACTS_ROOT / name
+    path.mkdir(parents=True, exist_ok=True)
+    yield path
+
+
+# Each test folder implies a marker, so `-m "not browser"` or `-m integration` select by kind
+# without every test having to say it; a test that uses PostgreSQL is marked `postgres`.
+_FOLDER_MARKERS = {"browser": "browser", "integration": "integration"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_root = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            relative = Path(str(item.path)).resolve().relative_to(tests_root)
+        except ValueError:
+            continue
+        marker = _FOLDER_MARKERS.get(relative.parts[0]) if relative.parts else None
+        if marker is not None:
+            item.add_marker(marker)
+        if "postgres_url" in getattr(item, "fixturenames", ()):
+            item.add_marker("postgres")
