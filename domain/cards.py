@@ -1,0 +1,114 @@
+"""Playing cards that remember their owner's pack.
+
+Cards are interned: ``Card(7, "H", 1) is Card.parse("7H/1")``. That keeps equality and hashing
+at identity speed, which the engine's position keys rely on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from domain.errors import NotationError
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+RED_SUITS = frozenset("HD")
+
+
+class Card:
+    """A card: rank 1 (Ace) .. 13 (King), suit S/H/D/C, owner seat 0 or 1. Immutable."""
+
+    __slots__ = ("rank", "suit", "owner", "code", "red", "_text")
+    _interned: ClassVar[dict[tuple[int, str, int], Card]] = {}
+
+    rank: int
+    suit: str
+    owner: int
+    code: str
+    red: bool
+    _text: str
+
+    def __new__(cls, rank: int, suit: str, owner: int = 0) -> Card:
+        key = (rank, suit, owner)
+        card = cls._interned.get(key)
+        if card is not None:
+            return card
+        if not isinstance(rank, int) or not 1 <= rank <= 13:
+            raise NotationError(f"a card's rank is 1..13, not {rank!r}")
+        if suit not in ("S", "H", "D", "C"):
+            raise NotationError(f"a card's suit is S, H, D or C, not {suit!r}")
+        if owner not in (0, 1):
+            raise NotationError(f"a card's owner is seat 0 or 1, not {owner!r}")
+        card = object.__new__(cls)
+        setter = object.__setattr__
+        setter(card, "rank", rank)
+        setter(card, "suit", suit)
+        setter(card, "owner", owner)
+        setter(card, "code", RANKS[rank - 1] + suit)
+        setter(card, "red", suit in RED_SUITS)
+        setter(card, "_text", f"{RANKS[rank - 1]}{suit}/{owner}")
+        cls._interned[key] = card
+        return card
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("cards are immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Card, (self.rank, self.suit, self.owner))
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Card:
+        return self
+
+    @classmethod
+    def parse(cls, text: str, owner: int | None = None) -> Card:
+        """Read ``"7H"``, ``"7H/1"`` or ``"10H"``; `owner` applies when the text names none."""
+        if not isinstance(text, str):
+            raise NotationError(f"a card is written like 7H or 7H/1, not {text!r}")
+        body = text.strip().upper()
+        seat = owner
+        if "/" in body:
+            body, _, tail = body.partition("/")
+            if tail not in ("0", "1"):
+                raise NotationError(f"a card's owner is /0 or /1 in {text!r}")
+            seat = int(tail)
+        if body.startswith("10"):
+            body = "T" + body[2:]
+        if len(body) != 2 or body[0] not in RANKS or body[1] not in SUITS:
+            raise NotationError(f"{text!r} is not a card (write rank A23456789TJQK + suit SHDC)")
+        return cls(RANKS.index(body[0]) + 1, body[1], 0 if seat is None else seat)
+
+    @property
+    def black(self) -> bool:
+        return not self.red
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Card.parse({self._text!r})"
+
+    def __lt__(self, other: Card) -> bool:
+        return (self.owner, SUITS.index(self.suit), self.rank) < (
+            other.owner,
+            SUITS.index(other.suit),
+            other.rank,
+        )
+
+
+def fresh_pack(owner: int) -> list[Card]:
+    """The unshuffled pack of RECORDS.md §1: AS 2S … KS AH … KC."""
+    return [Card(rank, suit, owner) for suit in SUITS for rank in range(1, 14)]
+
+
+def parse_pack(texts: list[str] | tuple[str, ...] | str, owner: int) -> list[Card]:
+    """A pack from card codes (a list or one space-separated string), checked to be 52 cards."""
+    items = texts.split() if isinstance(texts, str) else list(texts)
+    cards = [Card.parse(t, owner) if isinstance(t, str) else t for t in items]
+    if len(cards) != 52 or len({(c.rank, c.suit) for c in cards}) != 52:
+        raise NotationError(f"a pack holds each of the 52 cards once (got {len(cards)} cards)")
+    if any(c.owner != owner for c in cards):
+        raise NotationError(f"every card of pack {owner} must belong to seat {owner}")
+    return cards

@@ -1,0 +1,158 @@
+"""The ruleset: every option of RULES.md §9 as data, and the presets made of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from domain.errors import RulesetError
+
+# Allowed values of every string option, classic first (RULES.md §9).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "first_player": ("lower_reserve", "higher_reserve", "high_cut", "alternate"),
+    "waste_playable": ("never", "always", "after_hand_empty"),
+    "empty_house": ("any", "king_only", "reserve_first", "refill_at_once"),
+    "priorities": ("classic", "finnish", "french6"),
+    "hand_card_lock": ("off", "on"),
+    "discard_rule": ("unless_foundation", "only_if_unplayable"),
+    "win": ("reserve_hand_waste", "reserve_hand"),
+    "enforcement": ("call", "enforce", "lenient"),
+    "wrong_call_penalty": ("none", "lose_turn_after_3"),
+}
+RESERVE_SIZES = (13, 12, 11, 10)
+HOUSES_PER_PLAYER = (4, 2)
+
+
+def parse_match(text: str) -> tuple[str, int]:
+    """``"points:300"`` → ``("points", 300)``; ``"wins:3"`` → ``("wins", 3)``."""
+    kind, _, number = str(text).partition(":")
+    if kind not in ("points", "wins") or not number.isdigit() or int(number) < 1:
+        raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")
+    return kind, int(number)
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """Every option of RULES.md §9; the defaults are the classic rules.
+
+    `name` is the preset the options started from (for the lobby; JSON key ``"preset"``); it takes
+    no part in equality, so ``Ruleset.preset("italian") == Ruleset.preset("classic")``.
+    """
+
+    reserve_size: int = 13
+    houses_per_player: int = 4
+    first_player: str = "lower_reserve"
+    waste_playable: str = "never"
+    empty_house: str = "any"
+    priorities: str = "classic"
+    hand_card_lock: str = "off"
+    discard_rule: str = "unless_foundation"
+    win: str = "reserve_hand_waste"
+    enforcement: str = "call"
+    wrong_call_penalty: str = "none"
+    move_time_limit_s: int | None = None
+    match: str = "points:300"
+    name: str = field(default="classic", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.reserve_size not in RESERVE_SIZES:
+            raise RulesetError(f"reserve_size is one of 13, 12, 11, 10, not {self.reserve_size!r}")
+        if self.houses_per_player not in HOUSES_PER_PLAYER:
+            raise RulesetError(f"houses_per_player is 4 or 2, not {self.houses_per_player!r}")
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise RulesetError(f"{name} is one of {', '.join(allowed)}, not {value!r}")
+        limit = self.move_time_limit_s
+        bad_limit = isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        if limit is not None and bad_limit:
+            raise RulesetError(f"move_time_limit_s is a whole number of seconds ≥ 1, not {limit!r}")
+        parse_match(self.match)
+
+    @classmethod
+    def preset(cls, name: str) -> Ruleset:
+        """The preset of that name (``classic``, ``g4a``, ``danish``, …)."""
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise RulesetError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+
+    @property
+    def match_kind(self) -> str:
+        return parse_match(self.match)[0]
+
+    @property
+    def match_target(self) -> int:
+        return parse_match(self.match)[1]
+
+    def to_json(self) -> dict[str, Any]:
+        """Every option written out, plus the preset label under ``"preset"``."""
+        data: dict[str, Any] = {"preset": self.name}
+        data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"})
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Ruleset:
+        """Options over a preset: ``{"preset": "danish", "match": "wins:2"}``. Unknown keys fail."""
+        if not isinstance(data, dict):
+            raise RulesetError("a ruleset is a JSON object of options")
+        base = cls.preset(str(data.get("preset", "classic")))
+        known = {f.name for f in fields(cls) if f.name != "name"} | {"preset"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesetError(f"unknown ruleset option(s): {', '.join(unknown)}")
+        overrides = {k: v for k, v in data.items() if k != "preset"}
+        if "move_time_limit_s" in overrides and overrides["move_time_limit_s"] in ("none", ""):
+            overrides["move_time_limit_s"] = None
+        try:
+            return replace(base, **overrides)
+        except TypeError as exc:
+            raise RulesetError(str(exc)) from None
+
+
+def _preset(name: str, **changes: Any) -> Ruleset:
+    return Ruleset(name=name, **changes)
+
+
+PRESETS: dict[str, Ruleset] = {
+    "classic": _preset("classic"),
+    "g4a": _preset("g4a", enforcement="enforce", match="points:150"),
+    "danish": _preset(
+        "danish",
+        empty_house="refill_at_once",
+        waste_playable="after_hand_empty",
+        discard_rule="only_if_unplayable",
+    ),
+    "italian": _preset("italian"),
+    "finnish": _preset(
+        "finnish",
+        reserve_size=12,
+        priorities="finnish",
+        empty_house="reserve_first",
+        hand_card_lock="on",
+        move_time_limit_s=10,
+        match="points:200",
+        first_player="high_cut",
+    ),
+    "french": _preset(
+        "french",
+        houses_per_player=2,
+        first_player="high_cut",
+        waste_playable="always",
+        priorities="french6",
+        discard_rule="only_if_unplayable",
+        win="reserve_hand",
+        match="wins:3",
+    ),
+    "beginner": _preset("beginner", enforcement="lenient"),
+}
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "classic": "Classic Crapette (pagat.com): 13-card reserve, Crapette! calls, 300 points.",
+    "g4a": "As the G4A program plays it: priorities enforced by the server, 150 points.",
+    "danish": "Danish Russian Bank: refill emptied houses at once, waste playable after the hand.",
+    "italian": "Italian rules: as classic (ties compared left to right).",
+    "finnish": "Finnish Tunj: 12-card reserve, strict priorities, hand card lock, 10 s per move.",
+    "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
+    "beginner": "Beginner: priorities are only advice, no faults and no calls.",
+}
