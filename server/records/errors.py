@@ -1,0 +1,51 @@
+"""What can go wrong with a match record, as errors a person can read.
+
+The CLI maps them to exit codes: a file that is not a record at all is a `RecordFormatError`
+(exit 2); a well-formed record whose stated decisions the engine does not confirm is a
+`RecordMismatchError` (exit 1, naming the first action that differs).
+"""
+
+from __future__ import annotations
+
+
+class RecordError(Exception):
+    """Base class of every record problem; `message` is one readable sentence."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class RecordFormatError(RecordError):
+    """The file is not a `crapette-record/1` record (bad JSON, bad text form, missing fields...)."""
+
+    def __init__(self, message: str, details: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.details = details or {}
+
+
+class RecordMismatchError(RecordError):
+    """The record says one thing, the engine another.
+
+    `game` and `action` are 1-based (as a reader counts them); `action` is None for a game-level
+    difference (deal, first player, result) and `stated` / `engine` say what differs.
+    """
+
+    def __init__(
+        self, game: int, action: int | None, what: str, stated: object, engine: object
+    ) -> None:
+        where = f"game {game}" + (f", action {action}" if action is not None else "")
+        super().__init__(f"{where}: {what}: the record says {stated!r}, the engine says {engine!r}")
+        self.game = game
+        self.action = action
+        self.what = what
+        self.stated = stated
+        self.engine = engine
+
+
+class MatchNotFoundError(RecordError):
+    """No match stream of that id in the store."""
+
+
+class MatchExistsError(RecordError):
+    """Importing would overwrite a match already in the store."""

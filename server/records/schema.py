@@ -1,0 +1,229 @@
+"""Marshmallow schemas of the `crapette-record/1` JSON form (RECORDS.md §3, docs/records.md).
+
+They check the *shape* of a record (types, card and pile spellings, lengths); whether the actions
+and decisions are right is the verifier's job, done by the engine itself. Field names are the JSON
+keys, so a loaded record is the same plain dict as the file (`from` is a Python keyword, hence the
+`locals()` spelling in two schemas).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from server.records.errors import RecordFormatError
+
+FORMAT = "crapette-record/1"
+ALGORITHM = "sha256-fy/1"
+
+CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]$")
+CARD = re.compile(r"^[A2-9TJQK][SHDC](/[01])?$")
+PILE = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])$")
+MOVE_TEXT = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|W[01]|T[0-7]|F[0-7])$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+# The `do` values of RECORDS.md §2 plus the server's time-out (an action the server issues for the
+# player to move when his clock runs out).
+DOINGS = (
+    "move",
+    "turn",
+    "discard",
+    "pass",
+    "call",
+    "resign",
+    "offer-draw",
+    "accept-draw",
+    "timeout",
+)
+OUTCOMES = ("win", "stalemate", "resign")
+
+
+def _seat() -> fields.Integer:
+    return fields.Integer(strict=True, required=True, validate=validate.OneOf([0, 1]))
+
+
+def _pair() -> fields.List:
+    return fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2))
+
+
+def _card(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.Regexp(CARD, error="not a card: {input}"), **kwargs)
+
+
+def _pile(**kwargs: Any) -> fields.String:
+    return fields.String(validate=validate.Regexp(PILE, error="not a pile: {input}"), **kwargs)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class MoveSchema(_Strict):
+    """A move the server played itself (the compulsory move after a right call)."""
+
+    locals()["from"] = _pile(required=True)
+    to = _pile(required=True)
+    card = _card(required=True)
+
+
+class TurnEndSchema(_Strict):
+    next = _seat()
+    reason = fields.String(required=True)
+
+
+class GameResultSchema(_Strict):
+    outcome = fields.String(required=True, validate=validate.OneOf(OUTCOMES))
+    winner = fields.Integer(strict=True, allow_none=True, validate=validate.OneOf([0, 1]))
+    reason = fields.String(required=True)
+    score = _pair()
+    penalties = fields.List(
+        fields.Integer(strict=True),
+        validate=validate.Length(equal=2),
+        allow_none=True,
+        load_default=None,
+    )
+
+
+class ActionSchema(_Strict):
+    """One action as a player (or the server's clock) made it, and what the server decided."""
+
+    seat = _seat()
+    do = fields.String(required=True, validate=validate.OneOf(DOINGS))
+    locals()["from"] = _pile()
+    to = _pile()
+    card = _card()
+    move = fields.String(
+        allow_none=True, validate=validate.Regexp(MOVE_TEXT, error="not a move: {input}")
+    )
+    ms = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+    # The server's decisions (for readers; the verifier recomputes every one of them).
+    fault = fields.Boolean()
+    rule = fields.String()
+    recycled = fields.Integer(strict=True, validate=validate.Range(min=1))
+    verdict = fields.String(validate=validate.OneOf(["right", "wrong"]))
+    target = fields.Integer(strict=True, validate=validate.Range(min=0))
+    voided = fields.List(fields.Integer(strict=True, validate=validate.Range(min=0)))
+    compulsory = fields.Nested(MoveSchema)
+    cleared = _card()
+    turn_end = fields.Nested(TurnEndSchema)
+
+    @validates_schema
+    def _pieces(self, data: dict[str, Any], **_: Any) -> None:
+        if data["do"] == "move" and not ("from" in data and "to" in data):
+            raise ValidationError("a move needs `from` and `to`", "do")
+        if data["do"] != "move" and ("from" in data or "to" in data):
+            raise ValidationError("only a move has `from` and `to`", "do")
+        if "move" in data and data["do"] != "call":
+            raise ValidationError("only a call names a `move`", "move")
+
+
+class DealSchema(_Strict):
+    """A deal from a seed (`algorithm`, `seed`, `commitment`, `packs`), from explicit packs (only
+    `packs`), or of a live game (only `algorithm` and `commitment`: the rest is still secret)."""
+
+    algorithm = fields.String(allow_none=True, validate=validate.OneOf([ALGORITHM]))
+    seed = fields.String(
+        allow_none=True, validate=validate.Regexp(HEX64, error="a seed is 64 hex digits")
+    )
+    commitment = fields.String(
+        allow_none=True, validate=validate.Regexp(HEX64, error="a commitment is 64 hex digits")
+    )
+    packs = fields.List(
+        fields.List(
+            fields.String(validate=validate.Regexp(CARD_CODE, error="not a card code: {input}")),
+            validate=validate.Length(equal=52),
+        ),
+        validate=validate.Length(equal=2),
+        allow_none=True,
+    )
+
+    @validates_schema
+    def _kind(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("seed") and not data.get("algorithm"):
+            raise ValidationError("a seed needs its `algorithm`", "algorithm")
+        for seat, pack in enumerate(data.get("packs") or []):
+            if len(set(pack)) != 52:
+                raise ValidationError(f"pack {seat} does not hold 52 different cards", "packs")
+
+
+class GameSchema(_Strict):
+    index = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+    started_at_ms = fields.Integer(strict=True, required=True)
+    deal = fields.Nested(DealSchema, required=True)
+    first_player = _seat()
+    first_player_reason = fields.String(required=True)
+    actions = fields.List(fields.Nested(ActionSchema), required=True)
+    result = fields.Nested(GameResultSchema, allow_none=True, load_default=None)
+
+
+class MatchResultSchema(_Strict):
+    finished = fields.Boolean(required=True)
+    winner = fields.Integer(strict=True, allow_none=True, validate=validate.OneOf([0, 1]))
+    totals = _pair()
+
+
+# An option's value: a name, a number, or none (e.g. `move_time_limit_s`).
+_OPTION = fields.Raw(allow_none=True)
+
+
+class RecordSchema(_Strict):
+    format = fields.String(
+        required=True,
+        validate=validate.Equal(FORMAT, error=f"this is not a {FORMAT} record"),
+    )
+    match_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    preset = fields.String(allow_none=True, load_default=None)
+    ruleset = fields.Dict(keys=fields.String(), values=_OPTION, required=True)
+    players = fields.List(fields.String(), required=True, validate=validate.Length(equal=2))
+    started_at_ms = fields.Integer(strict=True, required=True)
+    live = fields.Boolean(load_default=False)
+    result = fields.Nested(MatchResultSchema, required=True)
+    games = fields.List(fields.Nested(GameSchema), required=True)
+
+    @validates_schema
+    def _options(self, data: dict[str, Any], **_: Any) -> None:
+        for name, value in data.get("ruleset", {}).items():
+            if value is not None and not isinstance(value, str | int) or isinstance(value, bool):
+                raise ValidationError(f"option {name}: {value!r} is not a name or a number")
+            # The text form writes numbers bare and none as `none`: a name must not read as either.
+            if isinstance(value, str) and (value.isdigit() or value == "none" or not value):
+                raise ValidationError(f"option {name}: {value!r} is not a name")
+        for i, game in enumerate(data.get("games", [])):
+            if game["index"] != i:
+                raise ValidationError(f"games[{i}] has index {game['index']}", "games")
+
+
+def _first_error(errors: Any, path: str = "") -> str:
+    """The first leaf of marshmallow's nested errors, as `games.0.actions.3.card: not a card`."""
+    if isinstance(errors, dict):
+        key = next(iter(errors))
+        sub = f"{path}.{key}" if path else str(key)
+        if key == "_schema":
+            sub = path
+        return _first_error(errors[key], sub)
+    if isinstance(errors, list) and errors:
+        return _first_error(errors[0], path)
+    return f"{path or 'record'}: {errors}"
+
+
+def load_record(data: object) -> dict[str, Any]:
+    """Validate a record's JSON value; raise RecordFormatError naming the first bad field."""
+    if not isinstance(data, dict):
+        raise RecordFormatError(f"a {FORMAT} record is a JSON object, not {type(data).__name__}")
+    try:
+        loaded: dict[str, Any] = RecordSchema().load(data)
+    except ValidationError as exc:
+        raise RecordFormatError(
+            f"not a valid {FORMAT} record: {_first_error(exc.messages)}",
+            details=exc.messages if isinstance(exc.messages, dict) else {},
+        ) from None
+    return loaded
+
+
+def dump_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A record dict in its canonical key order (the order of the schemas), for stable files."""
+    dumped: dict[str, Any] = RecordSchema().dump(record)
+    return dumped
