@@ -1,0 +1,210 @@
+"""Player actions: frozen records with the notation of RECORDS.md §2 (text and JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from domain.cards import Card
+from domain.errors import NotationError
+from domain.piles import pile_index
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One card from `src` to `dst`; `card`, when given, must be the source's top (rank, suit)."""
+
+    seat: int
+    src: str
+    dst: str
+    card: Card | None = None
+
+    def notation(self) -> str:
+        base = f"{self.src}-{self.dst}"
+        return f"{base} {self.card.code}" if self.card is not None else base
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"do": "move", "seat": self.seat, "from": self.src, "to": self.dst}
+        if self.card is not None:
+            data["card"] = str(self.card)
+        return data
+
+    def __repr__(self) -> str:
+        return f"<Move {self.seat}: {self.notation()}>"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Turn the top hand card face up into X (recycling the waste first if the hand is empty)."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "turn"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "turn", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Put the turned-up hand card on the own waste; ends the turn."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "discard"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "discard", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """End the turn with hand, X and waste all empty."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "pass"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "pass", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A "Crapette!" call on the opponent's last action, maybe naming the compulsory move."""
+
+    seat: int
+    move: Move | None = None
+
+    def notation(self) -> str:
+        return "crapette" if self.move is None else f"crapette {self.move.notation()}"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"do": "call", "seat": self.seat}
+        if self.move is not None:
+            data["move"] = self.move.notation()
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    seat: int
+
+    def notation(self) -> str:
+        return "resign"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "resign", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDraw:
+    """Offer to agree on a stalemate."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "offer-draw"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "offer-draw", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptDraw:
+    """Accept the opponent's pending stalemate offer."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "accept-draw"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "accept-draw", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """The clock says `seat` (the player to move) ran out of time; sent by the server."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "time-out"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "time-out", "seat": self.seat}
+
+
+Action = Move | Turn | Discard | Pass | Call | Resign | OfferDraw | AcceptDraw | TimeOut
+PLAY_ACTIONS = (Move, Turn, Discard, Pass)  # the actions of the player to move
+
+_SIMPLE: dict[str, type[Turn | Discard | Pass | Resign | OfferDraw | AcceptDraw | TimeOut]] = {
+    "turn": Turn,
+    "discard": Discard,
+    "pass": Pass,
+    "resign": Resign,
+    "offer-draw": OfferDraw,
+    "accept-draw": AcceptDraw,
+    "time-out": TimeOut,
+}
+
+
+def _check_seat(seat: object) -> int:
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise NotationError(f"a seat is 0 or 1, not {seat!r}")
+    return 0 if seat == 0 else 1
+
+
+def parse_move(text: str, seat: int) -> Move:
+    """``"T3-F0"`` or ``"T3-F0 AS"``."""
+    parts = text.split()
+    if not parts or len(parts) > 2 or parts[0].count("-") != 1:
+        raise NotationError(f"{text!r} is not a move (write it like T3-F0 or T3-F0 AS)")
+    src, dst = (p.upper() for p in parts[0].split("-"))
+    pile_index(src)
+    pile_index(dst)
+    card = Card.parse(parts[1]) if len(parts) == 2 else None
+    return Move(_check_seat(seat), src, dst, card)
+
+
+def parse_action(text: str, seat: int) -> Action:
+    """Read an action in the text notation of RECORDS.md §2 for `seat`."""
+    if not isinstance(text, str) or not text.strip():
+        raise NotationError("an action is text such as T3-F0, turn, discard or crapette")
+    words = text.strip().split(maxsplit=1)
+    head = words[0].lower()
+    seat = _check_seat(seat)
+    if head in ("crapette", "call", "stop!", "stop", "tunj", "seis"):
+        return Call(seat, parse_move(words[1], seat) if len(words) == 2 else None)
+    if head in _SIMPLE:
+        if len(words) > 1:
+            raise NotationError(f"{text!r}: {head} takes nothing after it")
+        return _SIMPLE[head](seat)
+    return parse_move(text, seat)
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    """Read the JSON form of RECORDS.md §2 (``{"do": "move", "seat": 0, "from": …}``)."""
+    if not isinstance(data, dict):
+        raise NotationError("an action is a JSON object with a 'do' key")
+    do = data.get("do")
+    seat = _check_seat(data.get("seat"))
+    if do == "move":
+        src, dst, card = data.get("from"), data.get("to"), data.get("card")
+        if not isinstance(src, str) or not isinstance(dst, str):
+            raise NotationError("a move needs 'from' and 'to' piles")
+        pile_index(src)
+        pile_index(dst)
+        return Move(seat, src.upper(), dst.upper(), Card.parse(card) if card is not None else None)
+    if do == "call":
+        named = data.get("move")
+        if named is not None and not isinstance(named, str):
+            raise NotationError("a call's 'move' is text such as R1-F2")
+        return Call(seat, parse_move(named, seat) if named else None)
+    if isinstance(do, str) and do in _SIMPLE:
+        return _SIMPLE[do](seat)
+    raise NotationError(f"unknown action {do!r}")

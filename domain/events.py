@@ -1,0 +1,288 @@
+"""Events: what happened, in the past tense, with what a replay needs to show it.
+
+Every event is a frozen record; `event_to_payload` / `event_from_payload` turn it into JSON-able
+data (cards as ``"7H/1"``, packs as plain codes, tuples as lists) and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from domain.cards import Card
+from domain.errors import NotationError
+from domain.ruleset import Ruleset
+
+Packs = tuple[tuple[Card, ...], tuple[Card, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted:
+    match_id: str
+    ruleset: Ruleset
+    players: tuple[str, str]
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """A game dealt from `seed` (``sha256-fy/1``) or, without a seed, from explicit `packs`."""
+
+    game_index: int
+    seed: str | None
+    packs: Packs | None
+    commitment: str | None
+    first_player: int
+    first_player_reason: str
+    at_ms: int
+    algorithm: str = "sha256-fy/1"
+
+
+@dataclass(frozen=True, slots=True)
+class CardMoved:
+    seat: int
+    src: str
+    dst: str
+    card: Card
+    fault: str | None
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandCardTurned:
+    seat: int
+    card: Card
+    fault: str | None
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class WasteTurnedOver:
+    """The whole waste became the new hand (its bottom card is now the hand's top)."""
+
+    seat: int
+    count: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardDiscarded:
+    """X went to the waste. `auto` says why when the player did not discard it himself:
+    ``"hand card lock"``, ``"time"`` or ``"crapette"``."""
+
+    seat: int
+    card: Card
+    fault: str | None
+    at_ms: int
+    auto: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    seat: int
+    fault: str | None
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """`reason`: ``discard``, ``pass``, ``hand card lock``, ``time``, ``crapette`` or
+    ``wrong calls`` (a turn lost as the penalty for three wrong calls)."""
+
+    seat: int
+    next_seat: int
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class CrapetteCalled:
+    """A call by `caller` on the action whose first event has stream index `target_index`."""
+
+    caller: int
+    offender: int
+    target_index: int
+    verdict: str  # "right" | "wrong"
+    rule: str | None  # the priority rule broken (right) or None
+    at_ms: int
+    penalty: bool = False  # a wrong call that costs the caller his next turn
+
+    @property
+    def seat(self) -> int:
+        return self.caller
+
+
+@dataclass(frozen=True, slots=True)
+class ActionVoided:
+    """The undo of one earlier event of the called action (most recent first).
+
+    `voided` names that event's type; the card goes back from `dst` to `src` (for a waste turned
+    over, `count` cards go back from the hand to the waste; for a turn end, the turn comes back).
+    """
+
+    seat: int
+    voided: str
+    src: str | None
+    dst: str | None
+    card: Card | None
+    count: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompulsoryMovePlayed:
+    """The move the offender skipped, played for him after a right call."""
+
+    seat: int
+    src: str
+    dst: str
+    card: Card
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffered:
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawAccepted:
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeExpired:
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameWon:
+    winner: int
+    reason: str
+    score: tuple[int, int]
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameStalemated:
+    """`reason`: ``no progress`` (both streaks), ``400 turns`` or ``agreed``."""
+
+    penalties: tuple[int, int]
+    score: tuple[int, int]
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameResigned:
+    seat: int
+    winner: int
+    score: tuple[int, int]
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchWon:
+    winner: int
+    totals: tuple[int, int]
+    at_ms: int
+
+
+Event = (
+    MatchStarted
+    | GameStarted
+    | CardMoved
+    | HandCardTurned
+    | WasteTurnedOver
+    | CardDiscarded
+    | Passed
+    | TurnEnded
+    | CrapetteCalled
+    | ActionVoided
+    | CompulsoryMovePlayed
+    | DrawOffered
+    | DrawAccepted
+    | TimeExpired
+    | GameWon
+    | GameStalemated
+    | GameResigned
+    | MatchWon
+)
+
+EVENT_TYPES: dict[str, type[Any]] = {
+    cls.__name__: cls
+    for cls in (
+        MatchStarted,
+        GameStarted,
+        CardMoved,
+        HandCardTurned,
+        WasteTurnedOver,
+        CardDiscarded,
+        Passed,
+        TurnEnded,
+        CrapetteCalled,
+        ActionVoided,
+        CompulsoryMovePlayed,
+        DrawOffered,
+        DrawAccepted,
+        TimeExpired,
+        GameWon,
+        GameStalemated,
+        GameResigned,
+        MatchWon,
+    )
+}
+
+_PAIRS = ("players", "score", "totals", "penalties")
+
+
+def _dump(name: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Ruleset):
+        return value.to_json()
+    if name == "packs":
+        return [[card.code for card in pack] for pack in value]
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _load(name: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if name == "card":
+        return Card.parse(value)
+    if name == "ruleset":
+        return Ruleset.from_json(value)
+    if name == "packs":
+        return tuple(
+            tuple(Card.parse(code, owner=seat) for code in pack) for seat, pack in enumerate(value)
+        )
+    if name in _PAIRS:
+        return tuple(value)
+    return value
+
+
+def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
+    """(type name, JSON-able dict) of an event."""
+    return type(event).__name__, {
+        f.name: _dump(f.name, getattr(event, f.name)) for f in fields(event)
+    }
+
+
+def event_from_payload(kind: str, payload: dict[str, Any]) -> Event:
+    """The event back from `event_to_payload`'s output."""
+    cls = EVENT_TYPES.get(kind)
+    if cls is None:
+        raise NotationError(f"unknown event type {kind!r}")
+    try:
+        event: Event = cls(**{k: _load(k, v) for k, v in payload.items()})
+    except TypeError as exc:
+        raise NotationError(f"bad {kind} payload: {exc}") from None
+    return event

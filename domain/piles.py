@@ -1,0 +1,47 @@
+"""Pile names (``R0 … F7``) and the fixed order the engine stores them in."""
+
+from __future__ import annotations
+
+from domain.errors import NotationError
+
+# The engine keeps piles in a tuple in this order; a pile's index is its position here.
+ALL_PILES: tuple[str, ...] = (
+    ("R0", "R1", "H0", "H1", "X0", "X1", "W0", "W1")
+    + tuple(f"T{i}" for i in range(8))
+    + tuple(f"F{i}" for i in range(8))
+)
+INDEX: dict[str, int] = {name: i for i, name in enumerate(ALL_PILES)}
+
+RESERVE = (0, 1)  # R<seat>
+HAND = (2, 3)  # H<seat>
+SHOWN = (4, 5)  # X<seat>: the turned-up hand card
+WASTE = (6, 7)  # W<seat>
+HOUSES: tuple[int, ...] = tuple(range(8, 16))
+FOUNDATIONS: tuple[int, ...] = tuple(range(16, 24))
+
+
+_NOT_A_PILE = "{!r} is not a pile (R0 R1 H0 H1 X0 X1 W0 W1 T0…T7 F0…F7)"
+
+
+def is_pile(name: str) -> bool:
+    return name in INDEX
+
+
+def pile_index(name: str) -> int:
+    try:
+        return INDEX[name.upper()]
+    except (KeyError, AttributeError):
+        raise NotationError(_NOT_A_PILE.format(name)) from None
+
+
+def house_indices(houses_per_player: int) -> tuple[int, ...]:
+    """The houses of a layout: all eight, or T0 T1 T4 T5 with two houses per player."""
+    if houses_per_player == 4:
+        return HOUSES
+    return tuple(8 + 4 * seat + i for seat in (0, 1) for i in range(houses_per_player))
+
+
+def layout_piles(houses_per_player: int) -> tuple[str, ...]:
+    """The names of the piles that exist in a layout, in engine order."""
+    houses = set(house_indices(houses_per_player))
+    return tuple(n for i, n in enumerate(ALL_PILES) if i not in HOUSES or i in houses)
