@@ -3,9 +3,24 @@ or server/bench and is registered here, so that every part can be worked on sepa
 
 from __future__ import annotations
 
-import importlib
+import sys
 
-import click
+
+def _wants_eventlet(argv: list[str]) -> bool:
+    """`crapette serve` under eventlet must monkey-patch before anything else is imported."""
+    if "serve" not in argv:
+        return False
+    return not any(a in ("threading", "--async-mode=threading") for a in argv)
+
+
+if _wants_eventlet(sys.argv[1:]):
+    import eventlet
+
+    eventlet.monkey_patch()
+
+import importlib  # noqa: E402
+
+import click  # noqa: E402
 
 # (module, attribute) of each click command; a module that fails to import is reported, not hidden.
 COMMANDS: list[tuple[str, str]] = [

@@ -1,0 +1,83 @@
+"""The app factory: Flask + Flask-SocketIO wired to one store and one GameService."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from flask import Flask, Response, jsonify
+from flask_socketio import SocketIO
+from werkzeug.exceptions import HTTPException
+
+from server import http, sockets
+from server.config import ServerConfig
+from server.errors import ServerError
+from server.service import GameService
+
+log = logging.getLogger(__name__)
+
+
+def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[Flask, SocketIO]:
+    config = config or ServerConfig()
+    if store is None:
+        from eventstore import open_store
+
+        store = open_store(config.store_url)
+    app = Flask(__name__, static_folder=None)
+    app.config["SECRET_KEY"] = config.secret_key
+    app.config["CRAPETTE"] = config
+    app.config["JSON_SORT_KEYS"] = False
+    service = GameService(store, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s)
+    app.extensions["crapette"] = service
+    app.extensions["crapette_store"] = store
+    app.register_blueprint(http.bp)
+    _register_records(app)
+    _register_error_pages(app)
+    socketio = SocketIO(app, async_mode=config.async_mode, cors_allowed_origins="*")
+    sockets.register(socketio, service)
+    service.start()
+    return app, socketio
+
+
+def _register_records(app: Flask) -> None:
+    """The match-records blueprint (export/import) lives in server/records, written separately."""
+    try:
+        module = importlib.import_module("server.records.http")
+    except ModuleNotFoundError as exc:
+        if exc.name in ("server.records", "server.records.http"):
+            return
+        raise
+    blueprint = getattr(module, "records_bp", None)
+    if blueprint is not None:
+        app.register_blueprint(blueprint)
+
+
+def _register_error_pages(app: Flask) -> None:
+    @app.errorhandler(ServerError)
+    def server_error(exc: ServerError) -> tuple[Response, int]:
+        return jsonify(exc.to_json()), exc.http_status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> tuple[Response, int]:
+        code = {404: "not_found", 405: "invalid", 400: "invalid"}.get(exc.code or 500, "http")
+        return jsonify({"code": code, "message": exc.description or exc.name}), exc.code or 500
+
+    @app.errorhandler(Exception)
+    def internal_error(exc: Exception) -> tuple[Response, int]:
+        log.exception("request failed", exc_info=exc)
+        return jsonify({"code": "internal", "message": "The server failed on this request."}), 500
+
+
+def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None:
+    """The one background task: time-outs and bot moves, both derived from event times."""
+
+    def loop() -> None:
+        while True:
+            socketio.sleep(tick_s)
+            try:
+                service.tick()
+            except Exception:
+                log.exception("clock tick failed")
+
+    socketio.start_background_task(loop)

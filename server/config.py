@@ -1,0 +1,21 @@
+"""Server settings, one frozen record handed to the app factory."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    store_url: str = "memory://"
+    async_mode: str = "eventlet"  # or "threading"
+    # How long a player may stay away before the opponent can claim (resignation or a bot).
+    grace_s: float = 60.0
+    # Pause before a seated bot plays, so that humans can follow its moves.
+    bot_delay_s: float = 0.4
+    # Period of the clock/bot ticker; deadlines themselves come from event times.
+    tick_s: float = 0.1
+    host: str = "127.0.0.1"
+    port: int = 8000
+    secret_key: str = field(default_factory=lambda: secrets.token_hex(16))

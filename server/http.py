@@ -1,0 +1,150 @@
+"""The lobby over HTTP (JSON) and the pages of the browser client."""
+
+from __future__ import annotations
+
+import importlib.resources
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+
+from server import schemas
+from server.errors import InvalidInputError, ServerError
+from server.lan import lan_urls
+from server.service import GameService
+
+bp = Blueprint("crapette", __name__)
+
+
+def _service() -> GameService:
+    service: GameService = current_app.extensions["crapette"]
+    return service
+
+
+def _body() -> Any:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise InvalidInputError("Expected a JSON body.", details={"_schema": ["Not JSON."]})
+    return data
+
+
+def _base_url() -> str:
+    return request.host_url.rstrip("/")
+
+
+@bp.errorhandler(ServerError)
+def _server_error(exc: ServerError) -> tuple[Response, int]:
+    return jsonify(exc.to_json()), exc.http_status
+
+
+def _web_dir() -> str:
+    return str(importlib.resources.files("web"))
+
+
+def _page(name: str) -> Response:
+    return send_from_directory(_web_dir(), name)
+
+
+@bp.get("/")
+def lobby_page() -> Response:
+    return _page("index.html")
+
+
+@bp.get("/table/<match_id>")
+def table_page(match_id: str) -> Response:
+    return _page("table.html")
+
+
+@bp.get("/replay/<match_id>")
+def replay_page(match_id: str) -> Response:
+    return _page("replay.html")
+
+
+@bp.get("/static/<path:path>")
+def static_file(path: str) -> Response:
+    if path.endswith(".py") or "__pycache__" in path:
+        return Response(status=404)
+    return send_from_directory(_web_dir(), path)
+
+
+@bp.get("/api/presets")
+def presets() -> Response:
+    return jsonify({"presets": _service().presets()})
+
+
+@bp.post("/api/tables")
+def open_table() -> tuple[Response, int]:
+    data = schemas.load(schemas.CreateTableSchema(), _body())
+    created = _service().open_table(**data)
+    created["table_url"] = f"/table/{created['match_id']}"
+    created["invite_url"] = _invite_url(created["match_id"])
+    return jsonify(created), 201
+
+
+def _invite_url(match_id: str) -> str:
+    config = current_app.config["CRAPETTE"]
+    urls = (
+        lan_urls(config.host, config.port) if request.host.startswith(("127.", "localhost")) else []
+    )
+    base = urls[0].rstrip("/") if urls else _base_url()
+    return f"{base}/table/{match_id}"
+
+
+@bp.get("/api/tables")
+def list_tables() -> Response:
+    include_all = request.args.get("all") in ("1", "true", "yes")
+    return jsonify({"tables": _service().tables(include_all)})
+
+
+@bp.get("/api/tables/<match_id>")
+def get_table(match_id: str) -> Response:
+    return jsonify(_service().table(match_id))
+
+
+@bp.post("/api/tables/<match_id>/join")
+def join_seat(match_id: str) -> Response:
+    data = schemas.load(schemas.JoinSeatSchema(), _body())
+    return jsonify(_service().join_seat(match_id, data["name"], data["seat"]))
+
+
+@bp.post("/api/tables/<match_id>/rematch")
+def rematch(match_id: str) -> tuple[Response, int]:
+    data = schemas.load(schemas.RematchSchema(), _body())
+    created = _service().rematch(match_id, data["seat_token"])
+    created["table_url"] = f"/table/{created['match_id']}"
+    created["invite_url"] = _invite_url(created["match_id"])
+    return jsonify(created), 201
+
+
+@bp.get("/api/matches/<match_id>/view")
+def match_view(match_id: str) -> Response:
+    raw = request.args.get("version")
+    if raw is not None and not raw.isdigit():
+        raise InvalidInputError(
+            "version is a whole number.", details={"version": ["Not a number."]}
+        )
+    return jsonify(_service().view_at(match_id, None if raw is None else int(raw)))
+
+
+@bp.get("/api/matches/<match_id>/replay")
+def match_replay(match_id: str) -> Response:
+    return jsonify(_service().replay(match_id))
+
+
+@bp.get("/api/server-info")
+def server_info() -> Response:
+    config = current_app.config["CRAPETTE"]
+    try:
+        version = package_version("crapette")
+    except PackageNotFoundError:
+        version = "0.0.0"
+    return jsonify(
+        {
+            "name": "crapette",
+            "version": version,
+            "urls": lan_urls(config.host, config.port),
+            "grace_s": config.grace_s,
+            "async_mode": config.async_mode,
+        }
+    )

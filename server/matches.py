@@ -1,0 +1,179 @@
+"""The in-memory cache of each match: its table, its folded state and the events behind it.
+
+The store is the truth; an entry folds what it has read and, before every decision, reads only the
+newer events (another process may have written them). Every write goes through `append_match`,
+which appends with the expected version, so two writers can never both win."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import domain
+from eventstore import ConcurrencyError, NewEvent
+from server.tables import Table, evolve_table, match_stream, table_stream
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Applied:
+    """One event just folded: its stream version, the domain event and the state after it."""
+
+    version: int
+    event: Any
+    state: Any
+    at_ms: int
+
+
+@dataclass
+class MatchEntry:
+    match_id: str
+    table: Table
+    state: Any = None  # domain.MatchState | None before the match starts
+    version: int = 0
+    events: list[tuple[Any, int]] = field(default_factory=list)  # (domain event, recorded_at_ms)
+    commands: dict[str, int] = field(default_factory=dict)  # command id -> version after it
+    last_event_ms: int = 0
+    bots: dict[int, Any] = field(default_factory=dict)
+    failed_timeout_version: int = -1
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @property
+    def live(self) -> bool:
+        return self.state is not None and not self.state.finished
+
+    @property
+    def status(self) -> str:
+        if self.state is not None and self.state.finished:
+            return "finished"
+        return "playing" if self.table.full else "open"
+
+
+class MatchRepository:
+    """Loads, refreshes and appends to matches; `on_applied` publishes what was folded."""
+
+    def __init__(self, store: Any, on_applied: Callable[[MatchEntry, list[Applied]], None]):
+        self.store = store
+        self.on_applied = on_applied
+        self._entries: dict[str, MatchEntry] = {}
+        self._lock = threading.Lock()
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def load_all(self) -> None:
+        for stream in self.store.list_streams("table-"):
+            self.get(stream.removeprefix("table-"))
+
+    def entries(self) -> list[MatchEntry]:
+        with self._lock:
+            return list(self._entries.values())
+
+    def get(self, match_id: str) -> MatchEntry | None:
+        with self._lock:
+            entry = self._entries.get(match_id)
+        if entry is not None:
+            return entry
+        records = self.store.read(table_stream(match_id)) if self._exists(match_id) else []
+        if not records:
+            return None
+        table: Table | None = None
+        for record in records:
+            table = evolve_table(table, record.type, record.data)
+        assert table is not None
+        entry = MatchEntry(match_id=match_id, table=table)
+        with entry.lock:
+            self._fold_new(entry, publish=False)
+        with self._lock:
+            return self._entries.setdefault(match_id, entry)
+
+    def add(self, entry: MatchEntry) -> None:
+        with self._lock:
+            self._entries[entry.match_id] = entry
+
+    def _exists(self, match_id: str) -> bool:
+        return self.store.stream_version(table_stream(match_id)) > 0
+
+    # -- reading newer events ------------------------------------------------------------------
+
+    def refresh(self, entry: MatchEntry) -> None:
+        """Fold whatever other writers appended since we last looked (and publish it)."""
+        version = self.store.stream_version(table_stream(entry.match_id))
+        if version > entry.table.version:
+            table = entry.table
+            for record in self.store.read(table_stream(entry.match_id), entry.table.version + 1):
+                table = evolve_table(table, record.type, record.data)
+            entry.table = table
+        self._fold_new(entry, publish=True)
+
+    def _fold_new(self, entry: MatchEntry, publish: bool) -> None:
+        stream = match_stream(entry.match_id)
+        if self.store.stream_version(stream) <= entry.version:
+            return
+        applied: list[Applied] = []
+        for record in self.store.read(stream, entry.version + 1):
+            event = domain.event_from_payload(record.type, record.data)
+            applied.append(self._apply(entry, event, record.recorded_at_ms, record.metadata))
+        if publish and applied:
+            self.on_applied(entry, applied)
+
+    def _apply(
+        self, entry: MatchEntry, event: Any, at_ms: int, metadata: dict[str, Any]
+    ) -> Applied:
+        entry.state = domain.evolve(entry.state, event)
+        entry.version += 1
+        entry.events.append((event, at_ms))
+        entry.last_event_ms = at_ms
+        command_id = metadata.get("command_id")
+        if isinstance(command_id, str):
+            entry.commands[command_id] = entry.version
+        return Applied(entry.version, event, entry.state, at_ms)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append_match(self, entry: MatchEntry, events: list[Any], command_id: str) -> bool:
+        """Append a decided batch at the entry's version; False if another writer got there
+        first (the caller re-reads and re-decides)."""
+        at_ms = now_ms()
+        metadata = {"command_id": command_id}
+        batch = []
+        for index, event in enumerate(events):
+            event_type, data = domain.event_to_payload(event)
+            batch.append(
+                NewEvent(
+                    type=event_type,
+                    data=data,
+                    metadata=metadata,
+                    event_id=f"{entry.match_id}/{command_id}/{index}",
+                )
+            )
+        try:
+            self.store.append(match_stream(entry.match_id), batch, expected_version=entry.version)
+        except ConcurrencyError:
+            return False
+        applied = [self._apply(entry, event, at_ms, metadata) for event in events]
+        self.on_applied(entry, applied)
+        return True
+
+    def append_table(self, entry: MatchEntry, event_type: str, data: dict[str, Any]) -> None:
+        """Append one lobby fact; on a conflict re-read the table and let the caller retry."""
+        self.store.append(
+            table_stream(entry.match_id),
+            [NewEvent(type=event_type, data=data)],
+            expected_version=entry.table.version,
+        )
+        entry.table = evolve_table(entry.table, event_type, data)
+
+    def replay_states(self, entry: MatchEntry) -> list[Applied]:
+        """Every event of the match with the state after it, folded afresh from the cache."""
+        state = None
+        result = []
+        for version, (event, at_ms) in enumerate(list(entry.events), start=1):
+            state = domain.evolve(state, event)
+            result.append(Applied(version, event, state, at_ms))
+        return result

@@ -1,0 +1,189 @@
+"""Socket.IO play: per-viewer rooms, join/reconnect with exactly the missing updates, commands,
+claims. Every handler validates its payload and answers with an ack; nothing a client sends can
+crash the server or close the connection."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from flask import request
+from flask_socketio import SocketIO, join_room, leave_room
+
+from server import schemas
+from server.errors import ServerError
+from server.matches import Applied, MatchEntry
+from server.service import GameService
+from server.updates import update_payload, view_json
+
+log = logging.getLogger(__name__)
+
+# Codes a refused command is reported with (anything else is a malformed message: `error`).
+_REFUSAL_CODES = {"refused", "forbidden", "conflict", "not_playing", "too_early"}
+_VIEWERS: tuple[int | None, ...] = (0, 1, None)
+
+
+def room_of(match_id: str, viewer: int | None) -> str:
+    return f"{match_id}:{'spect' if viewer is None else viewer}"
+
+
+class SocketPublisher:
+    """Delivers folded events to the rooms of a match, each room its own redaction."""
+
+    def __init__(self, socketio: SocketIO, service: GameService) -> None:
+        self.socketio = socketio
+        self.service = service
+        self.members: dict[str, set[str]] = {}  # room -> sids
+        self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
+        self.lock = threading.Lock()
+
+    def occupied(self, room: str) -> bool:
+        with self.lock:
+            return bool(self.members.get(room))
+
+    def applied(self, entry: MatchEntry, items: list[Applied]) -> None:
+        for viewer in _VIEWERS:
+            room = room_of(entry.match_id, viewer)
+            if not self.occupied(room):
+                continue
+            for item in items:
+                payload = update_payload(
+                    entry.match_id, item.version, item.event, item.state, viewer
+                )
+                self.socketio.emit("update", payload, to=room)
+
+    def table_changed(self, entry: MatchEntry) -> None:
+        payload = self.service.table_json(entry)
+        for viewer in _VIEWERS:
+            room = room_of(entry.match_id, viewer)
+            if self.occupied(room):
+                self.socketio.emit("table", payload, to=room)
+
+    def enter(self, sid: str, match_id: str, viewer: int | None) -> None:
+        room = room_of(match_id, viewer)
+        join_room(room, sid=sid)
+        with self.lock:
+            self.members.setdefault(room, set()).add(sid)
+            self.sessions[sid] = (match_id, viewer)
+
+    def leave(self, sid: str) -> tuple[str, int | None] | None:
+        with self.lock:
+            session = self.sessions.pop(sid, None)
+            if session is None:
+                return None
+            room = room_of(*session)
+            self.members.get(room, set()).discard(sid)
+        leave_room(room, sid=sid)
+        return session
+
+
+def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
+    publisher = SocketPublisher(socketio, service)
+    service.publisher = publisher
+
+    def guarded(event: str) -> Callable[[Callable[[Any], dict[str, Any]]], Callable[..., Any]]:
+        """Turn every failure into an ack + `refused`/`error` message; never let one escape."""
+
+        def wrap(handler: Callable[[Any], dict[str, Any]]) -> Callable[..., Any]:
+            @functools.wraps(handler)
+            def run(*args: Any) -> dict[str, Any]:
+                payload = args[0] if len(args) == 1 else list(args)
+                try:
+                    return handler(payload)
+                except ServerError as exc:
+                    reply = exc.to_json()
+                except Exception:
+                    log.exception("%s handler failed", event)
+                    reply = {"code": "internal", "message": "The server failed on this message."}
+                extra = {}
+                if isinstance(payload, dict):
+                    extra = {k: payload[k] for k in ("match_id", "command_id") if k in payload}
+                    extra = {k: v for k, v in extra.items() if isinstance(v, str)}
+                if event == "command" and reply["code"] in _REFUSAL_CODES:
+                    socketio.emit("refused", {**extra, **reply}, to=request.sid)
+                else:
+                    socketio.emit("error", {**extra, **reply, "event": event}, to=request.sid)
+                return {"ok": False, **reply}
+
+            return run
+
+        return wrap
+
+    @socketio.on("join_table")
+    @guarded("join_table")
+    def join_table(payload: Any) -> dict[str, Any]:
+        data = schemas.load(schemas.JoinTableSchema(), payload)
+        match_id = data["match_id"]
+        seat = service.seat_for(match_id, data["seat_token"])
+        entry = service.entry(match_id)
+        sid = request.sid
+        _leave(sid)
+        last = data["last_version"]
+        with entry.lock:
+            publisher.enter(sid, match_id, seat)
+            if last is None or last > entry.version:
+                snapshot = {
+                    "match_id": match_id,
+                    "version": entry.version,
+                    "view": view_json(entry.state, seat),
+                }
+                socketio.emit("snapshot", snapshot, to=sid)
+            else:
+                for item in service.history(entry, last):
+                    payload = update_payload(match_id, item.version, item.event, item.state, seat)
+                    socketio.emit("update", payload, to=sid)
+            version = entry.version
+        if seat is not None:
+            service.connect(match_id, seat)  # tells the whole table, us included
+        else:
+            socketio.emit("table", service.table_json(entry), to=sid)
+        return {"ok": True, "match_id": match_id, "seat": seat, "version": version}
+
+    @socketio.on("command")
+    @guarded("command")
+    def command(payload: Any) -> dict[str, Any]:
+        data = schemas.load(schemas.CommandSchema(), payload)
+        return service.execute(
+            data["match_id"], data["seat_token"], data["command_id"], data["action"]
+        )
+
+    @socketio.on("claim")
+    @guarded("claim")
+    def claim(payload: Any) -> dict[str, Any]:
+        data = schemas.load(schemas.ClaimSchema(), payload)
+        return service.claim(data["match_id"], data["seat_token"], data["what"])
+
+    @socketio.on("leave_table")
+    @guarded("leave_table")
+    def leave_table(payload: Any) -> dict[str, Any]:
+        schemas.load(schemas.LeaveTableSchema(), payload)
+        _leave(request.sid)
+        return {"ok": True}
+
+    @socketio.on("disconnect")
+    def disconnect(*_args: Any) -> None:
+        try:
+            _leave(request.sid)
+        except Exception:
+            log.exception("disconnect cleanup failed")
+
+    @socketio.on("*")
+    def unknown(event: Any, *_args: Any) -> dict[str, Any]:
+        reply = {"code": "invalid", "message": f"Unknown message {str(event)[:40]!r}."}
+        socketio.emit("error", {**reply, "event": str(event)[:40]}, to=request.sid)
+        return {"ok": False, **reply}
+
+    @socketio.on_error_default
+    def on_error(exc: Exception) -> dict[str, Any]:
+        log.exception("unhandled socket error", exc_info=exc)
+        return {"ok": False, "code": "internal", "message": "The server failed on this message."}
+
+    def _leave(sid: str) -> None:
+        session = publisher.leave(sid)
+        if session is not None and session[1] is not None:
+            service.disconnect(session[0], session[1])
+
+    return publisher

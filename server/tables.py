@@ -1,0 +1,122 @@
+"""The lobby side of a match: who sits where, seat tokens (hashed), bots, forfeits, rematch links.
+
+These facts live in their own stream `table-<match_id>` so that the match stream holds only the
+domain's events. A `Table` is the fold of that stream; it survives a restart like the rest."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, replace
+from typing import Any
+
+TABLE_OPENED = "TableOpened"
+SEAT_TAKEN = "SeatTaken"
+BOT_SEATED = "BotSeated"  # data: seat, bot, takeover (True when it replaces an absent human)
+SEAT_RETURNED = "SeatReturned"  # the human owner came back: takeover bot and forfeit lifted
+SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned: every game start is resigned for him
+REMATCH_OPENED = "RematchOpened"
+
+
+def table_stream(match_id: str) -> str:
+    return f"table-{match_id}"
+
+
+def match_stream(match_id: str) -> str:
+    return f"match-{match_id}"
+
+
+def new_match_id() -> str:
+    return "m-" + secrets.token_hex(5)
+
+
+def new_seat_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Seat:
+    name: str | None = None
+    token_hash: str | None = None
+    bot: str | None = None  # the bot now playing this seat
+    takeover: bool = False  # the bot stands in for an absent human who may come back
+    forfeited: bool = False
+
+    @property
+    def free(self) -> bool:
+        return self.name is None and self.bot is None
+
+
+@dataclass(frozen=True)
+class Table:
+    match_id: str
+    ruleset: dict[str, Any]
+    preset: str
+    created_at_ms: int
+    seats: tuple[Seat, Seat] = (Seat(), Seat())
+    rematch_of: str | None = None
+    rematch: str | None = None
+    version: int = 0
+
+    @property
+    def full(self) -> bool:
+        return not any(seat.free for seat in self.seats)
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat a token owns, compared in constant time."""
+        if not token:
+            return None
+        digest = hash_token(token)
+        for index, seat in enumerate(self.seats):
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                return index
+        return None
+
+    def bot_seats(self) -> dict[int, str]:
+        return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
+
+
+def _with_seat(table: Table, index: int, seat: Seat) -> Table:
+    seats = list(table.seats)
+    seats[index] = seat
+    return replace(table, seats=(seats[0], seats[1]))
+
+
+def evolve_table(table: Table | None, event_type: str, data: dict[str, Any]) -> Table:
+    if event_type == TABLE_OPENED:
+        return Table(
+            match_id=data["match_id"],
+            ruleset=data["ruleset"],
+            preset=data["preset"],
+            created_at_ms=data["at_ms"],
+            rematch_of=data.get("rematch_of"),
+            version=1,
+        )
+    if table is None:
+        raise ValueError(f"table stream starts with {event_type}, not {TABLE_OPENED}")
+    table = replace(table, version=table.version + 1)
+    if event_type == SEAT_TAKEN:
+        return _with_seat(
+            table, data["seat"], Seat(name=data["name"], token_hash=data["token_hash"])
+        )
+    if event_type == BOT_SEATED:
+        seat = table.seats[data["seat"]]
+        if data.get("takeover"):
+            return _with_seat(table, data["seat"], replace(seat, bot=data["bot"], takeover=True))
+        return _with_seat(table, data["seat"], Seat(name=data["name"], bot=data["bot"]))
+    if event_type == SEAT_RETURNED:
+        seat = table.seats[data["seat"]]
+        return _with_seat(
+            table, data["seat"], replace(seat, bot=None, takeover=False, forfeited=False)
+        )
+    if event_type == SEAT_FORFEITED:
+        seat = table.seats[data["seat"]]
+        return _with_seat(table, data["seat"], replace(seat, forfeited=True))
+    if event_type == REMATCH_OPENED:
+        return replace(table, rematch=data["match_id"])
+    return table  # an event type of a later server version: ignored, not fatal
