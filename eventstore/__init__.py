@@ -1,1 +1,86 @@
-"""An append-only store of opaque JSON events in named streams. Knows nothing of cards."""
+"""An append-only store of opaque JSON events in named streams. Knows nothing of cards.
+
+    store = open_store("sqlite:///var/crapette/events.db")
+    version = store.append("match-1f3a", [NewEvent("MatchStarted", {...})], NO_STREAM)
+
+See docs/eventstore.md for the guarantees, the limits and how to call it under eventlet."""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+from eventstore.base import EventStore, Upcaster
+from eventstore.errors import (
+    ConcurrencyError,
+    DuplicateEventError,
+    EventStoreError,
+    EventTooLargeError,
+    InvalidEventError,
+    SerializationError,
+    StoreUnavailableError,
+    StreamNameError,
+    UpcasterError,
+)
+from eventstore.events import (
+    ANY,
+    DEFAULT_MAX_EVENT_BYTES,
+    NO_STREAM,
+    NewEvent,
+    RecordedEvent,
+)
+from eventstore.subscription import Subscription
+
+__all__ = [
+    "ANY",
+    "DEFAULT_MAX_EVENT_BYTES",
+    "NO_STREAM",
+    "ConcurrencyError",
+    "DuplicateEventError",
+    "EventStore",
+    "EventStoreError",
+    "EventTooLargeError",
+    "InvalidEventError",
+    "NewEvent",
+    "RecordedEvent",
+    "SerializationError",
+    "StoreUnavailableError",
+    "StreamNameError",
+    "Subscription",
+    "Upcaster",
+    "UpcasterError",
+    "open_store",
+]
+
+
+def open_store(url: str, **options: Any) -> EventStore:
+    """Open the store a URL names:
+    `memory://` - in memory, new and empty each time (tests);
+    `sqlite:///abs/path.db` (or `sqlite://relative/path.db`), optional `?synchronous=NORMAL`;
+    `postgresql://user@host:port/db`, optional `?schema=name` (default `public`).
+    Keyword options: `max_event_bytes`, `poll_interval`; SQLite: `synchronous`, `busy_timeout`;
+    PostgreSQL: `pool_size`, `connect_timeout`."""
+    scheme, _, rest = url.partition("://")
+    scheme = scheme.lower()
+    if scheme == "memory":
+        from eventstore.memory import MemoryStore
+
+        return MemoryStore(**options)
+    if scheme == "sqlite":
+        from eventstore.sqlite import SQLiteStore
+
+        path, _, query = rest.partition("?")
+        if not path:
+            raise EventStoreError("a SQLite store URL needs a path: sqlite:///abs/path.db")
+        for key, value in urllib.parse.parse_qsl(query):
+            if key != "synchronous":
+                raise EventStoreError(f"unknown SQLite store option {key!r} in the URL")
+            options.setdefault("synchronous", value)
+        return SQLiteStore(path, **options)
+    if scheme in ("postgresql", "postgres"):
+        from eventstore.postgres import PostgresStore
+
+        return PostgresStore(url, **options)
+    raise EventStoreError(
+        f"unknown event store URL {url!r}: use memory://, sqlite:///path or postgresql://..."
+    )

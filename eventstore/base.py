@@ -1,0 +1,301 @@
+"""The `EventStore` interface and what every backend shares: argument checks, idempotency
+resolution, upcasting on read, and waking live subscribers. A backend implements the few
+`_`-methods that touch its database; it returns raw rows and this class builds the events."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+from eventstore.errors import (
+    ConcurrencyError,
+    DuplicateEventError,
+    EventStoreError,
+    InvalidEventError,
+    UpcasterError,
+)
+from eventstore.events import (
+    ANY,
+    DEFAULT_MAX_EVENT_BYTES,
+    NO_STREAM,
+    NewEvent,
+    PreparedEvent,
+    RecordedEvent,
+    check_expected_version,
+    check_stream_name,
+    from_json,
+    prepare,
+)
+from eventstore.subscription import Subscription
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Row(NamedTuple):
+    """One stored event as a backend reads it, payloads still JSON text."""
+
+    stream: str
+    version: int
+    position: int
+    type: str
+    data_json: str
+    metadata_json: str
+    event_id: str
+    schema_version: int
+    recorded_at_ms: int
+
+
+class Existing(NamedTuple):
+    """Where an already stored event id lives (used to recognise an idempotent retry)."""
+
+    event_id: str
+    stream: str
+    version: int
+
+
+class EventStore(ABC):
+    """An append-only store of opaque JSON events in named streams (see docs/eventstore.md)."""
+
+    def __init__(
+        self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, poll_interval: float = 0.05
+    ) -> None:
+        self.max_event_bytes = max_event_bytes
+        # How often a waiting subscription re-reads even without a local wake-up: appends from
+        # other processes (or a missed wake-up) are seen within this delay.
+        self.poll_interval = poll_interval
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        self._appended = threading.Condition()
+        self._generation = 0
+        self._closed = False
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def append(self, stream: str, events: Sequence[Any], expected_version: int) -> int:
+        """Append a batch atomically; return the stream's new version. `expected_version` is the
+        version the writer last saw (0 or NO_STREAM for a new stream) or ANY. Raises
+        ConcurrencyError (with `.actual_version`) on a mismatch. Appending a batch whose event ids
+        are already stored as that same batch returns the original version and writes nothing."""
+        self._check_open()
+        check_stream_name(stream)
+        expected = check_expected_version(expected_version)
+        if isinstance(events, NewEvent):
+            raise InvalidEventError("append takes a list of events, not a single event")
+        prepared = [prepare(event, self.max_event_bytes) for event in events]
+        ids = [event.event_id for event in prepared]
+        if len(set(ids)) != len(ids):
+            raise InvalidEventError("the same event id appears twice in one batch")
+        if not prepared:
+            actual = self.stream_version(stream)
+            if not version_matches(expected, actual):
+                raise ConcurrencyError(stream, expected, actual)
+            return actual
+        version = self._append(stream, prepared, expected)
+        self._wake_subscribers()
+        return version
+
+    @abstractmethod
+    def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        """Write the batch in one transaction, or resolve it as an idempotent retry."""
+
+    def _resolve_retry(
+        self,
+        stream: str,
+        events: list[PreparedEvent],
+        existing: Iterable[Existing],
+        conflict: EventStoreError,
+    ) -> int:
+        """Called by a backend when an append failed (version conflict or a duplicate id): if the
+        batch is already stored exactly, it is a retry and we return its original version;
+        otherwise re-raise the conflict, or explain the clash of ids."""
+        found = {row.event_id: row for row in existing}
+        if not found:
+            raise conflict
+        rows = [found.get(event.event_id) for event in events]
+        first = rows[0]
+        if first is not None and all(
+            row is not None and row.stream == stream and row.version == first.version + i
+            for i, row in enumerate(rows)
+        ):
+            return first.version + len(rows) - 1
+        clash = next(row for row in found.values())
+        raise DuplicateEventError(
+            f"event id {clash.event_id!r} is already stored as version {clash.version} of "
+            f"stream {clash.stream!r}, and this batch is not the same batch"
+        )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def read(
+        self, stream: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events with from_version <= version <= to_version (both inclusive;
+        from_version 0 is read as 1). An unknown stream reads as empty."""
+        self._check_open()
+        check_stream_name(stream)
+        low = _non_negative("from_version", from_version)
+        high = None if to_version is None else _non_negative("to_version", to_version)
+        if high is not None and high < max(low, 1):
+            return []
+        return [self._event(row) for row in self._read(stream, max(low, 1), high)]
+
+    def read_all(self, from_position: int = 1, limit: int | None = None) -> list[RecordedEvent]:
+        """Every event from `from_position` on, in global commit order: positions are assigned
+        in commit order without gaps, so a reader that saw position p has seen all before it."""
+        self._check_open()
+        low = _non_negative("from_position", from_position)
+        if limit is not None and _non_negative("limit", limit) == 0:
+            return []
+        return [self._event(row) for row in self._read_all(max(low, 1), limit)]
+
+    def stream_version(self, stream: str) -> int:
+        """The stream's current version: the number of events in it (0 if it does not exist)."""
+        self._check_open()
+        check_stream_name(stream)
+        return self._stream_version(stream)
+
+    def list_streams(self, prefix: str = "") -> list[str]:
+        """Names of the streams that start with `prefix`, sorted."""
+        self._check_open()
+        if not isinstance(prefix, str):
+            raise InvalidEventError("prefix must be a string")
+        return self._list_streams(prefix)
+
+    def last_position(self) -> int:
+        """The global position of the last committed event (0 for an empty store)."""
+        self._check_open()
+        return self._last_position()
+
+    def subscribe(self, from_position: int = 1, *, batch_size: int = 500) -> Subscription:
+        """An iterator over every event from `from_position` on: it catches up from storage and
+        then waits for new events. `get(timeout)` returns None when nothing came in time."""
+        self._check_open()
+        _non_negative("from_position", from_position)
+        return Subscription(self, max(from_position, 1), batch_size=batch_size)
+
+    @abstractmethod
+    def _read(self, stream: str, low: int, high: int | None) -> list[Row]: ...
+
+    @abstractmethod
+    def _read_all(self, low: int, limit: int | None) -> list[Row]: ...
+
+    @abstractmethod
+    def _stream_version(self, stream: str) -> int: ...
+
+    @abstractmethod
+    def _list_streams(self, prefix: str) -> list[str]: ...
+
+    @abstractmethod
+    def _last_position(self) -> int: ...
+
+    # -- schema versions -------------------------------------------------------------------
+
+    def register_upcaster(self, event_type: str, from_schema_version: int, fn: Upcaster) -> None:
+        """Read stored `event_type` payloads of `from_schema_version` as `fn(data)`, of version
+        from_schema_version + 1. Upcasters chain, so old events reach the newest form."""
+        if isinstance(from_schema_version, bool) or not isinstance(from_schema_version, int):
+            raise InvalidEventError("from_schema_version must be an int")
+        if from_schema_version < 1:
+            raise InvalidEventError("schema versions start at 1")
+        key = (event_type, from_schema_version)
+        if key in self._upcasters:
+            raise InvalidEventError(
+                f"an upcaster from {event_type} v{from_schema_version} is already registered"
+            )
+        self._upcasters[key] = fn
+
+    def _event(self, row: Row) -> RecordedEvent:
+        where = f"{row.stream}@{row.version}"
+        data = from_json(row.data_json, where)
+        schema_version = row.schema_version
+        while (upcaster := self._upcasters.get((row.type, schema_version))) is not None:
+            try:
+                data = upcaster(data)
+            except Exception as exc:
+                raise UpcasterError(
+                    f"upcaster of {row.type} v{schema_version} failed on {where}: {exc!r}"
+                ) from exc
+            if not isinstance(data, dict):
+                raise UpcasterError(
+                    f"upcaster of {row.type} v{schema_version} returned "
+                    f"{type(data).__name__}, not a dict"
+                )
+            schema_version += 1
+        return RecordedEvent(
+            stream=row.stream,
+            version=row.version,
+            position=row.position,
+            type=row.type,
+            data=data,
+            metadata=from_json(row.metadata_json, where),
+            event_id=row.event_id,
+            schema_version=schema_version,
+            recorded_at_ms=row.recorded_at_ms,
+        )
+
+    # -- live subscribers ------------------------------------------------------------------
+
+    def _wake_subscribers(self) -> None:
+        # Never block here: under eventlet the store may be called from a tpool OS thread while
+        # a greenthread holds the (green) lock, and a blocking acquire across OS threads is
+        # unsafe. A missed wake-up only delays a subscriber by `poll_interval`.
+        if self._appended.acquire(blocking=False):
+            try:
+                self._generation += 1
+                self._appended.notify_all()
+            finally:
+                self._appended.release()
+        else:
+            self._generation += 1
+
+    def _wait_for_append(self, generation: int, timeout: float) -> None:
+        with self._appended:
+            if self._generation == generation and not self._closed:
+                self._appended.wait(timeout)
+
+    @property
+    def generation(self) -> int:
+        """Changes each time an append commits through this store object."""
+        return self._generation
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Release the database resources; waiting subscriptions end."""
+        if self._closed:
+            return
+        self._closed = True
+        self._wake_subscribers()
+        self._close()
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EventStoreError("the event store is closed")
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def version_matches(expected: int, actual: int) -> bool:
+    if expected == ANY:
+        return True
+    if expected == NO_STREAM:
+        return actual == 0
+    return expected == actual
+
+
+def _non_negative(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidEventError(f"{name} must be an int >= 0, not {value!r}")
+    return value

@@ -1,0 +1,262 @@
+"""The PostgreSQL backend (`postgresql://user@host:port/db[?schema=name]`), psycopg 3 with a
+psycopg_pool connection pool.
+
+Global commit order: PostgreSQL sequences hand out numbers in call order, not commit order, so a
+reader could see position 11 committed before position 10 and skip 10 for ever. Instead each
+append first increments the single row of `events_head` (UPDATE ... RETURNING). That row lock is
+held until the append commits, so appends are serialised from that point: positions are assigned
+in commit order, without gaps (a rolled-back append rolls its increment back too), and any
+snapshot that sees position p also sees every position below p. The price is one writer at a time
+across the whole store, like SQLite - ample for a game server.
+
+Durability: PostgreSQL's default `synchronous_commit=on`; an acknowledged append is on disk.
+
+psycopg 3 is not eventlet-aware: see docs/eventstore.md for how the server must call this store."""
+
+from __future__ import annotations
+
+import time
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+import psycopg_pool
+from psycopg import sql
+
+from eventstore.base import EventStore, Existing, Row, version_matches
+from eventstore.errors import (
+    ConcurrencyError,
+    EventStoreError,
+    InvalidEventError,
+    StoreUnavailableError,
+)
+from eventstore.events import PreparedEvent
+
+_COLUMNS = (
+    "stream, version, position, type, data, metadata, event_id, schema_version, recorded_at_ms"
+)
+
+
+_MAX_VERSION = 2**31 - 1
+
+
+class _VersionConflict(Exception):
+    """Raised inside the append transaction to roll it back on an expected-version mismatch."""
+
+    def __init__(self, actual: int) -> None:
+        self.actual = actual
+
+
+def split_url(url: str) -> tuple[str, str]:
+    """Separate our own `schema=` query parameter from the libpq connection URL."""
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    schema = "public"
+    kept = []
+    for key, value in query:
+        if key == "schema":
+            schema = value
+        else:
+            kept.append((key, value))
+    if not schema.isidentifier():
+        raise InvalidEventError(f"schema name {schema!r} must be an identifier")
+    conninfo = urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(kept)))
+    return conninfo, schema
+
+
+class PostgresStore(EventStore):
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 10,
+        connect_timeout: float = 5.0,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        conninfo, self.schema = split_url(url)
+        parts = urllib.parse.urlsplit(conninfo)  # named in errors, without the password
+        self._where = f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
+        s = sql.Identifier(self.schema)
+        self._sql = {
+            "head": sql.SQL(
+                "UPDATE {}.events_head SET position = position + %s WHERE id = 1 RETURNING position"
+            ).format(s),
+            "version": sql.SQL(
+                "SELECT coalesce(max(version), 0) FROM {}.events WHERE stream = %s"
+            ).format(s),
+            "insert": sql.SQL(
+                "INSERT INTO {}.events (position, stream, version, type, data, metadata, event_id,"
+                " schema_version, recorded_at_ms)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            ).format(s),
+            "existing": sql.SQL(
+                "SELECT event_id, stream, version FROM {}.events WHERE event_id = ANY(%s)"
+            ).format(s),
+            "read": sql.SQL(
+                "SELECT " + _COLUMNS + " FROM {}.events"
+                " WHERE stream = %s AND version >= %s AND version <= %s ORDER BY version"
+            ).format(s),
+            "read_all": sql.SQL(
+                "SELECT " + _COLUMNS + " FROM {}.events WHERE position >= %s"
+                " ORDER BY position LIMIT %s"
+            ).format(s),
+            # A loose index scan: one index seek per distinct stream name.
+            "streams": sql.SQL(
+                "WITH RECURSIVE names(stream) AS ("
+                " (SELECT stream FROM {s}.events WHERE stream >= %s ORDER BY stream LIMIT 1)"
+                " UNION ALL SELECT (SELECT e.stream FROM {s}.events e WHERE e.stream > n.stream"
+                " ORDER BY e.stream LIMIT 1) FROM names n WHERE n.stream IS NOT NULL)"
+                " SELECT stream FROM names WHERE stream IS NOT NULL AND starts_with(stream, %s)"
+            ).format(s=s),
+            "last": sql.SQL("SELECT position FROM {}.events_head WHERE id = 1").format(s),
+        }
+        try:
+            self._pool = psycopg_pool.ConnectionPool(
+                conninfo,
+                min_size=1,
+                max_size=pool_size,
+                kwargs={"autocommit": True, "connect_timeout": max(1, round(connect_timeout))},
+                timeout=connect_timeout,
+                open=False,
+                name=f"eventstore-{self.schema}",
+            )
+            self._pool.open(wait=True, timeout=connect_timeout)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            self._pool.close()
+            raise StoreUnavailableError(f"cannot reach PostgreSQL at {self._where}: {exc}") from exc
+        self._create_schema()
+
+    def _create_schema(self) -> None:
+        s = sql.Identifier(self.schema)
+        with self._connection() as conn, conn.transaction():
+            # Two processes opening a new store at once must not both create the tables.
+            lock_name = f"eventstore:{self.schema}"
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (lock_name,))
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(s))
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {}.events ("
+                    " position bigint PRIMARY KEY,"
+                    " stream text NOT NULL,"
+                    " version integer NOT NULL,"
+                    " type text NOT NULL,"
+                    " data text NOT NULL,"
+                    " metadata text NOT NULL,"
+                    " event_id text NOT NULL UNIQUE,"
+                    " schema_version integer NOT NULL,"
+                    " recorded_at_ms bigint NOT NULL,"
+                    " UNIQUE (stream, version))"
+                ).format(s)
+            )
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {}.events_head ("
+                    " id integer PRIMARY KEY CHECK (id = 1), position bigint NOT NULL)"
+                ).format(s)
+            )
+            conn.execute(
+                sql.SQL(
+                    "INSERT INTO {}.events_head (id, position)"
+                    " SELECT 1, coalesce(max(position), 0) FROM {}.events"
+                    " ON CONFLICT (id) DO NOTHING"
+                ).format(s, s)
+            )
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; psycopg and pool errors come out as the store's own."""
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg_pool.PoolTimeout as exc:
+            raise StoreUnavailableError(
+                f"no PostgreSQL connection available at {self._where}: {exc}"
+            ) from exc
+        except psycopg.OperationalError as exc:
+            # Connection lost, server shutting down... For an append the outcome is unknown:
+            # retrying with the same event ids is safe, the append is idempotent.
+            raise StoreUnavailableError(f"PostgreSQL at {self._where}: {exc}") from exc
+        except psycopg.Error as exc:
+            raise EventStoreError(f"PostgreSQL at {self._where}: {exc}") from exc
+
+    def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        with self._connection() as conn:
+            try:
+                with conn.transaction():
+                    head = conn.execute(self._sql["head"], (len(events),)).fetchone()
+                    if head is None:
+                        raise EventStoreError(f"{self.schema}.events_head has lost its row")
+                    first_position = head[0] - len(events) + 1
+                    actual = self._version_on(conn, stream)
+                    if not version_matches(expected, actual):
+                        raise _VersionConflict(actual)
+                    now_ms = int(time.time() * 1000)
+                    with conn.cursor() as cur:
+                        cur.executemany(
+                            self._sql["insert"],
+                            [
+                                (
+                                    first_position + i,
+                                    stream,
+                                    actual + i + 1,
+                                    e.type,
+                                    e.data_json,
+                                    e.metadata_json,
+                                    e.event_id,
+                                    e.schema_version,
+                                    now_ms,
+                                )
+                                for i, e in enumerate(events)
+                            ],
+                        )
+                return actual + len(events)
+            except _VersionConflict as exc:
+                conflict = ConcurrencyError(stream, expected, exc.actual)
+            except psycopg.errors.UniqueViolation:  # an event id is already stored
+                conflict = ConcurrencyError(stream, expected, self._version_on(conn, stream))
+            rows = conn.execute(self._sql["existing"], ([e.event_id for e in events],)).fetchall()
+        return self._resolve_retry(stream, events, [Existing(*r) for r in rows], conflict)
+
+    def _version_on(self, conn: psycopg.Connection[Any], stream: str) -> int:
+        row = conn.execute(self._sql["version"], (stream,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _read(self, stream: str, low: int, high: int | None) -> list[Row]:
+        with self._connection() as conn:
+            rows = conn.execute(
+                self._sql["read"], (stream, low, min(high or _MAX_VERSION, _MAX_VERSION))
+            ).fetchall()
+        return [Row(*row) for row in rows]
+
+    def _read_all(self, low: int, limit: int | None) -> list[Row]:
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["read_all"], (low, limit)).fetchall()
+        return [Row(*row) for row in rows]
+
+    def _stream_version(self, stream: str) -> int:
+        with self._connection() as conn:
+            return self._version_on(conn, stream)
+
+    def _list_streams(self, prefix: str) -> list[str]:
+        with self._connection() as conn:
+            rows = conn.execute(self._sql["streams"], (prefix, prefix)).fetchall()
+        return [row[0] for row in rows]
+
+    def _last_position(self) -> int:
+        with self._connection() as conn:
+            row = conn.execute(self._sql["last"]).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def drop(self) -> None:
+        """Delete this store's schema and everything in it (for tests and benchmarks)."""
+        if self.schema == "public":
+            raise EventStoreError("refusing to drop the public schema; drop the tables by hand")
+        with self._connection() as conn:
+            schema = sql.Identifier(self.schema)
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(schema))
+
+    def _close(self) -> None:
+        self._pool.close()

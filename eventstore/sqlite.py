@@ -1,0 +1,197 @@
+"""The SQLite backend (`sqlite:///abs/path.db`), the default store.
+
+Durability: WAL journal with `synchronous=FULL`, so the WAL is fsynced at every commit and an
+acknowledged append survives a process crash *and* a power cut (NORMAL would survive a crash but
+could lose the last commits on power loss). Global order: SQLite has one writer at a time; each
+append is one short `BEGIN IMMEDIATE` transaction and positions are `INTEGER PRIMARY KEY` values
+assigned inside it, so positions follow commit order without gaps. One connection per store
+object, guarded by a lock; other processes open their own store and wait on SQLite's busy lock."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from eventstore.base import EventStore, Existing, Row, version_matches
+from eventstore.errors import (
+    ConcurrencyError,
+    EventStoreError,
+    StoreUnavailableError,
+)
+from eventstore.events import PreparedEvent
+
+SCHEMA_VERSION = 1
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY,
+    stream TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    event_id TEXT NOT NULL UNIQUE,
+    schema_version INTEGER NOT NULL,
+    recorded_at_ms INTEGER NOT NULL,
+    UNIQUE (stream, version)
+)
+"""
+_COLUMNS = (
+    "stream, version, position, type, data, metadata, event_id, schema_version, recorded_at_ms"
+)
+_INSERT = (
+    "INSERT INTO events (stream, version, type, data, metadata, event_id, schema_version,"
+    " recorded_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_VERSION = "SELECT version FROM events WHERE stream = ? ORDER BY version DESC LIMIT 1"
+
+
+class SQLiteStore(EventStore):
+    def __init__(
+        self,
+        path: str,
+        *,
+        synchronous: str = "FULL",
+        busy_timeout: float = 5.0,
+        **options: Any,
+    ) -> None:
+        super().__init__(**options)
+        mode = synchronous.upper()
+        if mode not in SYNCHRONOUS_MODES:
+            raise EventStoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}")
+        self.path = path
+        self._lock = threading.Lock()
+        try:
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a transaction is exactly
+            # as long as one append. check_same_thread=False: the lock serialises access.
+            self._db = sqlite3.connect(
+                path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreUnavailableError(f"cannot open SQLite store {path!r}: {exc}") from exc
+        with self._translate():
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={mode}")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                found = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if found not in (0, SCHEMA_VERSION):
+                    raise EventStoreError(
+                        f"{path} has event store schema v{found}; this code knows v{SCHEMA_VERSION}"
+                    )
+                self._db.execute(_SCHEMA)
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        """Re-raise sqlite3 errors as the store's own."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            # "database is locked" (busy timeout ran out), "disk I/O error", "unable to open"...
+            raise StoreUnavailableError(f"SQLite store {self.path!r}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise EventStoreError(f"SQLite store {self.path!r}: {exc}") from exc
+
+    def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        db = self._db
+        with self._lock, self._translate():
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                row = db.execute(_VERSION, (stream,)).fetchone()
+                actual = 0 if row is None else row[0]
+                conflict: EventStoreError | None = None
+                if version_matches(expected, actual):
+                    now_ms = int(time.time() * 1000)
+                    try:
+                        db.executemany(
+                            _INSERT,
+                            [
+                                (
+                                    stream,
+                                    actual + i,
+                                    e.type,
+                                    e.data_json,
+                                    e.metadata_json,
+                                    e.event_id,
+                                    e.schema_version,
+                                    now_ms,
+                                )
+                                for i, e in enumerate(events, 1)
+                            ],
+                        )
+                    except sqlite3.IntegrityError:  # an event id is already stored
+                        conflict = ConcurrencyError(stream, expected, actual)
+                    else:
+                        db.execute("COMMIT")
+                        return actual + len(events)
+                else:
+                    conflict = ConcurrencyError(stream, expected, actual)
+                existing = self._existing([e.event_id for e in events])
+                db.execute("ROLLBACK")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        return self._resolve_retry(stream, events, existing, conflict)
+
+    def _existing(self, event_ids: list[str]) -> list[Existing]:
+        marks = ",".join("?" * len(event_ids))
+        rows = self._db.execute(
+            f"SELECT event_id, stream, version FROM events WHERE event_id IN ({marks})", event_ids
+        ).fetchall()
+        return [Existing(*row) for row in rows]
+
+    def _read(self, stream: str, low: int, high: int | None) -> list[Row]:
+        with self._lock, self._translate():
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version BETWEEN ? AND ?"
+                " ORDER BY version",
+                (stream, low, 2**62 if high is None else high),
+            ).fetchall()
+        return [Row(*row) for row in rows]
+
+    def _read_all(self, low: int, limit: int | None) -> list[Row]:
+        with self._lock, self._translate():
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?",
+                (low, -1 if limit is None else limit),
+            ).fetchall()
+        return [Row(*row) for row in rows]
+
+    def _stream_version(self, stream: str) -> int:
+        with self._lock, self._translate():
+            row = self._db.execute(_VERSION, (stream,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _list_streams(self, prefix: str) -> list[str]:
+        # Hop from one stream name to the next along the (stream, version) index: one seek per
+        # stream instead of scanning every event.
+        names: list[str] = []
+        with self._lock, self._translate():
+            query = "SELECT stream FROM events WHERE stream >= ? ORDER BY stream LIMIT 1"
+            row = self._db.execute(query, (prefix,)).fetchone()
+            while row is not None and row[0].startswith(prefix):
+                names.append(row[0])
+                row = self._db.execute(
+                    "SELECT stream FROM events WHERE stream > ? ORDER BY stream LIMIT 1", (row[0],)
+                ).fetchone()
+        return names
+
+    def _last_position(self) -> int:
+        with self._lock, self._translate():
+            row = self._db.execute("SELECT max(position) FROM events").fetchone()
+        return 0 if row[0] is None else int(row[0])
+
+    def _close(self) -> None:
+        with self._lock:
+            self._db.close()
