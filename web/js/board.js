@@ -1,0 +1,220 @@
+// The table layout: each player's reserve, hand, turned hand card and waste in a tray near him, the
+// houses in two columns and the eight foundations between them. The board is drawn for one seat at
+// the bottom; the other seat's half is the same picture turned half a turn, so both players see
+// their own houses T0/T4 nearest their reserve.
+
+import { installSuitSprite, makeCard } from "./cards.js";
+
+const TRAY_PILES = ["R", "H", "X", "W"];
+const TRAY_LABELS = { R: "reserve", H: "hand", X: "turned", W: "waste" };
+// Width of a house column in card widths: room for a fan of about ten cards.
+export const HOUSE_SPAN = 4.2;
+const FAN_STEP = 0.3;
+
+/** Grid cell (row 0..3, column 0..3) and fan direction of each field pile, seat 0 at the bottom. */
+function fieldCells() {
+  const cells = {};
+  for (let i = 0; i < 4; i++) {
+    cells[`T${i}`] = { row: 3 - i, col: 0, fan: -1 }; // T0 nearest seat 0's reserve (bottom left)
+    cells[`T${4 + i}`] = { row: i, col: 3, fan: 1 }; // T4 nearest seat 1's reserve (top right)
+    cells[`F${i}`] = { row: i, col: 1, fan: 0 };
+    cells[`F${4 + i}`] = { row: i, col: 2, fan: 0 };
+  }
+  return cells;
+}
+const FIELD = fieldCells();
+
+export function pileKind(name) {
+  return { R: "reserve", H: "hand", X: "turned", W: "waste", T: "house", F: "foundation" }[name[0]];
+}
+
+/** The seat a pile belongs to (its face-down cards show that seat's back), or null if shared. */
+export function pileSeat(name) {
+  if ("RHXW".includes(name[0])) return Number(name[1]);
+  return null;
+}
+
+export class Board {
+  /**
+   * @param {HTMLElement} root  where the board is drawn
+   * @param {{bottom?: number, animate?: boolean}} options
+   */
+  constructor(root, options = {}) {
+    installSuitSprite(root.ownerDocument);
+    this.root = root;
+    this.bottom = options.bottom ?? 0;
+    this.animate = options.animate ?? false;
+    this.piles = new Map(); // name → element
+    this.keys = new Map(); // name → last drawn content, to skip piles that did not change
+    this.marks = new Map(); // class → Set of pile names
+    this.build();
+  }
+
+  /** Which seat sits at the bottom (a spectator sees seat 0 there). */
+  setBottom(seat) {
+    if (seat === this.bottom) return;
+    this.bottom = seat;
+    this.build();
+  }
+
+  build() {
+    const doc = this.root.ownerDocument;
+    this.root.innerHTML = "";
+    this.root.classList.add("board");
+    this.piles.clear();
+    this.keys.clear();
+    const top = 1 - this.bottom;
+    const trays = {};
+    for (const [seat, where] of [
+      [top, "top"],
+      [this.bottom, "bottom"],
+    ]) {
+      const tray = doc.createElement("div");
+      tray.className = `tray ${where}`;
+      tray.dataset.seat = String(seat);
+      for (const p of TRAY_PILES) tray.append(this.makePile(`${p}${seat}`, 0));
+      const info = doc.createElement("div");
+      info.className = "seat-info";
+      info.dataset.seat = String(seat);
+      tray.append(info);
+      trays[where] = tray;
+    }
+    const field = doc.createElement("div");
+    field.className = "field";
+    const flip = this.bottom === 1;
+    for (const [name, cell] of Object.entries(FIELD)) {
+      const row = flip ? 3 - cell.row : cell.row;
+      const col = flip ? 3 - cell.col : cell.col;
+      const fan = flip ? -cell.fan : cell.fan;
+      const el = this.makePile(name, fan);
+      el.style.gridRow = String(row + 1);
+      el.style.gridColumn = String(col + 1);
+      field.append(el);
+    }
+    this.root.append(trays.top, field, trays.bottom);
+  }
+
+  makePile(name, fan) {
+    const el = this.root.ownerDocument.createElement("div");
+    const kind = pileKind(name);
+    el.className = `pile ${kind}`;
+    if (fan) el.classList.add(fan < 0 ? "fan-left" : "fan-right");
+    el.dataset.pile = name;
+    el.dataset.fan = String(fan);
+    const label = kind === "house" || kind === "foundation" ? name : TRAY_LABELS[name[0]];
+    el.innerHTML = `<span class="slot"><span class="slot-label">${label}</span></span>`;
+    el.setAttribute("aria-label", `${kind} ${name}`);
+    this.piles.set(name, el);
+    return el;
+  }
+
+  pile(name) {
+    return this.piles.get(name);
+  }
+
+  /** Seat info element (name, clock, counts) for a seat, drawn by the page. */
+  seatInfo(seat) {
+    return this.root.querySelector(`.seat-info[data-seat="${seat}"]`);
+  }
+
+  /** Draw every pile of a view (piles bottom→top, null = face down). */
+  render(view) {
+    const before = this.animate ? this.cardRects() : null;
+    const piles = view.piles;
+    for (const [name, el] of this.piles) {
+      const cards = piles[name];
+      el.hidden = cards === undefined; // a pile the ruleset does not use (houses_per_player=2)
+      if (cards === undefined) continue;
+      const key = cards.join(",") + "|" + cards.length;
+      if (this.keys.get(name) === key) continue;
+      this.keys.set(name, key);
+      this.drawPile(name, el, cards);
+    }
+    if (before) this.flyFrom(before);
+  }
+
+  drawPile(name, el, cards) {
+    for (const old of el.querySelectorAll(".card, .count")) old.remove();
+    const kind = pileKind(name);
+    const owner = pileSeat(name) ?? 0;
+    el.dataset.count = String(cards.length);
+    const topText = cards.length ? cards[cards.length - 1] : undefined;
+    el.dataset.top = topText ?? "";
+    if (kind === "house") {
+      const fan = Number(el.dataset.fan);
+      const n = cards.length;
+      const step = n > 1 ? Math.min(FAN_STEP, (HOUSE_SPAN - 1) / (n - 1)) : 0;
+      cards.forEach((text, i) => {
+        const card = makeCard(text, owner);
+        const offset = i * step;
+        if (fan < 0) card.style.right = `calc(var(--cw) * ${offset})`;
+        else card.style.left = `calc(var(--cw) * ${offset})`;
+        card.style.zIndex = String(i + 1);
+        el.append(card);
+      });
+    } else if (cards.length) {
+      // Only the top matters for play; one card under it shows that the pile has depth.
+      if (cards.length > 1 && kind !== "turned") {
+        const under = makeCard(cards[cards.length - 2], owner);
+        under.classList.add("under");
+        el.append(under);
+      }
+      el.append(makeCard(topText, owner));
+    }
+    if (kind !== "house" && kind !== "foundation" && kind !== "turned") {
+      const down = cards.filter((c) => c === null).length;
+      const badge = this.root.ownerDocument.createElement("span");
+      badge.className = "count";
+      badge.textContent = String(cards.length);
+      badge.title = `${cards.length} cards, ${down} face down`;
+      el.append(badge);
+    }
+  }
+
+  /** Highlight piles: `cls` is one of selected, target, last-from, last-to, fault. */
+  mark(cls, names) {
+    const old = this.marks.get(cls) ?? new Set();
+    for (const n of old) this.piles.get(n)?.classList.remove(cls);
+    const now = new Set(names);
+    for (const n of now) this.piles.get(n)?.classList.add(cls);
+    this.marks.set(cls, now);
+  }
+
+  /** The pile under a page point (for drag and drop), or null. */
+  pileAt(x, y) {
+    const doc = this.root.ownerDocument;
+    for (const el of doc.elementsFromPoint(x, y)) {
+      if (el.classList.contains("dragging")) continue;
+      const pile = el.closest("[data-pile]");
+      if (pile && this.root.contains(pile)) return pile.dataset.pile;
+    }
+    return null;
+  }
+
+  cardRects() {
+    const rects = new Map();
+    for (const el of this.root.querySelectorAll(".card.face:not(.under)")) {
+      rects.set(el.dataset.card, el.getBoundingClientRect());
+    }
+    return rects;
+  }
+
+  /** Slide each face-up card that changed place from where it was (moves and voided moves). */
+  flyFrom(before) {
+    for (const el of this.root.querySelectorAll(".card.face:not(.under)")) {
+      const was = before.get(el.dataset.card);
+      if (!was) continue;
+      const now = el.getBoundingClientRect();
+      const dx = was.left - now.left;
+      const dy = was.top - now.top;
+      if (Math.abs(dx) < 2 && Math.abs(dy) < 2) continue;
+      el.animate(
+        [
+          { transform: `translate(${dx}px, ${dy}px)`, zIndex: 500 },
+          { transform: "translate(0, 0)", zIndex: 500 },
+        ],
+        { duration: 260, easing: "ease-out" },
+      );
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// Talking to the server: JSON over HTTP and one Socket.IO connection (docs/protocol.md).
+
+import { io } from "../vendor/socket.io-client-4.8.4/socket.io.esm.min.js";
+
+/** An HTTP error with the server's structured reason ({code, message, details}). */
+export class RequestError extends Error {
+  constructor(status, body) {
+    super(body?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code ?? "http";
+    this.details = body?.details ?? null;
+  }
+}
+
+export async function getJSON(url) {
+  const res = await fetch(url, { headers: { Accept: "application/json" } });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new RequestError(res.status, body);
+  return body;
+}
+
+export async function postJSON(url, data) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(data),
+  });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new RequestError(res.status, body);
+  return body;
+}
+
+/** A Socket.IO connection to this page's server; it reconnects by itself. */
+export function openSocket() {
+  return io({ reconnectionDelay: 300, reconnectionDelayMax: 3000 });
+}
+
+/** Emit with an acknowledgement, as a promise (rejects after `timeoutMs` without an answer). */
+export function emitAck(socket, event, data, timeoutMs = 8000) {
+  return socket.timeout(timeoutMs).emitWithAck(event, data);
+}
+
+/** A fresh command id: 16 random hex digits after "c-". */
+export function commandId() {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return "c-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Seat tokens live in localStorage, keyed by match, so a reload or a sleep can sit back down.
+const SEAT_KEY = (matchId) => `crapette:seat:${matchId}`;
+
+export function saveSeat(matchId, seat, token, name) {
+  localStorage.setItem(SEAT_KEY(matchId), JSON.stringify({ seat, seat_token: token, name }));
+}
+
+export function loadSeat(matchId) {
+  try {
+    return JSON.parse(localStorage.getItem(SEAT_KEY(matchId)) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+export function savedName() {
+  return localStorage.getItem("crapette:name") ?? "";
+}
+
+export function saveName(name) {
+  localStorage.setItem("crapette:name", name);
+}

@@ -1,0 +1,317 @@
+// The replay viewer: every event of a match with the spectator's board after it (the server sends a
+// view per event, so jumping anywhere is one redraw). Keys as on lichess; the URL always links to
+// the position shown (?game=N&v=K, K the stream version).
+
+import { Board } from "./board.js";
+import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
+import { getJSON } from "./net.js";
+import { SeatPanel } from "./seat_panel.js";
+
+const $ = (id) => document.getElementById(id);
+const MARKED = new Set(["fault", "call", "voided"]);
+const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
+const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
+
+export class Replay {
+  constructor(matchId) {
+    this.matchId = matchId;
+    this.frames = [];
+    this.pos = -1;
+    this.playing = null;
+    this.board = new Board($("board"), { bottom: 0 });
+    this.seats = new SeatPanel(this.board);
+    this.rows = [];
+    this.urlTimer = null;
+  }
+
+  async load() {
+    const data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
+    this.data = data;
+    this.players = data.players ?? ["seat 1", "seat 2"];
+    this.setFrames(data.frames ?? []);
+    const id = encodeURIComponent(this.matchId);
+    $("title").textContent =
+      `${this.players.join(" v ")} — ${data.live ? "live match (public cards only)" : "finished match"}`;
+    $("dl-json").href = `/api/matches/${id}/record`;
+    $("dl-json").setAttribute("download", `${this.matchId}.json`);
+    $("dl-text").href = `/api/matches/${id}/record.txt`;
+    $("dl-text").setAttribute("download", `${this.matchId}.txt`);
+    this.bindKeys();
+    const q = new URLSearchParams(location.search);
+    let start = this.frames.length - 1;
+    if (q.has("v")) start = this.indexOfVersion(Number(q.get("v")));
+    else if (q.has("game")) start = this.gameStart(Number(q.get("game")));
+    this.go(start);
+    if (data.live) this.followLive();
+  }
+
+  setFrames(frames) {
+    this.frames = frames;
+    this.marks = [];
+    this.turnStarts = [];
+    this.games = new Map(); // game index → first frame
+    frames.forEach((f, k) => {
+      const ev = f.event;
+      const mark = eventMark(ev);
+      if (MARKED.has(mark)) this.marks.push(k);
+      const prev = frames[k - 1]?.event;
+      if (ev?.type === "GameStarted" || prev?.type === "TurnEnded") this.turnStarts.push(k);
+      const g = f.game_index ?? f.view?.game_index;
+      if (g !== null && g !== undefined && !this.games.has(g)) this.games.set(g, k);
+    });
+    this.buildMoveList();
+    this.buildTimeline();
+    const slider = $("slider");
+    slider.max = String(Math.max(0, frames.length - 1));
+    const select = $("game");
+    select.innerHTML = "";
+    for (const g of this.games.keys()) {
+      const o = document.createElement("option");
+      o.value = String(g);
+      o.textContent = `game ${g + 1}`;
+      select.append(o);
+    }
+  }
+
+  buildMoveList() {
+    const list = $("moves");
+    list.innerHTML = "";
+    this.rows = this.frames.map((f, k) => {
+      const row = document.createElement("span");
+      row.className = "ev";
+      row.dataset.k = String(k);
+      const mark = eventMark(f.event);
+      if (mark) row.classList.add(`mark-${mark}`);
+      if (this.turnStarts.includes(k)) row.classList.add("turn-start");
+      const n = document.createElement("span");
+      n.className = "n";
+      n.textContent = String(f.version);
+      row.append(n, describeEvent(f.event, this.players));
+      row.title = eventNotation(f.event);
+      return row;
+    });
+    list.append(...this.rows);
+    list.onclick = (e) => {
+      const row = e.target.closest(".ev");
+      if (row) this.go(Number(row.dataset.k));
+    };
+  }
+
+  buildTimeline() {
+    const line = $("timeline");
+    line.innerHTML = "";
+    const n = Math.max(1, this.frames.length - 1);
+    this.frames.forEach((f, k) => {
+      const mark = eventMark(f.event);
+      if (!mark) return;
+      const tick = document.createElement("span");
+      tick.className = `tick ${mark}`;
+      tick.style.left = `calc(${(100 * k) / n}% - 1px)`;
+      tick.title = `${f.version}: ${describeEvent(f.event, this.players)}`;
+      tick.dataset.k = String(k);
+      line.append(tick);
+    });
+    line.onclick = (e) => {
+      const tick = e.target.closest(".tick");
+      if (tick) this.go(Number(tick.dataset.k));
+    };
+  }
+
+  indexOfVersion(version) {
+    const k = this.frames.findIndex((f) => f.version >= version);
+    return k < 0 ? this.frames.length - 1 : k;
+  }
+
+  gameStart(game) {
+    return this.games.get(game) ?? 0;
+  }
+
+  /** Show the position after frame k: the whole point of the page, kept cheap (one redraw). */
+  go(k) {
+    if (!this.frames.length) return;
+    k = Math.max(0, Math.min(this.frames.length - 1, k));
+    const frame = this.frames[k];
+    const view = frame.view;
+    this.board.render(view ?? { piles: {} });
+    const piles = eventPiles(frame.event);
+    this.board.mark("last-from", piles.from ? [piles.from] : []);
+    this.board.mark("last-to", piles.to ? [piles.to] : []);
+    this.board.mark("fault", frame.event?.fault && piles.to ? [piles.to] : []);
+    this.rows[this.pos]?.classList.remove("current");
+    const row = this.rows[k];
+    row.classList.add("current");
+    row.scrollIntoView({ block: "nearest" });
+    this.pos = k;
+    $("slider").value = String(k);
+    $("pos").textContent = `${k + 1} / ${this.frames.length}`;
+    $("caption").textContent = this.caption(frame);
+    if (view) {
+      this.seats.draw({ ...view, clock: null }, this.players, null, null);
+      $("commitment").textContent = view.seed
+        ? `seed ${view.seed}`
+        : `commitment ${view.commitment ?? ""}`;
+    }
+    const g = frame.game_index ?? view?.game_index;
+    if (g !== null && g !== undefined) $("game").value = String(g);
+    this.scheduleUrl(frame, g);
+  }
+
+  caption(frame) {
+    const view = frame.view;
+    const text = describeEvent(frame.event, this.players);
+    if (!view) return text;
+    const g = (view.game_index ?? 0) + 1;
+    return `${text} · game ${g}, turn ${view.turn_number} · match ${view.totals.join("–")}`;
+  }
+
+  /** Keep the address bar on the position shown, without flooding the history API. */
+  scheduleUrl(frame, game) {
+    this.pendingUrl = { v: frame.version, game };
+    if (this.urlTimer) return;
+    this.urlTimer = setTimeout(() => {
+      this.urlTimer = null;
+      const q = new URLSearchParams();
+      if (this.pendingUrl.game !== null && this.pendingUrl.game !== undefined) {
+        q.set("game", String(this.pendingUrl.game));
+      }
+      q.set("v", String(this.pendingUrl.v));
+      history.replaceState(null, "", `${location.pathname}?${q}`);
+    }, 250);
+  }
+
+  step(d) {
+    this.go(this.pos + d);
+  }
+
+  turn(d) {
+    const starts = this.turnStarts;
+    if (d > 0) {
+      const next = starts.find((k) => k > this.pos);
+      this.go(next ?? this.frames.length - 1);
+    } else {
+      const prev = [...starts].reverse().find((k) => k < this.pos);
+      this.go(prev ?? 0);
+    }
+  }
+
+  jumpMark(d) {
+    const marks = this.marks;
+    const k = d > 0 ? marks.find((m) => m > this.pos) : [...marks].reverse().find((m) => m < this.pos);
+    if (k !== undefined) this.go(k);
+  }
+
+  jumpGame(d) {
+    const starts = [...this.games.values()].sort((a, b) => a - b);
+    const k =
+      d > 0
+        ? starts.find((s) => s > this.pos)
+        : [...starts].reverse().find((s) => s < this.pos);
+    if (k !== undefined) this.go(k);
+    else if (d < 0) this.go(0);
+  }
+
+  /** Delay before the next autoplay step. */
+  delayMs() {
+    const speed = $("speed").value;
+    if (speed !== "real") return 1000 / Number(speed);
+    const now = this.frames[this.pos];
+    const next = this.frames[this.pos + 1];
+    if (!now?.at_ms || !next?.at_ms) return 500;
+    return Math.max(0, Math.min(REAL_TIME_CAP_MS, next.at_ms - now.at_ms));
+  }
+
+  togglePlay() {
+    if (this.playing) {
+      clearTimeout(this.playing);
+      this.playing = null;
+      $("b-play").textContent = "▶ play";
+      return;
+    }
+    if (this.pos >= this.frames.length - 1) this.go(0);
+    $("b-play").textContent = "⏸ pause";
+    const tick = () => {
+      if (this.pos >= this.frames.length - 1) {
+        this.playing = null;
+        $("b-play").textContent = "▶ play";
+        return;
+      }
+      this.step(1);
+      this.playing = setTimeout(tick, this.delayMs());
+    };
+    this.playing = setTimeout(tick, this.delayMs());
+  }
+
+  changeSpeed(d) {
+    const select = $("speed");
+    const i = SPEEDS.indexOf(select.value);
+    select.value = SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, i + d))];
+  }
+
+  bindKeys() {
+    $("slider").addEventListener("input", (e) => this.go(Number(e.target.value)));
+    $("game").addEventListener("change", (e) => this.go(this.gameStart(Number(e.target.value))));
+    const buttons = {
+      "b-start": () => this.go(0),
+      "b-prev-turn": () => this.turn(-1),
+      "b-prev": () => this.step(-1),
+      "b-play": () => this.togglePlay(),
+      "b-next": () => this.step(1),
+      "b-next-turn": () => this.turn(1),
+      "b-end": () => this.go(this.frames.length - 1),
+    };
+    for (const [id, fn] of Object.entries(buttons)) $(id).addEventListener("click", fn);
+    window.addEventListener("keydown", (e) => {
+      if (e.target.closest?.("select, input:not([type=range]), textarea")) return;
+      const keys = {
+        ArrowLeft: () => (e.shiftKey ? this.turn(-1) : this.step(-1)),
+        ArrowRight: () => (e.shiftKey ? this.turn(1) : this.step(1)),
+        ArrowUp: () => this.jumpGame(-1),
+        ArrowDown: () => this.jumpGame(1),
+        Home: () => this.go(0),
+        End: () => this.go(this.frames.length - 1),
+        " ": () => this.togglePlay(),
+        "[": () => this.jumpMark(-1),
+        "]": () => this.jumpMark(1),
+        "+": () => this.changeSpeed(1),
+        "=": () => this.changeSpeed(1),
+        "-": () => this.changeSpeed(-1),
+      };
+      const fn = keys[e.key];
+      if (!fn) return;
+      e.preventDefault();
+      fn();
+    });
+  }
+
+  /** A live match: fetch new events now and then; follow the end if the viewer is there. */
+  followLive() {
+    this.liveTimer = setInterval(async () => {
+      let data;
+      try {
+        data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
+      } catch {
+        return;
+      }
+      if ((data.frames ?? []).length === this.frames.length) return;
+      const atEnd = this.pos === this.frames.length - 1;
+      const keep = this.pos;
+      this.setFrames(data.frames);
+      this.pos = -1;
+      this.go(atEnd ? this.frames.length - 1 : keep);
+      if (!data.live) {
+        clearInterval(this.liveTimer);
+        location.reload(); // the finished match shows every card: start again from the full record
+      }
+    }, 3000);
+  }
+}
+
+const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
+const replay = new Replay(matchId);
+window.replay = replay;
+replay
+  .load()
+  .then(() => (window.replayReady = true))
+  .catch((err) => {
+    $("caption").textContent = `Could not load this match: ${err.message}`;
+  });

@@ -1,0 +1,93 @@
+// The text beside each player's tray: name and pack colour, whose turn, the move clock, the counts
+// of the face-down piles, and whether the player is connected.
+
+function countDown(cards) {
+  return (cards ?? []).filter((c) => c === null).length;
+}
+
+function mmss(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export class SeatPanel {
+  constructor(board) {
+    this.board = board;
+    this.skewMs = 0; // how far this computer's clock is ahead of the server's (estimated)
+  }
+
+  /** Learn the clock difference from an event's server time stamp. */
+  observeServerTime(atMs) {
+    if (typeof atMs !== "number") return;
+    const skew = Date.now() - atMs;
+    this.skewMs = this.seen ? Math.min(this.skewMs, skew) : skew;
+    this.seen = true;
+  }
+
+  draw(view, players, table, mySeat) {
+    for (const seat of [0, 1]) {
+      const el = this.board.seatInfo(seat);
+      if (!el) continue;
+      const name = players?.[seat] ?? table?.seats?.[seat]?.name ?? "(free seat)";
+      const bot = table?.seats?.[seat]?.bot;
+      const presence = table?.presence?.[seat] ?? table?.seats?.[seat];
+      const away = presence && presence.connected === false && !bot && view && !view.over;
+      const you = seat === mySeat ? " (you)" : "";
+      const toMove = view && !view.over && view.to_move === seat;
+      const p = view?.piles ?? {};
+      const counts = view
+        ? `reserve ${p[`R${seat}`]?.length ?? 0} (${countDown(p[`R${seat}`])} down) · ` +
+          `hand ${p[`H${seat}`]?.length ?? 0} · waste ${p[`W${seat}`]?.length ?? 0}`
+        : "";
+      const games = view?.totals ? `${view.totals[seat]} pts` : "";
+      el.innerHTML = "";
+      const who = document.createElement("div");
+      who.className = "who";
+      who.innerHTML = `<span class="swatch p${seat}" title="pack ${seat + 1}"></span>`;
+      const nameEl = document.createElement("span");
+      nameEl.textContent = `${name}${bot ? ` (bot: ${bot})` : ""}${you}`;
+      nameEl.dataset.testid = `name-${seat}`;
+      who.append(nameEl);
+      if (toMove) {
+        const t = document.createElement("span");
+        t.className = "to-move";
+        t.textContent = "to move";
+        who.append(t);
+      }
+      const line = document.createElement("div");
+      line.className = "counts";
+      line.textContent = [games, counts].filter(Boolean).join(" · ");
+      const clock = document.createElement("div");
+      clock.className = "clock";
+      clock.dataset.seat = String(seat);
+      const status = document.createElement("div");
+      status.className = "presence";
+      status.textContent = away ? "away — reconnecting?" : "";
+      el.append(who, line, clock, status);
+    }
+    this.tick(view);
+  }
+
+  /** Redraw the clocks (four times a second). */
+  tick(view) {
+    for (const seat of [0, 1]) {
+      const el = this.board.root.querySelector(`.seat-info[data-seat="${seat}"] .clock`);
+      if (!el) continue;
+      const clock = view?.clock;
+      if (!view || view.over || view.to_move !== seat || !clock?.turn_started_at_ms) {
+        el.textContent = "";
+        continue;
+      }
+      const serverNow = Date.now() - this.skewMs;
+      const used = serverNow - clock.turn_started_at_ms;
+      if (clock.limit_s) {
+        const left = clock.limit_s * 1000 - used;
+        el.textContent = `⏱ ${mmss(left)}`;
+        el.classList.toggle("low", left < 5000);
+      } else {
+        el.textContent = `⏱ ${mmss(used)}`;
+        el.classList.remove("low");
+      }
+    }
+  }
+}

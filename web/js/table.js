@@ -1,0 +1,296 @@
+// The table page: one seat's (or a spectator's) live view of a match. Every move goes to the server
+// as a command; the board is redrawn only from the views the server sends back, so the page never
+// has to know the rules: `view.legal` says what may be done, `refused` says why not.
+
+import { Board } from "./board.js";
+import { describeEvent, eventPiles } from "./events.js";
+import { Controls } from "./table_input.js";
+import { lanBase, renderInvite } from "./invite.js";
+import {
+  commandId,
+  emitAck,
+  getJSON,
+  loadSeat,
+  openSocket,
+  postJSON,
+  saveName,
+  saveSeat,
+  savedName,
+} from "./net.js";
+import { SeatPanel } from "./seat_panel.js";
+
+const $ = (id) => document.getElementById(id);
+
+class TablePage {
+  constructor(matchId) {
+    this.matchId = matchId;
+    const saved = loadSeat(matchId);
+    this.seat = saved?.seat ?? null;
+    this.token = saved?.seat_token ?? null;
+    this.view = null;
+    this.version = null; // last stream version applied; sent back on reconnect
+    this.table = null;
+    this.everConnected = false;
+    this.board = new Board($("board"), { bottom: this.seat ?? 0, animate: true });
+    this.seats = new SeatPanel(this.board);
+    this.input = new Controls(this);
+    $("replay-link").href = `/replay/${encodeURIComponent(matchId)}`;
+    $("join-name").value = savedName();
+    $("join-btn").addEventListener("click", () => this.join());
+    window.crapette = this; // for tests and the curious: the page's state, read-only by convention
+  }
+
+  async start() {
+    try {
+      this.onTable(await getJSON(`/api/tables/${encodeURIComponent(this.matchId)}`));
+    } catch (err) {
+      this.say(`This table does not exist (${err.message}).`, "refused");
+      return;
+    }
+    this.lanBase = lanBase(await getJSON("/api/server-info").catch(() => null));
+    this.socket = openSocket();
+    this.socket.on("connect", () => this.onConnect());
+    this.socket.on("disconnect", () => this.onDisconnect());
+    this.socket.on("snapshot", (msg) => this.onSnapshot(msg));
+    this.socket.on("update", (msg) => this.onUpdate(msg));
+    this.socket.on("table", (msg) => this.onTable(msg));
+    this.socket.on("refused", (msg) => this.onRefused(msg));
+    this.socket.on("error", (msg) => this.say(msg?.message ?? "error", "refused"));
+    setInterval(() => this.seats.tick(this.view), 250);
+  }
+
+  async onConnect() {
+    const again = this.everConnected;
+    this.everConnected = true;
+    const conn = $("conn");
+    conn.textContent = "joining…";
+    let ack;
+    try {
+      ack = await emitAck(this.socket, "join_table", {
+        match_id: this.matchId,
+        seat_token: this.token,
+        last_version: this.version,
+      });
+    } catch {
+      conn.textContent = "no answer";
+      conn.classList.add("down");
+      return;
+    }
+    if (!ack?.ok) {
+      if (ack?.code === "forbidden" && this.token) {
+        // A stale token (another server, a purged table): watch instead.
+        this.token = null;
+        this.seat = null;
+        this.board.setBottom(0);
+        return this.onConnect();
+      }
+      this.say(ack?.message ?? "could not join", "refused");
+      return;
+    }
+    this.seat = ack.seat ?? null;
+    this.board.setBottom(this.seat ?? 0);
+    conn.classList.remove("down");
+    conn.textContent = this.seat === null ? "watching" : `seat ${this.seat + 1}`;
+    if (again) this.say(`Reconnected — caught up from version ${this.version ?? 0}.`, "info");
+    this.refreshPanels();
+  }
+
+  onDisconnect() {
+    const conn = $("conn");
+    conn.textContent = "reconnecting…";
+    conn.classList.add("down");
+    this.say("Connection lost — reconnecting by itself…", "refused");
+  }
+
+  onSnapshot(msg) {
+    if (msg.match_id !== this.matchId) return;
+    this.version = msg.version;
+    this.setView(msg.view, null);
+  }
+
+  onUpdate(msg) {
+    if (msg.match_id !== this.matchId) return;
+    if (this.version !== null && msg.version <= this.version) return; // already seen
+    this.version = msg.version;
+    const ev = msg.event;
+    this.seats.observeServerTime(ev?.at_ms);
+    if (ev?.type) this.onEvent(ev);
+    this.setView(msg.view, ev);
+  }
+
+  onEvent(ev) {
+    const players = this.view?.players ?? this.players();
+    if (ev.type === "CrapetteCalled") {
+      const right = ev.verdict === "right";
+      this.showBanner(
+        right ? "Crapette! — right call" : "Crapette! — wrong call",
+        describeEvent(ev, players),
+        2600,
+      );
+      this.say(describeEvent(ev, players), "verdict");
+    } else if (["GameWon", "GameStalemated", "GameResigned", "MatchWon"].includes(ev.type)) {
+      this.showBanner(ev.type === "MatchWon" ? "Match over" : "Game over", describeEvent(ev, players));
+    } else if (ev.fault) {
+      this.say(describeEvent(ev, players), "info");
+    } else if (ev.type === "DrawOffered" && ev.seat !== this.seat) {
+      this.say(`${describeEvent(ev, players)} — press O to accept.`, "info");
+    }
+  }
+
+  setView(view, ev) {
+    if (!view) {
+      this.view = null;
+      this.refreshPanels();
+      return;
+    }
+    this.view = view;
+    this.board.render(view);
+    const last = ev ? eventPiles(ev) : lastActionPiles(view.last_action);
+    this.board.mark("last-from", last.from ? [last.from] : []);
+    this.board.mark("last-to", last.to ? [last.to] : []);
+    this.board.mark("fault", ev?.fault && last.to ? [last.to] : []);
+    this.input.onView(view);
+    this.refreshPanels();
+  }
+
+  players() {
+    return (this.table?.seats ?? []).map((s, i) => s?.name ?? (s?.bot ? `bot` : `seat ${i + 1}`));
+  }
+
+  refreshPanels() {
+    const view = this.view;
+    const players = view?.players ?? this.players();
+    this.seats.draw(view, players, this.table, this.seat);
+    const ruleset = view?.ruleset ?? this.table?.ruleset ?? {};
+    if (view) {
+      const target = ruleset.match ? ` to ${String(ruleset.match).replace(":", " ")}` : "";
+      $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
+      $("game-no").textContent = `game ${view.game_index + 1}, turn ${view.turn_number}`;
+      const c = $("commitment");
+      c.textContent = view.seed ? `seed ${view.seed}` : `commitment ${view.commitment ?? ""}`;
+      $("turn").textContent = this.turnText(view, players);
+    } else {
+      $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
+    }
+    const open = this.table?.status === "open";
+    $("join").hidden = !(open && this.seat === null);
+    $("waiting").hidden = !(open && this.seat !== null);
+    if (open && this.seat !== null && !this.inviteDrawn) {
+      this.inviteDrawn = true;
+      renderInvite($("waiting-invite"), `${this.lanBase}/table/${this.matchId}`);
+    }
+  }
+
+  turnText(view, players) {
+    if (view.over) return "Game over.";
+    if (this.table?.status === "finished") return "Match over.";
+    const mover = players[view.to_move] ?? `seat ${view.to_move + 1}`;
+    if (this.seat === null) return `${mover} to move.`;
+    return view.to_move === this.seat ? "Your turn." : `${mover} to move.`;
+  }
+
+  onTable(table) {
+    if (table.match_id && table.match_id !== this.matchId) return;
+    this.table = table;
+    if (table.rematch) {
+      this.say("A rematch is open: ", "info");
+      const a = document.createElement("a");
+      a.href = `/table/${table.rematch}`;
+      a.textContent = "go to the new table";
+      $("message").append(a);
+    }
+    this.refreshPanels();
+  }
+
+  async join() {
+    const name = $("join-name").value.trim();
+    if (!name) {
+      this.say("Type a name first.", "refused");
+      return;
+    }
+    saveName(name);
+    try {
+      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/join`, { name });
+      saveSeat(this.matchId, res.seat, res.seat_token, name);
+      this.seat = res.seat;
+      this.token = res.seat_token;
+      this.version = null; // ask for a fresh snapshot seen from the new seat
+      this.board.setBottom(this.seat);
+      await this.onConnect();
+    } catch (err) {
+      this.say(err.message, "refused");
+    }
+  }
+
+  /** Send one action; the answer comes back as updates (or a refusal, shown with its reason). */
+  async act(action) {
+    if (this.seat === null || !this.token) {
+      this.say("You are watching; sit down at an open table to play.", "refused");
+      return null;
+    }
+    const payload = { ...action, seat: this.seat };
+    delete payload.text;
+    const msg = {
+      match_id: this.matchId,
+      seat_token: this.token,
+      command_id: commandId(),
+      action: payload,
+    };
+    try {
+      const ack = await emitAck(this.socket, "command", msg);
+      if (!ack?.ok) this.onRefused(ack);
+      else this.clearMessage();
+      return ack;
+    } catch {
+      this.say("The server did not answer; the move may not have been played.", "refused");
+      return null;
+    }
+  }
+
+  onRefused(msg) {
+    if (!msg || this.lastRefused === msg.command_id) return;
+    this.lastRefused = msg.command_id;
+    const rule = msg.rule ? ` (${msg.rule})` : "";
+    this.say(`Refused${rule}: ${msg.message ?? msg.code}`, "refused");
+    this.board.root.classList.add("shake");
+    setTimeout(() => this.board.root.classList.remove("shake"), 400);
+  }
+
+  say(text, kind = "info") {
+    const m = $("message");
+    m.textContent = text;
+    m.className = `message ${kind}`;
+    m.dataset.kind = kind;
+  }
+
+  clearMessage() {
+    const m = $("message");
+    if (m.dataset.kind === "refused") {
+      m.textContent = "";
+      m.className = "message";
+      m.dataset.kind = "";
+    }
+  }
+
+  showBanner(title, text, ms = 4000) {
+    const b = $("banner");
+    b.innerHTML = "";
+    const h = document.createElement("h2");
+    h.textContent = title;
+    const p = document.createElement("p");
+    p.textContent = text;
+    b.append(h, p);
+    b.hidden = false;
+    clearTimeout(this.bannerTimer);
+    this.bannerTimer = setTimeout(() => (b.hidden = true), ms);
+  }
+}
+
+function lastActionPiles(action) {
+  if (!action) return {};
+  if (action.from || action.to) return { from: action.from, to: action.to };
+  return {};
+}
+
+const matchId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
+new TablePage(matchId).start();

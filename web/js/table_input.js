@@ -1,0 +1,211 @@
+// How a player tells the table what to do: drag and drop, click-then-click, keyboard and buttons.
+// Legal targets are highlighted from `view.legal`, but any attempt is sent to the server, so an
+// illegal one comes back with the server's reason instead of silently doing nothing.
+
+const DRAG_START_PX = 6;
+const KEY_ACTIONS = { t: "turn", d: "discard", p: "pass", c: "call", o: "offer-draw" };
+
+export class Controls {
+  constructor(page) {
+    this.page = page;
+    this.board = page.board;
+    this.selected = null; // source pile of a click-then-click move
+    this.cursor = -1; // index into the legal list chosen with the arrow keys
+    this.legal = [];
+    this.drag = null;
+    const root = this.board.root;
+    root.addEventListener("pointerdown", (e) => this.onPointerDown(e));
+    window.addEventListener("pointermove", (e) => this.onPointerMove(e));
+    window.addEventListener("pointerup", (e) => this.onPointerUp(e));
+    window.addEventListener("keydown", (e) => this.onKey(e));
+    for (const button of document.querySelectorAll("#controls button[data-do]")) {
+      button.addEventListener("click", () => this.onButton(button));
+    }
+  }
+
+  get seat() {
+    return this.page.seat;
+  }
+
+  onView(view) {
+    this.legal = view?.legal ?? [];
+    this.cursor = -1;
+    if (this.selected && !this.canPickUp(this.selected)) this.select(null);
+    else this.select(this.selected);
+    const has = (d) => this.legal.some((a) => a.do === d);
+    const playing = this.seat !== null && view && !view.over;
+    document.getElementById("btn-turn").disabled = !has("turn");
+    document.getElementById("btn-discard").disabled = !has("discard");
+    document.getElementById("btn-pass").disabled = !has("pass");
+    const call = document.getElementById("btn-call");
+    call.disabled = !playing;
+    call.classList.toggle("ready", has("call"));
+    const draw = document.getElementById("btn-draw");
+    draw.disabled = !playing;
+    draw.innerHTML = has("accept-draw")
+      ? "Accept stalemate <kbd>O</kbd>"
+      : "Offer stalemate <kbd>O</kbd>";
+    document.getElementById("btn-resign").disabled = !playing;
+    const sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
+    this.board.mark("playable", sources);
+  }
+
+  /** A pile whose top card this seat might move (the server has the last word). */
+  canPickUp(pile) {
+    if (this.seat === null || !this.page.view) return false;
+    const cards = this.page.view.piles[pile];
+    if (!cards || cards.length === 0 || cards[cards.length - 1] === null) return false;
+    const me = String(this.seat);
+    return pile[0] === "T" || (["R", "X", "W"].includes(pile[0]) && pile[1] === me);
+  }
+
+  targetsOf(src) {
+    return this.legal.filter((a) => a.do === "move" && a.from === src).map((a) => a.to);
+  }
+
+  select(pile) {
+    this.selected = pile;
+    this.board.mark("selected", pile ? [pile] : []);
+    this.board.mark("target", pile ? this.targetsOf(pile) : []);
+  }
+
+  /** Try a move; the legal action object is sent when there is one (it names the card). */
+  tryMove(src, dst) {
+    this.select(null);
+    const legal = this.legal.find((a) => a.do === "move" && a.from === src && a.to === dst);
+    return this.page.act(legal ?? { do: "move", from: src, to: dst });
+  }
+
+  onPileClick(pile) {
+    if (this.selected === null) {
+      if (this.canPickUp(pile)) this.select(pile);
+      return;
+    }
+    if (pile === this.selected) {
+      this.select(null);
+      return;
+    }
+    const isTarget = this.targetsOf(this.selected).includes(pile);
+    if (!isTarget && this.canPickUp(pile) && this.targetsOf(pile).length > 0) {
+      this.select(pile); // another card with somewhere to go: pick that one up instead
+      return;
+    }
+    this.tryMove(this.selected, pile);
+  }
+
+  onPointerDown(e) {
+    if (e.button !== 0) return;
+    const pileEl = e.target.closest("[data-pile]");
+    if (!pileEl) return;
+    const pile = pileEl.dataset.pile;
+    const cardEl = e.target.closest(".card");
+    const top = pileEl.querySelector(".card:last-of-type");
+    this.drag = {
+      pile,
+      x: e.clientX,
+      y: e.clientY,
+      // Only the top card of a pile can be dragged.
+      card: this.canPickUp(pile) && cardEl && cardEl === top ? top : null,
+      ghost: null,
+    };
+    if (this.drag.card) e.preventDefault();
+  }
+
+  onPointerMove(e) {
+    const d = this.drag;
+    if (!d || !d.card) return;
+    if (!d.ghost) {
+      if (Math.hypot(e.clientX - d.x, e.clientY - d.y) < DRAG_START_PX) return;
+      const rect = d.card.getBoundingClientRect();
+      d.dx = d.x - rect.left;
+      d.dy = d.y - rect.top;
+      d.ghost = d.card.cloneNode(true);
+      d.ghost.classList.add("dragging");
+      d.ghost.style.width = `${rect.width}px`;
+      d.ghost.style.height = `${rect.height}px`;
+      d.ghost.style.fontSize = getComputedStyle(d.card).fontSize;
+      d.ghost.style.right = "auto";
+      this.board.root.append(d.ghost);
+      d.card.style.visibility = "hidden";
+      this.select(d.pile);
+    }
+    d.ghost.style.left = `${e.clientX - d.dx}px`;
+    d.ghost.style.top = `${e.clientY - d.dy}px`;
+  }
+
+  onPointerUp(e) {
+    const d = this.drag;
+    this.drag = null;
+    if (!d) return;
+    if (!d.ghost) {
+      const pileEl = e.target.closest?.("[data-pile]");
+      if (pileEl && pileEl.dataset.pile === d.pile) this.onPileClick(d.pile);
+      return;
+    }
+    d.ghost.remove();
+    d.card.style.visibility = "";
+    const dst = this.board.pileAt(e.clientX, e.clientY);
+    if (dst && dst !== d.pile) this.tryMove(d.pile, dst);
+    else this.select(null);
+  }
+
+  onButton(button) {
+    const what = button.dataset.do;
+    if (what === "resign") {
+      // Two clicks, so a stray tap does not end the game.
+      if (!button.classList.contains("confirm")) {
+        button.classList.add("confirm");
+        button.textContent = "Really resign?";
+        setTimeout(() => {
+          button.classList.remove("confirm");
+          button.textContent = "Resign";
+        }, 3000);
+        return;
+      }
+      button.classList.remove("confirm");
+      button.textContent = "Resign";
+    }
+    this.doAction(what);
+  }
+
+  doAction(what) {
+    let action = this.legal.find((a) => a.do === what);
+    if (what === "offer-draw") action = this.legal.find((a) => a.do === "accept-draw") ?? action;
+    this.select(null);
+    return this.page.act(action ?? { do: what });
+  }
+
+  onKey(e) {
+    if (e.target.closest?.("input, textarea, select")) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (KEY_ACTIONS[key]) {
+      e.preventDefault();
+      this.doAction(KEY_ACTIONS[key]);
+    } else if (key === "Escape") {
+      this.cursor = -1;
+      this.select(null);
+    } else if (key === "ArrowDown" || key === "ArrowUp") {
+      e.preventDefault();
+      this.moveCursor(key === "ArrowDown" ? 1 : -1);
+    } else if (key === "Enter" && this.cursor >= 0) {
+      e.preventDefault();
+      const action = this.legal[this.cursor];
+      this.cursor = -1;
+      this.select(null);
+      this.page.act(action);
+    }
+  }
+
+  /** Step through the legal actions; the chosen move is shown as source and target. */
+  moveCursor(step) {
+    if (!this.legal.length) return;
+    const n = this.legal.length;
+    this.cursor = (((this.cursor + step) % n) + n) % n;
+    const action = this.legal[this.cursor];
+    this.page.say(`Enter plays: ${action.text ?? action.do}`, "info");
+    this.board.mark("selected", action.from ? [action.from] : []);
+    this.board.mark("target", action.to ? [action.to] : []);
+    this.selected = null;
+  }
+}
