@@ -14,6 +14,10 @@ def _wants_eventlet(argv: list[str]) -> bool:
 
 
 if _wants_eventlet(sys.argv[1:]):
+    import warnings
+
+    # Eventlet is mandated (DESIGN.md); its deprecation notice would only alarm players.
+    warnings.filterwarnings("ignore", message=r"\s*Eventlet is deprecated")
     import eventlet
 
     eventlet.monkey_patch()
@@ -40,6 +44,10 @@ def main() -> None:
     """Crapette (Russian Bank): an event-sourced game server."""
 
 
+def _report(module_name: str, exc: Exception) -> None:
+    print(f"crapette: {module_name} is unavailable: {exc}", file=sys.stderr)
+
+
 def _register() -> None:
     for module_name, attr in COMMANDS:
         try:
@@ -47,7 +55,12 @@ def _register() -> None:
         except ModuleNotFoundError as exc:
             if exc.name == module_name:  # not written yet
                 continue
-            raise
+            _report(module_name, exc)
+            continue
+        except ImportError as exc:
+            # One broken sub-command must not take `crapette serve` down with it: say so, go on.
+            _report(module_name, exc)
+            continue
         command = getattr(module, attr, None)
         if command is not None:
             main.add_command(command)

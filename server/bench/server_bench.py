@@ -1,0 +1,286 @@
+"""`crapette bench server`: N concurrent bot-vs-bot games through real Socket.IO clients.
+
+In the same run, the same asyncio client drives a bare Flask-SocketIO echo server (the ceiling of
+the transport on this machine). Prints moves/s, p50/p99 command round trip (command sent → the
+sender's first update) and the ratio to the echo ceiling. Everything it starts, it stops by PID."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+_NEVER = {"resign", "offer-draw", "accept-draw", "call"}
+START_TIMEOUT_S = 30.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _start(command: list[str], ping_url: str, log_path: Path) -> subprocess.Popen[bytes]:
+    import requests
+
+    log = open(log_path, "ab")  # noqa: SIM115 - the child writes to it until stopped
+    proc = subprocess.Popen(command, stdout=log, stderr=log)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise click.ClickException(f"{command[2]} exited: {log_path.read_text()[-2000:]}")
+        try:
+            if requests.get(ping_url, timeout=1).ok:
+                return proc
+        except requests.RequestException:
+            time.sleep(0.1)
+    _stop(proc)
+    raise click.ClickException(f"{' '.join(command)} did not start")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _rank(action: dict[str, Any]) -> int:
+    do, src, dst = action.get("do"), str(action.get("from", "")), str(action.get("to", ""))
+    if do == "move" and dst.startswith("F"):
+        return 0
+    if do == "move" and src.startswith(("R", "X")):
+        return 1
+    return 2 if do in ("turn", "discard", "pass") else 3
+
+
+@dataclass
+class Stats:
+    rtts: list[float] = field(default_factory=list)
+    moves: int = 0
+    refused: int = 0
+    measuring: bool = False
+
+
+class BenchClient:
+    """One seat (or one echo loop): send a command, wait for the ack, measure the first update."""
+
+    def __init__(self, url: str, stats: Stats, match_id: str = "echo", token: str = "x" * 16):
+        import socketio
+
+        self.url = url
+        self.stats = stats
+        self.match_id = match_id
+        self.token = token
+        self.sio = socketio.AsyncClient(reconnection=False)
+        self.view: dict[str, Any] | None = None
+        self.version = 0
+        self.sent_at: float | None = None
+        self.changed = asyncio.Event()
+        self.sio.on("update", self._on_update)
+        self.sio.on("snapshot", self._on_snapshot)
+
+    async def _on_update(self, data: dict[str, Any]) -> None:
+        if self.sent_at is not None:
+            if self.stats.measuring:
+                self.stats.rtts.append(time.perf_counter() - self.sent_at)
+            self.sent_at = None
+        self.version = data["version"]
+        self.view = data.get("view")
+        self.changed.set()
+
+    async def _on_snapshot(self, data: dict[str, Any]) -> None:
+        self.version = data["version"]
+        self.view = data.get("view")
+        self.changed.set()
+
+    async def connect(self) -> None:
+        await self.sio.connect(self.url, transports=["websocket"], wait_timeout=30)
+
+    async def join(self) -> None:
+        ack = await self.sio.call(
+            "join_table",
+            {"match_id": self.match_id, "seat_token": self.token, "last_version": None},
+            timeout=30,
+        )
+        if not ack.get("ok"):
+            raise click.ClickException(f"join_table refused: {ack}")
+
+    async def send(self, action: dict[str, Any]) -> dict[str, Any]:
+        payload = {
+            "match_id": self.match_id,
+            "seat_token": self.token,
+            "command_id": uuid.uuid4().hex,
+            "action": action,
+        }
+        self.sent_at = time.perf_counter()
+        ack: dict[str, Any] = await self.sio.call("command", payload, timeout=30)
+        if self.stats.measuring:
+            self.stats.moves += 1
+            if not ack.get("ok"):
+                self.stats.refused += 1
+        return ack
+
+    def my_action(self) -> dict[str, Any] | None:
+        view = self.view
+        if not view or view.get("over"):
+            return None
+        legal = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
+        return min(legal, key=_rank) if legal else None
+
+    async def play(self, stop_at: float) -> None:
+        while time.perf_counter() < stop_at:
+            action = self.my_action()
+            if action is None:
+                self.changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), timeout=0.5)
+                continue
+            await self.send(action)
+
+    async def echo(self, stop_at: float) -> None:
+        while time.perf_counter() < stop_at:
+            await self.send({"do": "turn", "seat": 0})
+
+    async def close(self) -> None:
+        await self.sio.disconnect()
+
+
+async def _measure(
+    clients: list[BenchClient], stats: Stats, warmup_s: float, seconds: float, echo: bool
+) -> float:
+    start = time.perf_counter()
+    stop_at = start + warmup_s + seconds
+
+    async def flip() -> None:
+        await asyncio.sleep(warmup_s)
+        stats.measuring = True
+
+    runs = [c.echo(stop_at) if echo else c.play(stop_at) for c in clients]
+    await asyncio.gather(flip(), *runs)
+    stats.measuring = False
+    return seconds
+
+
+async def _run_server_games(url: str, games: int, warmup_s: float, seconds: float) -> Stats:
+    import aiohttp
+
+    stats = Stats()
+    clients: list[BenchClient] = []
+    async with aiohttp.ClientSession() as http:
+        for index in range(games):
+            body = {"name": f"a{index}", "preset": "beginner", "match": "points:10000"}
+            async with http.post(url + "/api/tables", json=body) as response:
+                opened = await response.json()
+            async with http.post(
+                f"{url}/api/tables/{opened['match_id']}/join", json={"name": f"b{index}"}
+            ) as response:
+                joined = await response.json()
+            clients.append(BenchClient(url, stats, opened["match_id"], opened["seat_token"]))
+            clients.append(BenchClient(url, stats, joined["match_id"], joined["seat_token"]))
+    await asyncio.gather(*(c.connect() for c in clients))
+    await asyncio.gather(*(c.join() for c in clients))
+    try:
+        await _measure(clients, stats, warmup_s, seconds, echo=False)
+    finally:
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+    return stats
+
+
+async def _run_echo(url: str, games: int, warmup_s: float, seconds: float) -> Stats:
+    stats = Stats()
+    clients = [BenchClient(url, stats) for _ in range(games)]
+    await asyncio.gather(*(c.connect() for c in clients))
+    try:
+        await _measure(clients, stats, warmup_s, seconds, echo=True)
+    finally:
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+    return stats
+
+
+def _summary(stats: Stats, seconds: float) -> dict[str, float]:
+    rtts = sorted(stats.rtts)
+    if not rtts:
+        return {"moves_per_s": 0.0, "p50_ms": float("nan"), "p99_ms": float("nan"), "refused": 0}
+    p99 = rtts[min(len(rtts) - 1, int(len(rtts) * 0.99))]
+    return {
+        "moves_per_s": stats.moves / seconds,
+        "p50_ms": statistics.median(rtts) * 1000,
+        "p99_ms": p99 * 1000,
+        "refused": stats.refused,
+    }
+
+
+@click.command("server")
+@click.option("--games", default=100, show_default=True, help="Concurrent games.")
+@click.option("--seconds", default=8.0, show_default=True, help="Measured time per phase.")
+@click.option("--warmup", default=1.0, show_default=True, help="Unmeasured time per phase.")
+@click.option("--async-mode", type=click.Choice(["eventlet", "threading"]), default="eventlet")
+@click.option("--store", "store_url", default=None, help="Store URL (default: a temp SQLite).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def server(
+    games: int, seconds: float, warmup: float, async_mode: str, store_url: str | None, as_json: bool
+) -> None:
+    """Bot-vs-bot games over Socket.IO against the server and a bare echo server."""
+    with tempfile.TemporaryDirectory(prefix="crapette-bench-") as tmp:
+        tmp_path = Path(tmp)
+        store_url = store_url or f"sqlite:///{tmp_path / 'bench.sqlite3'}"
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        command = [
+            sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--store", store_url, "--async-mode", async_mode, "--quiet",
+        ]  # fmt: skip
+        proc = _start(command, url + "/api/server-info", tmp_path / "server.log")
+        try:
+            game_stats = asyncio.run(_run_server_games(url, games, warmup, seconds))
+        finally:
+            _stop(proc)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        command = [sys.executable, "-m", "server.bench.echo_server", str(port), async_mode]
+        proc = _start(command, url + "/ping", tmp_path / "echo.log")
+        try:
+            echo_stats = asyncio.run(_run_echo(url, games, warmup, seconds))
+        finally:
+            _stop(proc)
+    result = {
+        "games": games,
+        "seconds": seconds,
+        "async_mode": async_mode,
+        "server": _summary(game_stats, seconds),
+        "echo": _summary(echo_stats, seconds),
+    }
+    ceiling = result["echo"]["moves_per_s"]
+    result["ratio_to_echo"] = result["server"]["moves_per_s"] / ceiling if ceiling else 0.0
+    if as_json:
+        click.echo(json.dumps(result))
+        return
+    s, e = result["server"], result["echo"]
+    click.echo(f"{games} concurrent games, {seconds:.0f} s measured, async mode {async_mode}")
+    click.echo(
+        f"server: {s['moves_per_s']:.0f} moves/s, p50 {s['p50_ms']:.2f} ms, "
+        f"p99 {s['p99_ms']:.2f} ms, refused {s['refused']}"
+    )
+    click.echo(
+        f"echo:   {e['moves_per_s']:.0f} msgs/s, p50 {e['p50_ms']:.2f} ms, p99 {e['p99_ms']:.2f} ms"
+    )
+    click.echo(f"ratio to echo ceiling: {result['ratio_to_echo']:.2f}")

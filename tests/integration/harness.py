@@ -1,0 +1,192 @@
+"""A real server process on a free port and python-socketio clients that play at its tables."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import requests
+import socketio
+
+from tests.conftest import REPO_ROOT, find_free_port
+
+WAIT_S = 15.0  # upper bound of any wait; never an assertion about speed
+
+
+class ServerProcess:
+    """`python -m server serve` with a temporary SQLite store; stopped by its PID."""
+
+    def __init__(self, data_dir: Path, async_mode: str = "eventlet", grace_s: float = 1.0) -> None:
+        self.data_dir = data_dir
+        self.async_mode = async_mode
+        self.grace_s = grace_s
+        self.port = find_free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = data_dir / f"server-{self.port}.log"
+
+    def start(self) -> ServerProcess:
+        store = f"sqlite:///{self.data_dir / 'store.sqlite3'}"
+        command = [
+            sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
+            "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
+            "--grace", str(self.grace_s), "--bot-delay", "0.02", "--quiet",
+        ]  # fmt: skip
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it until stopped
+        self.proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=log)
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_path.read_text()[-3000:]}")
+            try:
+                if requests.get(self.url + "/api/server-info", timeout=1).ok:
+                    return self
+            except requests.RequestException:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"server did not start: {self.log_path.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.kill(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    # -- REST ------------------------------------------------------------------------------------
+
+    def post(self, path: str, body: Any) -> requests.Response:
+        return requests.post(self.url + path, json=body, timeout=10)
+
+    def get(self, path: str) -> requests.Response:
+        return requests.get(self.url + path, timeout=10)
+
+    def open_table(self, **body: Any) -> dict[str, Any]:
+        body.setdefault("name", "Ann")
+        response = self.post("/api/tables", body)
+        assert response.status_code == 201, response.text
+        result: dict[str, Any] = response.json()
+        return result
+
+    def join(self, match_id: str, name: str = "Bob") -> dict[str, Any]:
+        response = self.post(f"/api/tables/{match_id}/join", {"name": name})
+        assert response.status_code == 200, response.text
+        result: dict[str, Any] = response.json()
+        return result
+
+
+class Client:
+    """One Socket.IO connection that records every message it receives."""
+
+    def __init__(self, server: ServerProcess, token: str | None = None) -> None:
+        self.server = server
+        self.token = token
+        self.sio = socketio.Client(reconnection=False)
+        self.updates: list[dict[str, Any]] = []
+        self.messages: list[tuple[str, Any]] = []
+        self.snapshot: dict[str, Any] | None = None
+        self.table: dict[str, Any] | None = None
+        self.cond = threading.Condition()
+        for name in ("update", "snapshot", "table", "refused", "error"):
+            self.sio.on(name, self._recorder(name))
+
+    def _recorder(self, name: str) -> Callable[[Any], None]:
+        def record(data: Any) -> None:
+            with self.cond:
+                self.messages.append((name, data))
+                if name == "update":
+                    self.updates.append(data)
+                elif name == "snapshot":
+                    self.snapshot = data
+                elif name == "table":
+                    self.table = data
+                self.cond.notify_all()
+
+        return record
+
+    def connect(self) -> Client:
+        self.sio.connect(self.server.url, transports=["websocket"], wait_timeout=10)
+        return self
+
+    def close(self) -> None:
+        if self.sio.connected:
+            self.sio.disconnect()
+
+    def join(self, match_id: str, last_version: int | None = None) -> dict[str, Any]:
+        payload = {"match_id": match_id, "seat_token": self.token, "last_version": last_version}
+        ack: dict[str, Any] = self.sio.call("join_table", payload, timeout=WAIT_S)
+        assert ack["ok"], ack
+        return ack
+
+    def send(self, match_id: str, action: dict[str, Any], command_id: str | None = None) -> Any:
+        payload = {
+            "match_id": match_id,
+            "seat_token": self.token,
+            "command_id": command_id or "c-" + uuid.uuid4().hex,
+            "action": action,
+        }
+        return self.sio.call("command", payload, timeout=WAIT_S)
+
+    def wait_for(self, predicate: Callable[[Client], bool], what: str) -> None:
+        with self.cond:
+            if not self.cond.wait_for(lambda: predicate(self), timeout=WAIT_S):
+                raise AssertionError(f"gave up waiting for {what}")
+
+    def wait_version(self, version: int) -> None:
+        self.wait_for(lambda c: c.version >= version, f"version {version}")
+
+    @property
+    def version(self) -> int:
+        with self.cond:
+            if self.updates:
+                return int(self.updates[-1]["version"])
+            return int(self.snapshot["version"]) if self.snapshot else 0
+
+    @property
+    def view(self) -> dict[str, Any] | None:
+        with self.cond:
+            if self.updates:
+                view: dict[str, Any] | None = self.updates[-1]["view"]
+                return view
+            return self.snapshot["view"] if self.snapshot else None
+
+
+# A simple policy that finishes games: foundations first, then the reserve, then the hand.
+_NEVER = {"resign", "offer-draw", "accept-draw", "call"}
+
+
+def _rank(action: dict[str, Any]) -> int:
+    do, src, dst = action.get("do"), str(action.get("from", "")), str(action.get("to", ""))
+    if do == "move" and dst.startswith("F"):
+        return 0
+    if do == "move" and src.startswith("R"):
+        return 1
+    if do == "move" and src.startswith("X"):
+        return 2
+    if do in ("turn", "discard", "pass"):
+        return 3
+    return 4
+
+
+def choose(view: dict[str, Any]) -> dict[str, Any] | None:
+    legal = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
+    if not legal:
+        return None
+    return min(legal, key=_rank)
