@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -239,3 +240,52 @@ def test_alternate_first_game_is_by_lower_reserve() -> None:
 def test_unknown_first_player_option_is_refused() -> None:
     with pytest.raises(deal.DealError):
         deal.first_player(FakeRuleset("youngest"), deal.packs_from_seed(ZERO), ZERO, 0, None)
+
+
+# --- the `crapette deal` command ---------------------------------------------------------------
+
+
+def run_deal(*args: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from server.commands.deal import deal as deal_command
+
+    result = CliRunner().invoke(deal_command, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("seed", list(VECTORS))
+def test_deal_command_json_matches_the_vectors(seed: str) -> None:
+    code, output = run_deal("--seed", seed, "--json")
+    assert code == 0, output
+    data = json.loads(output)
+    assert [" ".join(pack) for pack in data["packs"]] == list(VECTORS[seed]["packs"])
+    assert data["commitment"] == VECTORS[seed]["commitment"]
+    assert data["first_player"] in (0, 1) and data["first_player_reason"]
+    assert sum(len(cards) for cards in data["layout"].values()) == 104
+    assert data["layout"]["R0"][-1] == data["packs"][0][12] + "/0"
+
+
+def test_deal_command_zero_seed_starts_seat_1_by_lower_reserve() -> None:
+    data = json.loads(run_deal("--seed", ZERO, "--json")[1])
+    assert data["first_player"] == 1 and "2S" in data["first_player_reason"]
+
+
+def test_deal_command_preset_changes_the_layout_and_first_player() -> None:
+    data = json.loads(run_deal("--seed", ZERO, "--preset", "french", "--json")[1])
+    assert len(data["layout"]["R0"]) == 13 and "T2" not in data["layout"]
+    assert data["first_player"] == 1 and "cut" in data["first_player_reason"]
+    data = json.loads(run_deal("--seed", ZERO, "--preset", "finnish", "--json")[1])
+    assert len(data["layout"]["R0"]) == 12
+
+
+def test_deal_command_text_shows_packs_layout_and_first_player() -> None:
+    code, output = run_deal("--seed", COUNTING)
+    assert code == 0, output
+    assert VECTORS[COUNTING]["packs"][0][:26] in output
+    assert "first player: seat" in output and "R0" in output and "T7" in output
+
+
+def test_deal_command_refuses_a_bad_seed() -> None:
+    code, output = run_deal("--seed", "xyz")
+    assert code != 0 and "seed" in output.lower()
