@@ -1,0 +1,34 @@
+"""The contract on the PostgreSQL backend: each test gets its own schema, dropped afterwards;
+each handle is its own connection pool."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from eventstore import EventStore, open_store
+from eventstore.postgres import PostgresStore
+from tests.contract.store_contract import EventStoreContract, Handles
+
+
+class TestPostgresStore(EventStoreContract):
+    @pytest.fixture
+    def handles(self, postgres_url: str) -> Iterator[Handles]:
+        schema = f"es_test_{uuid.uuid4().hex[:12]}"
+        separator = "&" if "?" in postgres_url else "?"
+        url = f"{postgres_url}{separator}schema={schema}"
+        opened: list[EventStore] = []
+
+        def handle() -> EventStore:
+            store = open_store(url, pool_size=4)
+            opened.append(store)
+            return store
+
+        yield handle
+        for store in opened:
+            store.close()
+        cleaner = PostgresStore(url, pool_size=1)
+        cleaner.drop()
+        cleaner.close()
