@@ -1,0 +1,92 @@
+"""Commands under contention and in the wrong hands: races, retries, stolen or foreign tokens."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+from tests.integration.conftest import seat_two
+from tests.integration.harness import Client, ServerProcess, choose
+
+
+def test_two_clients_racing_the_same_command(server: ServerProcess, clients: list[Client]) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    ann.wait_version(2)
+    seat = ann.view["to_move"]  # type: ignore[index]
+    mover = (ann, bob)[seat]
+    # A second connection of the same player (a phone and a laptop) races the first.
+    twin = Client(server, mover.token).connect()
+    clients.append(twin)
+    twin.join(match_id, last_version=0)
+    twin.wait_version(mover.version)
+    action = choose(mover.view or {})
+    assert action is not None
+    acks: list[Any] = [None, None]
+    barrier = threading.Barrier(2)
+
+    def send(index: int, client: Client) -> None:
+        barrier.wait()
+        acks[index] = client.send(match_id, action)
+
+    threads = [threading.Thread(target=send, args=(i, c)) for i, c in enumerate((mover, twin))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    oks = [a for a in acks if a["ok"]]
+    refused = [a for a in acks if not a["ok"]]
+    assert len(oks) >= 1
+    if refused:  # the loser is refused with a reason, never applied twice
+        assert refused[0]["code"] in ("refused", "conflict")
+        assert refused[0]["message"]
+    # Whatever happened, the stream holds one copy of the action per accepted ack.
+    mover.wait_version(max(a["version"] for a in oks))
+    applied = [u for u in mover.updates if u["version"] > 2 and u["event"]]
+    assert len([u for u in applied if u["event"]["type"] != "TurnEnded"]) >= len(oks)
+
+
+def test_a_retried_command_is_applied_once(server: ServerProcess, clients: list[Client]) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    ann.wait_version(2)
+    mover = (ann, bob)[ann.view["to_move"]]  # type: ignore[index]
+    action = choose(mover.view or {})
+    command_id = "retry-" + uuid.uuid4().hex
+    first = mover.send(match_id, action or {}, command_id)
+    again = mover.send(match_id, action or {}, command_id)
+    assert first["ok"] and again["ok"] and again.get("duplicate") is True
+    assert again["version"] == first["version"]
+    state = server.get(f"/api/matches/{match_id}/view").json()
+    assert state["version"] == first["version"]
+
+
+def test_a_seat_token_used_by_the_wrong_client(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    ann.wait_version(2)
+    seat = ann.view["to_move"]  # type: ignore[index]
+    mover, other = (ann, bob)[seat], (ann, bob)[1 - seat]
+    action = choose(mover.view or {})
+    assert action is not None
+    # The other player tries the mover's action with his own token: the seat is not his.
+    stolen = other.send(match_id, action)
+    assert not stolen["ok"] and stolen["code"] == "forbidden"
+    # A token of another table.
+    elsewhere = server.open_table(name="Zed")
+    foreign = Client(server, elsewhere["seat_token"]).connect()
+    clients.append(foreign)
+    assert foreign.send(match_id, action)["code"] == "forbidden"
+    refused = foreign.sio.call(
+        "join_table", {"match_id": match_id, "seat_token": elsewhere["seat_token"]}, timeout=10
+    )
+    assert refused["ok"] is False and refused["code"] == "forbidden"
+    # A spectator has no token at all.
+    watcher = Client(server).connect()
+    clients.append(watcher)
+    watcher.join(match_id)
+    assert watcher.send(match_id, action)["code"] == "invalid"
+    # Nothing was applied.
+    assert server.get(f"/api/matches/{match_id}/view").json()["version"] == 2
+    assert mover.send(match_id, action)["ok"]
+    other.wait_for(lambda c: any(m[0] == "refused" for m in c.messages), "a refused message")

@@ -1,0 +1,101 @@
+"""A client killed mid-turn comes back and receives exactly the updates it missed; a restarted
+server still knows its tables, seats and matches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.integration.conftest import seat_two
+from tests.integration.harness import Client, ServerProcess, choose
+
+
+def step(match_id: str, players: list[Client], count: int) -> None:
+    """`count` actions of the simple policy, whoever is to move."""
+    for _ in range(count):
+        version = max(p.version for p in players)
+        for player in players:
+            player.wait_version(version)
+        mover = players[players[0].view["to_move"]]  # type: ignore[index]
+        action = choose(mover.view or {})
+        assert action is not None
+        ack = mover.send(match_id, action)
+        assert ack["ok"], ack
+
+
+def test_killed_client_gets_exactly_the_missing_updates(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    step(match_id, [ann, bob], 6)
+    bob.wait_version(ann.version)
+    seen = bob.version
+    mover_seat = ann.view["to_move"]  # type: ignore[index]
+    bob.sio.eio.disconnect(abort=True)  # killed: no goodbye
+    bob.sio.disconnect()
+    # The other player plays on while Bob is away (mid-turn if it is his own turn: Ann waits).
+    if mover_seat == 0:
+        mover = ann
+        for _ in range(3):
+            view = mover.view or {}
+            if view.get("to_move") != 0:
+                break
+            ack = mover.send(match_id, choose(view) or {})
+            assert ack["ok"], ack
+            mover.wait_version(ack["version"])
+    current = ann.version
+    back = Client(server, bob.token).connect()
+    clients.append(back)
+    ack = back.join(match_id, last_version=seen)
+    assert ack["version"] == current and ack["seat"] == 1
+    back.wait_version(current)
+    assert [u["version"] for u in back.updates] == list(range(seen + 1, current + 1))
+    # And play goes on for the reconnected client.
+    step(match_id, [ann, back], 4)
+
+
+def test_join_without_last_version_gets_a_snapshot(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    step(match_id, [ann, bob], 3)
+    late = Client(server).connect()
+    clients.append(late)
+    ack = late.join(match_id)
+    late.wait_for(lambda c: c.snapshot is not None, "snapshot")
+    assert late.snapshot is not None
+    assert late.snapshot["version"] == ack["version"]
+    assert late.snapshot["view"]["viewer"] is None
+    assert late.updates == []
+
+
+def test_server_restart_keeps_tables_and_matches(tmp_path: Path, clients: list[Client]) -> None:
+    first = ServerProcess(tmp_path).start()
+    try:
+        match_id, ann, bob = seat_two(first, clients, preset="beginner")
+        step(match_id, [ann, bob], 5)
+        ann.wait_version(bob.version)
+        before = ann.version
+        ann_token, bob_token = ann.token, bob.token
+        view_before = first.get(f"/api/matches/{match_id}/view").json()
+    finally:
+        first.stop()
+    for client in clients:
+        client.close()
+    second = ServerProcess(tmp_path)
+    second.port = first.port  # same address, as a restarted server would have
+    second.url = first.url
+    second.start()
+    try:
+        table = second.get(f"/api/tables/{match_id}").json()
+        assert table["status"] == "playing" and table["version"] == before
+        assert second.get(f"/api/matches/{match_id}/view").json() == view_before
+        ann2 = Client(second, ann_token).connect()
+        bob2 = Client(second, bob_token).connect()
+        clients.extend([ann2, bob2])
+        assert ann2.join(match_id)["seat"] == 0  # a snapshot
+        assert bob2.join(match_id, last_version=0)["seat"] == 1  # the whole history
+        bob2.wait_version(before)
+        assert ann2.version == before
+        step(match_id, [ann2, bob2], 3)
+    finally:
+        second.stop()
