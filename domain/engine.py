@@ -1,0 +1,566 @@
+"""The two functions that carry a match: `evolve` folds one event into the state, `decide` turns a
+command into the events it causes (or refuses it with a `RulesError`).
+
+`decide` evolves a scratch copy as it goes, so that every automatic consequence (waste turned
+over, turn ended, stalemate, game and match won) is judged on exactly the state `evolve` will
+produce. `play` returns that final state too, for callers that would otherwise fold twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from domain import deal
+from domain.actions import (
+    AcceptDraw,
+    Action,
+    Call,
+    Discard,
+    Move,
+    OfferDraw,
+    Pass,
+    Resign,
+    TimeOut,
+    Turn,
+)
+from domain.commands import Act, Command, StartGame, StartMatch
+from domain.errors import RulesError
+from domain.events import (
+    ActionVoided,
+    CardDiscarded,
+    CardMoved,
+    CompulsoryMovePlayed,
+    CrapetteCalled,
+    DrawAccepted,
+    DrawOffered,
+    Event,
+    GameResigned,
+    GameStalemated,
+    GameStarted,
+    GameWon,
+    HandCardTurned,
+    MatchStarted,
+    MatchWon,
+    Passed,
+    TimeExpired,
+    TurnEnded,
+    WasteTurnedOver,
+)
+from domain.gamefold import evolve_game, new_game
+from domain.moves import Step, explain
+from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.priority import MESSAGES, Level, legal_steps, priority
+from domain.state import GameState, MatchState
+
+STALEMATE_TURNS = 400
+
+
+# ---------------------------------------------------------------------------------------- evolve
+
+
+def evolve(state: MatchState | None, event: Event) -> MatchState:
+    """The state after `event`. Pure; never raises for events that `decide` produced."""
+    if isinstance(event, MatchStarted):
+        return MatchState(
+            ruleset=event.ruleset,
+            players=event.players,
+            match_id=event.match_id,
+            games_played=0,
+            totals=(0, 0),
+            wins=(0, 0),
+            game_scores=(),
+            game=None,
+            finished=False,
+            winner=None,
+            version=1,
+            started_at_ms=event.at_ms,
+        )
+    if state is None:
+        raise RulesError("no match", f"{type(event).__name__} before MatchStarted")
+    index = state.version
+    if isinstance(event, GameStarted):
+        started = new_game(state.ruleset, event)
+        return _with(state, game=started, previous_first=event.first_player)
+    if isinstance(event, MatchWon):
+        return _with(state, finished=True, winner=event.winner)
+    game = state.game
+    if game is None:
+        raise RulesError("no game", f"{type(event).__name__} before GameStarted")
+    new = evolve_game(game, event, index)
+    if isinstance(event, (GameWon, GameStalemated, GameResigned)):
+        s0, s1 = event.score
+        wins = state.wins
+        winner = new.result.winner if new.result is not None else None
+        if winner is not None and not isinstance(event, GameStalemated):
+            wins = (wins[0] + (winner == 0), wins[1] + (winner == 1))
+        return _with(
+            state,
+            game=new,
+            games_played=state.games_played + 1,
+            totals=(state.totals[0] + s0, state.totals[1] + s1),
+            wins=wins,
+            game_scores=(*state.game_scores, (s0, s1)),
+        )
+    return MatchState(
+        state.ruleset,
+        state.players,
+        state.match_id,
+        state.games_played,
+        state.totals,
+        state.wins,
+        state.game_scores,
+        new,
+        state.finished,
+        state.winner,
+        index + 1,
+        state.started_at_ms,
+        state.previous_first,
+    )
+
+
+def _with(state: MatchState, **changes: object) -> MatchState:
+    from dataclasses import replace
+
+    return replace(state, version=state.version + 1, **changes)  # type: ignore[arg-type]
+
+
+def fold(events: Iterable[Event], state: MatchState | None = None) -> MatchState:
+    """Fold events, in order, into `state` (None: from nothing)."""
+    for event in events:
+        state = evolve(state, event)
+    if state is None:
+        raise RulesError("no match", "no events to fold")
+    return state
+
+
+# ---------------------------------------------------------------------------------------- decide
+
+
+class _Scratch:
+    """The events of one command so far, with the state they lead to."""
+
+    __slots__ = ("state", "events")
+
+    def __init__(self, state: MatchState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.state = evolve(self.state, event)
+        self.events.append(event)
+
+    @property
+    def game(self) -> GameState:
+        game = self.state.game
+        assert game is not None
+        return game
+
+
+def decide(state: MatchState | None, command: Command) -> list[Event]:
+    """Every event the command causes, or `RulesError` if the rules refuse it."""
+    return play(state, command)[0]
+
+
+def play(state: MatchState | None, command: Command) -> tuple[list[Event], MatchState]:
+    """`decide` plus the state its events fold into."""
+    if isinstance(command, StartMatch):
+        if state is not None:
+            raise RulesError("match started", "this match has already started")
+        event = MatchStarted(command.match_id, command.ruleset, command.players, command.at_ms)
+        return [event], evolve(None, event)
+    if state is None:
+        raise RulesError("no match", "start the match first")
+    if state.finished:
+        raise RulesError("match over", "this match is over")
+    scratch = _Scratch(state)
+    if isinstance(command, StartGame):
+        scratch.emit(_start_game(state, command))
+        return scratch.events, scratch.state
+    game = state.game
+    if game is None:
+        raise RulesError("no game", "no game has been dealt yet")
+    if game.over:
+        raise RulesError("game over", "this game is over")
+    _act(scratch, command)
+    return scratch.events, scratch.state
+
+
+def _start_game(state: MatchState, command: StartGame) -> GameStarted:
+    if state.game is not None and not state.game.over:
+        raise RulesError("game running", "the current game is not over yet")
+    if (command.seed is None) == (command.packs is None):
+        raise RulesError("deal", "a game is dealt from a seed or from two packs, not both")
+    index = state.game.game_index + 1 if state.game is not None else 0
+    if command.seed is not None:
+        try:
+            packs = deal.packs_from_seed(command.seed)
+            commitment: str | None = deal.commitment(command.seed)
+        except deal.DealError as exc:
+            raise RulesError("deal", exc.message) from None
+        stored = None
+    else:
+        assert command.packs is not None
+        packs = (list(command.packs[0]), list(command.packs[1]))
+        for seat, pack in enumerate(packs):
+            if len(pack) != 52 or len({(c.rank, c.suit) for c in pack}) != 52:
+                raise RulesError("deal", f"pack {seat} must hold each of the 52 cards once")
+            if any(c.owner != seat for c in pack):
+                raise RulesError("deal", f"every card of pack {seat} must belong to seat {seat}")
+        commitment = None
+        stored = (tuple(packs[0]), tuple(packs[1]))
+    seat, reason = deal.first_player(
+        state.ruleset, packs, command.seed, index, state.previous_first
+    )
+    return GameStarted(index, command.seed, stored, commitment, seat, reason, command.at_ms)
+
+
+def _act(scratch: _Scratch, command: Act) -> None:
+    action = command.action
+    at = command.at_ms
+    game = scratch.game
+    seat = action.seat
+    if seat not in (0, 1):
+        raise RulesError("no such seat", f"seat {seat!r} does not exist")
+    if isinstance(action, Call):
+        _call(scratch, action, at)
+        return
+    if isinstance(action, Resign):
+        loser_penalty = game.penalty(seat)
+        score = (0, 30 + loser_penalty) if seat == 0 else (30 + loser_penalty, 0)
+        scratch.emit(GameResigned(seat, 1 - seat, score, at))
+        _match_end(scratch, at)
+        return
+    if isinstance(action, OfferDraw):
+        if game.draw_offer == seat:
+            raise RulesError("draw offered", "you have already offered a stalemate")
+        if game.draw_offer == 1 - seat:
+            raise RulesError("draw offered", "your opponent offers a stalemate: accept it")
+        scratch.emit(DrawOffered(seat, at))
+        return
+    if isinstance(action, AcceptDraw):
+        if game.draw_offer != 1 - seat:
+            raise RulesError("no draw offer", "your opponent has not offered a stalemate")
+        scratch.emit(DrawAccepted(seat, at))
+        _stalemate(scratch, "agreed", at)
+        return
+    if seat != game.to_move:
+        raise RulesError("not your turn", f"it is seat {game.to_move}'s turn")
+    if isinstance(action, TimeOut):
+        _time_out(scratch, action, at)
+        return
+    fault = _judge(game, action)
+    if isinstance(action, Move):
+        card = game.p[INDEX[action.src]][-1]
+        scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
+        _after_play(scratch, seat, at)
+    elif isinstance(action, Turn):
+        if not game.p[HAND[seat]]:
+            scratch.emit(WasteTurnedOver(seat, len(game.p[WASTE[seat]]), at))
+        turned = scratch.game.p[HAND[seat]][-1]
+        scratch.emit(HandCardTurned(seat, turned, fault, at))
+        if game.ruleset.hand_card_lock == "on" and not _x_fits(scratch.game, seat):
+            scratch.emit(CardDiscarded(seat, turned, None, at, auto="hand card lock"))
+            if not _won(scratch, seat, at):
+                _end_turn(scratch, seat, "hand card lock", at)
+    elif isinstance(action, Discard):
+        scratch.emit(CardDiscarded(seat, game.p[SHOWN[seat]][-1], fault, at))
+        if not _won(scratch, seat, at):
+            _end_turn(scratch, seat, "discard", at)
+    elif isinstance(action, Pass):
+        scratch.emit(Passed(seat, fault, at))
+        _end_turn(scratch, seat, "pass", at)
+    else:  # pragma: no cover - every action type is handled above
+        raise RulesError("unknown action", f"{action!r}")
+
+
+def _judge(game: GameState, action: Action) -> str | None:
+    """Check a play action of the player to move: building rules raise, a priority breach is
+    raised in `enforce`, returned as the fault in `call`, ignored in `lenient`."""
+    rule = _breach(game, action)
+    if rule is None:
+        return None
+    mode = game.ruleset.enforcement
+    if mode == "enforce":
+        raise RulesError(rule, MESSAGES[rule])
+    return rule if mode == "call" else None
+
+
+def _breach(game: GameState, action: Action) -> str | None:
+    """Raise for a building-rule breach; return the priority rule the action breaks, if any."""
+    seat = action.seat
+    p = game.p
+    level = priority(game, seat)
+    if isinstance(action, Move):
+        src, dst = INDEX.get(action.src), INDEX.get(action.dst)
+        if src is None or dst is None:
+            raise RulesError("no such pile", f"{action.notation()} names no pile")
+        step = (src, dst)
+        if step not in legal_steps(game, seat):
+            raise explain(game, seat, src, dst)
+        if action.card is not None and action.card.code != p[src][-1].code:
+            raise RulesError("card mismatch", f"the top of {action.src} is {p[src][-1].code}")
+        if level.required is not None:
+            return None if step in level.required else level.required_rule
+        return level.bad_steps.get(step)
+    if isinstance(action, Turn):
+        if p[SHOWN[seat]]:
+            raise RulesError("hand card showing", "play or discard your hand card first")
+        if not p[HAND[seat]] and not p[WASTE[seat]]:
+            raise RulesError("no hand card", "your hand and waste are empty")
+        return level.required_rule if level.required is not None else level.turn_rule
+    if isinstance(action, Discard):
+        if not p[SHOWN[seat]]:
+            raise RulesError("nothing to discard", "turn a hand card first")
+        return level.required_rule if level.required is not None else level.end_rule
+    if isinstance(action, Pass):
+        if p[SHOWN[seat]] or p[HAND[seat]] or p[WASTE[seat]]:
+            raise RulesError(
+                "cannot pass", "you may pass only with your hand, X and waste all empty"
+            )
+        return level.required_rule if level.required is not None else None
+    return None
+
+
+def _x_fits(game: GameState, seat: int) -> bool:
+    return any(src == SHOWN[seat] for src, _ in legal_steps(game, seat))
+
+
+def _after_play(scratch: _Scratch, seat: int, at: int) -> None:
+    _won(scratch, seat, at)
+
+
+def _won(scratch: _Scratch, seat: int, at: int) -> bool:
+    """The mover wins at once when his reserve, hand and X (and waste, classic) are empty."""
+    game = scratch.game
+    p = game.p
+    if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]]:
+        return False
+    if p[WASTE[seat]] and game.ruleset.win == "reserve_hand_waste":
+        return False
+    loser = 1 - seat
+    points = 30 + game.penalty(loser)
+    score = (points, 0) if seat == 0 else (0, points)
+    scratch.emit(GameWon(seat, "all cards played", score, at))
+    _match_end(scratch, at)
+    return True
+
+
+def _end_turn(scratch: _Scratch, seat: int, reason: str, at: int) -> None:
+    scratch.emit(TurnEnded(seat, 1 - seat, reason, at))
+    if _stalemate_due(scratch, at):
+        return
+    if scratch.game.skip_next[1 - seat]:
+        scratch.emit(TurnEnded(1 - seat, seat, "wrong calls", at))
+        _stalemate_due(scratch, at)
+
+
+def _stalemate_due(scratch: _Scratch, at: int) -> bool:
+    game = scratch.game
+    streaks, targets = game.streaks, game.targets
+    if game.quiet_turns >= STALEMATE_TURNS:
+        _stalemate(scratch, f"{STALEMATE_TURNS} turns without a foundation build", at)
+        return True
+    if all(streaks[s] > 0 and streaks[s] >= targets[s] for s in (0, 1)):
+        _stalemate(scratch, "both players went through their hands without progress", at)
+        return True
+    return False
+
+
+def _stalemate(scratch: _Scratch, reason: str, at: int) -> None:
+    game = scratch.game
+    pen = (game.penalty(0), game.penalty(1))
+    score = (pen[1] - pen[0], 0) if pen[0] < pen[1] else (0, pen[0] - pen[1])
+    scratch.emit(GameStalemated(pen, score, reason, at))
+    _match_end(scratch, at)
+
+
+def _match_end(scratch: _Scratch, at: int) -> None:
+    match = scratch.state
+    kind, target = match.ruleset.match_kind, match.ruleset.match_target
+    counts = match.totals if kind == "points" else match.wins
+    if max(counts) >= target and counts[0] != counts[1]:
+        winner = 0 if counts[0] > counts[1] else 1
+        scratch.emit(MatchWon(winner, match.totals, at))
+
+
+def _time_out(scratch: _Scratch, action: TimeOut, at: int) -> None:
+    game = scratch.game
+    limit = game.ruleset.move_time_limit_s
+    if limit is None:
+        raise RulesError("no time limit", "these rules have no time limit")
+    if at < game.move_started_at_ms + limit * 1000:
+        raise RulesError("time not up", f"seat {action.seat} still has time to move")
+    seat = action.seat
+    scratch.emit(TimeExpired(seat, at))
+    shown = game.p[SHOWN[seat]]
+    if shown:
+        scratch.emit(CardDiscarded(seat, shown[-1], None, at, auto="time"))
+        if _won(scratch, seat, at):
+            return
+    _end_turn(scratch, seat, "time", at)
+
+
+# ------------------------------------------------------------------------------------ the call
+
+
+def _call(scratch: _Scratch, action: Call, at: int) -> None:
+    game = scratch.game
+    caller = action.seat
+    if game.ruleset.enforcement != "call":
+        raise RulesError("no calls", "these rules take no Crapette calls")
+    window = game.window
+    if window is None or window.called:
+        raise RulesError("call window closed", "there is no action you may call now")
+    offender = window.offender
+    if window.fault is None or caller == offender:
+        penalty = (
+            game.ruleset.wrong_call_penalty == "lose_turn_after_3"
+            and game.wrong_calls[caller] + 1 >= 3
+        )
+        scratch.emit(CrapetteCalled(caller, offender, window.index, "wrong", None, at, penalty))
+        return
+    scratch.emit(CrapetteCalled(caller, offender, window.index, "right", window.fault, at))
+    for event in reversed(window.events):
+        scratch.emit(_voiding(event, at))
+    base = window.base
+    step = _compulsory_step(base, window.action, action.move)
+    if step is not None:
+        src, dst = step
+        card = base.p[src][-1]
+        scratch.emit(CompulsoryMovePlayed(offender, ALL_PILES[src], ALL_PILES[dst], card, at))
+        if _won(scratch, offender, at):
+            return
+    shown = scratch.game.p[SHOWN[offender]]
+    if shown:
+        scratch.emit(CardDiscarded(offender, shown[-1], None, at, auto="crapette"))
+        if _won(scratch, offender, at):
+            return
+    _end_turn(scratch, offender, "crapette", at)
+
+
+def _voiding(event: object, at: int) -> ActionVoided:
+    if isinstance(event, CardMoved):
+        return ActionVoided(event.seat, "CardMoved", event.src, event.dst, event.card, 1, at)
+    if isinstance(event, HandCardTurned):
+        x, h = f"X{event.seat}", f"H{event.seat}"
+        return ActionVoided(event.seat, "HandCardTurned", h, x, event.card, 1, at)
+    if isinstance(event, WasteTurnedOver):
+        w, h = f"W{event.seat}", f"H{event.seat}"
+        return ActionVoided(event.seat, "WasteTurnedOver", w, h, None, event.count, at)
+    if isinstance(event, CardDiscarded):
+        x, w = f"X{event.seat}", f"W{event.seat}"
+        return ActionVoided(event.seat, "CardDiscarded", x, w, event.card, 1, at)
+    if isinstance(event, Passed):
+        return ActionVoided(event.seat, "Passed", None, None, None, 0, at)
+    assert isinstance(event, TurnEnded)
+    return ActionVoided(event.seat, "TurnEnded", None, None, None, 0, at)
+
+
+def compulsory_moves(base: GameState, action: Action) -> tuple[Step, ...]:
+    """The moves a right call on `action` (played from `base`) may play, default first."""
+    level: Level = priority(base, action.seat)
+    if level.required is not None:
+        return level.required
+    if isinstance(action, Turn):
+        return level.turn_moves
+    if isinstance(action, Discard):
+        return level.end_moves
+    return ()
+
+
+def _compulsory_step(base: GameState, action: Action, named: Move | None) -> Step | None:
+    moves = compulsory_moves(base, action)
+    if not moves:
+        return None
+    if named is not None:
+        step = (INDEX.get(named.src, -1), INDEX.get(named.dst, -1))
+        if step in moves:
+            return step
+    return moves[0]
+
+
+# ---------------------------------------------------------------------------------- queries
+
+
+def legal_actions(state: MatchState | None, seat: int) -> list[Action]:
+    """Every game action `decide` would accept from `seat` now (resign and offer-draw, always
+    open in a running game, are left out; so is the server's time-out)."""
+    if state is None or state.finished or state.game is None or state.game.over:
+        return []
+    game = state.game
+    key = ("legal", seat)
+    cached = game._cache.get(key)
+    if cached is not None:
+        return list(cached)
+    actions: list[Action] = []
+    if seat == game.to_move:
+        actions.extend(_play_actions(game, seat))
+    window = game.window
+    if (
+        window is not None
+        and not window.called
+        and window.offender != seat
+        and game.ruleset.enforcement == "call"
+    ):
+        actions.append(Call(seat))
+    if game.draw_offer == 1 - seat:
+        actions.append(AcceptDraw(seat))
+    game._cache[key] = tuple(actions)
+    return actions
+
+
+def _play_actions(game: GameState, seat: int) -> list[Action]:
+    p = game.p
+    level = priority(game, seat)
+    strict = game.ruleset.enforcement == "enforce"
+    required = level.required
+    actions: list[Action] = []
+    for src, dst in legal_steps(game, seat):
+        if strict:
+            if required is not None and (src, dst) not in required:
+                continue
+            if (src, dst) in level.bad_steps:
+                continue
+        actions.append(Move(seat, ALL_PILES[src], ALL_PILES[dst]))
+    free = not strict or required is None
+    if not p[SHOWN[seat]]:
+        if (p[HAND[seat]] or p[WASTE[seat]]) and (free and (not strict or not level.turn_rule)):
+            actions.append(Turn(seat))
+    elif free and (not strict or not level.end_rule):
+        actions.append(Discard(seat))
+    if not p[SHOWN[seat]] and not p[HAND[seat]] and not p[WASTE[seat]] and free:
+        actions.append(Pass(seat))
+    return actions
+
+
+def fault_of(state: MatchState, action: Action) -> str | None:
+    """The priority rule a legal play action would break (None: no fault, or not a play action).
+    Raises `RulesError` for a building-rule breach. Independent of the enforcement mode."""
+    game = state.game
+    if game is None or not isinstance(action, (Move, Turn, Discard, Pass)):
+        return None
+    return _breach(game, action)
+
+
+def check(state: MatchState | None, action: Action, at_ms: int = 0) -> None:
+    """Raise the `RulesError` that `decide` would raise for this action, else return."""
+    decide(state, Act(action, at_ms if at_ms else _now_of(state)))
+
+
+def _now_of(state: MatchState | None) -> int:
+    if state is None or state.game is None:
+        return 0
+    return max(state.game.move_started_at_ms, 0)
+
+
+__all__ = [
+    "FOUNDATIONS",
+    "check",
+    "compulsory_moves",
+    "decide",
+    "evolve",
+    "fault_of",
+    "fold",
+    "legal_actions",
+    "play",
+]

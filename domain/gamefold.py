@@ -1,0 +1,302 @@
+"""Folding one event into a `GameState` (the game half of `evolve`)."""
+
+from __future__ import annotations
+
+from domain import deal
+from domain.actions import Discard, Move, Pass, Turn
+from domain.cards import Card
+from domain.events import (
+    ActionVoided,
+    CardDiscarded,
+    CardMoved,
+    CompulsoryMovePlayed,
+    CrapetteCalled,
+    DrawAccepted,
+    DrawOffered,
+    Event,
+    GameResigned,
+    GameStalemated,
+    GameStarted,
+    GameWon,
+    HandCardTurned,
+    Passed,
+    TimeExpired,
+    TurnEnded,
+    WasteTurnedOver,
+)
+from domain.moves import apply_step
+from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.ruleset import Ruleset
+from domain.state import CallWindow, GameResult, GameState, Piles
+
+_FOUNDATION_SET = frozenset(FOUNDATIONS)
+_HOUSE_SET = frozenset(range(8, 16))
+
+
+def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
+    if event.packs is not None:
+        packs = event.packs
+    else:
+        assert event.seed is not None
+        pack0, pack1 = deal.packs_from_seed(event.seed)
+        packs = (tuple(pack0), tuple(pack1))
+    dealt = deal.layout(packs, ruleset.reserve_size, ruleset.houses_per_player)
+    p: Piles = tuple(tuple(dealt.get(name, ())) for name in ALL_PILES)
+    first = event.first_player
+    return GameState(
+        ruleset=ruleset,
+        game_index=event.game_index,
+        seed=event.seed,
+        packs=packs,
+        commitment=event.commitment,
+        first_player=first,
+        first_player_reason=event.first_player_reason,
+        p=p,
+        to_move=first,
+        turn_number=1,
+        over=False,
+        result=None,
+        window=None,
+        turn_productive=False,
+        turn_founded=False,
+        turn_start_cards=_loose(p, first),
+        streaks=(0, 0),
+        targets=(0, 0),
+        quiet_turns=0,
+        seen=frozenset({p[8:16]}),
+        wrong_calls=(0, 0),
+        skip_next=(False, False),
+        draw_offer=None,
+        started_at_ms=event.at_ms,
+        turn_started_at_ms=event.at_ms,
+        move_started_at_ms=event.at_ms,
+    )
+
+
+def _loose(p: Piles, seat: int) -> int:
+    return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
+
+
+def _base(game: GameState) -> GameState:
+    """The state a right call restores, without its own window (no chain of old states)."""
+    return game if game.window is None else game._evolved(window=None)
+
+
+def _open(
+    game: GameState, seat: int, index: int, action: object, fault: str | None, event: Event
+) -> CallWindow | None:
+    if game.ruleset.enforcement != "call":
+        return None
+    return CallWindow(seat, index, action, fault, (event,), _base(game))  # type: ignore[arg-type]
+
+
+def _extend(window: CallWindow | None, event: Event, turn_over: bool = False) -> CallWindow | None:
+    if window is None:
+        return None
+    return CallWindow(
+        window.offender,
+        window.index,
+        window.action,
+        window.fault,
+        (*window.events, event),
+        window.base,
+        turn_over or window.turn_over,
+        window.called,
+    )
+
+
+def _move(game: GameState, seat: int, src: int, dst: int) -> dict[str, object]:
+    """Pile and bookkeeping changes of one card moved by `seat`."""
+    p = apply_step(game.p, src, dst)
+    houses = p[8:16]
+    # Only a house-to-house move can lead back to an earlier layout of this turn.
+    shuffle = src in _HOUSE_SET and dst in _HOUSE_SET
+    seen = game.seen | {houses} if shuffle else frozenset({houses})
+    founded = dst in _FOUNDATION_SET
+    return {
+        "p": p,
+        "seen": seen,
+        "turn_productive": game.turn_productive
+        or founded
+        or src == RESERVE[seat]
+        or src == SHOWN[seat],
+        "turn_founded": game.turn_founded or founded,
+    }
+
+
+def _replace_pile(p: Piles, changes: dict[int, tuple[Card, ...]]) -> Piles:
+    piles = list(p)
+    for i, cards in changes.items():
+        piles[i] = cards
+    return tuple(piles)
+
+
+def evolve_game(game: GameState, event: Event, index: int) -> GameState:
+    """The game after `event`, which is the match stream's event number `index`."""
+    if isinstance(event, CardMoved):
+        src, dst = INDEX[event.src], INDEX[event.dst]
+        changes = _move(game, event.seat, src, dst)
+        window = _open(
+            game, event.seat, index, Move(event.seat, event.src, event.dst), event.fault, event
+        )
+        return game._evolved(window=window, move_started_at_ms=event.at_ms, **changes)
+    if isinstance(event, HandCardTurned):
+        seat = event.seat
+        hand = game.p[HAND[seat]]
+        p = _replace_pile(game.p, {HAND[seat]: hand[:-1], SHOWN[seat]: (hand[-1],)})
+        window = game.window
+        continues = (
+            window is not None
+            and window.index + len(window.events) == index
+            and isinstance(window.events[-1], WasteTurnedOver)
+        )
+        if continues:
+            window = _extend(window, event)
+        else:
+            window = _open(game, seat, index, Turn(seat), event.fault, event)
+        return game._evolved(
+            p=p, seen=frozenset({p[8:16]}), window=window, move_started_at_ms=event.at_ms
+        )
+    if isinstance(event, WasteTurnedOver):
+        seat = event.seat
+        waste = game.p[WASTE[seat]]
+        p = _replace_pile(game.p, {HAND[seat]: tuple(reversed(waste)), WASTE[seat]: ()})
+        window = _open(game, seat, index, Turn(seat), None, event)
+        return game._evolved(p=p, seen=frozenset({p[8:16]}), window=window)
+    if isinstance(event, CardDiscarded):
+        seat = event.seat
+        shown = game.p[SHOWN[seat]]
+        p = _replace_pile(game.p, {SHOWN[seat]: (), WASTE[seat]: game.p[WASTE[seat]] + shown})
+        if event.auto is None:
+            window = _open(game, seat, index, Discard(seat), event.fault, event)
+        elif event.auto == "hand card lock":
+            window = _extend(game.window, event)
+        else:
+            window = None
+        return game._evolved(p=p, seen=frozenset({p[8:16]}), window=window)
+    if isinstance(event, Passed):
+        window = _open(game, event.seat, index, Pass(event.seat), event.fault, event)
+        return game._evolved(window=window)
+    if isinstance(event, TurnEnded):
+        return _turn_ended(game, event)
+    if isinstance(event, CompulsoryMovePlayed):
+        src, dst = INDEX[event.src], INDEX[event.dst]
+        changes = _move(game, event.seat, src, dst)
+        return game._evolved(window=None, **changes)
+    if isinstance(event, CrapetteCalled):
+        return _called(game, event)
+    if isinstance(event, ActionVoided):
+        return _voided(game, event)
+    if isinstance(event, DrawOffered):
+        return game._evolved(draw_offer=event.seat)
+    if isinstance(event, DrawAccepted):
+        return game._evolved(draw_offer=None)
+    if isinstance(event, TimeExpired):
+        return game._evolved(window=None)
+    if isinstance(event, GameWon):
+        result = GameResult("win", event.winner, event.reason, event.score)
+        return game._evolved(over=True, result=result, window=None)
+    if isinstance(event, GameStalemated):
+        s0, s1 = event.score
+        winner = 0 if s0 > s1 else 1 if s1 > s0 else None
+        result = GameResult("stalemate", winner, event.reason, event.score, event.penalties)
+        return game._evolved(over=True, result=result, window=None)
+    if isinstance(event, GameResigned):
+        reason = f"seat {event.seat} resigned"
+        result = GameResult("resign", event.winner, reason, event.score)
+        return game._evolved(over=True, result=result, window=None)
+    raise TypeError(f"{type(event).__name__} is not a game event")
+
+
+def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
+    seat, nxt = event.seat, event.next_seat
+    streaks, targets = list(game.streaks), list(game.targets)
+    if game.turn_productive:
+        streaks, targets = [0, 0], [0, 0]
+    else:
+        if streaks[seat] == 0:
+            targets[seat] = max(1, game.turn_start_cards)
+        streaks[seat] += 1
+    quiet = 0 if game.turn_founded else game.quiet_turns + 1
+    skip = game.skip_next
+    if event.reason == "wrong calls":
+        skip = (False, skip[1]) if seat == 0 else (skip[0], False)
+    if event.reason in ("discard", "pass", "hand card lock"):
+        window = _extend(game.window, event, turn_over=True)
+    else:
+        window = None
+    p = game.p
+    return game._evolved(
+        to_move=nxt,
+        turn_number=game.turn_number + 1,
+        window=window,
+        turn_productive=False,
+        turn_founded=False,
+        turn_start_cards=_loose(p, nxt),
+        streaks=(streaks[0], streaks[1]),
+        targets=(targets[0], targets[1]),
+        quiet_turns=quiet,
+        seen=frozenset({p[8:16]}),
+        skip_next=skip,
+        draw_offer=None,
+        turn_started_at_ms=event.at_ms,
+        move_started_at_ms=event.at_ms,
+    )
+
+
+def _called(game: GameState, event: CrapetteCalled) -> GameState:
+    caller = event.caller
+    window = game.window
+    if event.verdict == "wrong":
+        calls = list(game.wrong_calls)
+        calls[caller] += 1
+        skip = list(game.skip_next)
+        if event.penalty:
+            calls[caller] = 0
+            skip[caller] = True
+        called = None
+        if window is not None:
+            called = CallWindow(
+                window.offender,
+                window.index,
+                window.action,
+                window.fault,
+                window.events,
+                window.base,
+                window.turn_over,
+                True,
+            )
+        return game._evolved(
+            window=called,
+            wrong_calls=(calls[0], calls[1]),
+            skip_next=(skip[0], skip[1]),
+        )
+    assert window is not None
+    # Everything but the piles comes back from before the faulty action; the piles follow as
+    # each ActionVoided puts its card back.
+    return window.base._evolved(
+        p=game.p,
+        window=None,
+        wrong_calls=game.wrong_calls,
+        skip_next=game.skip_next,
+        draw_offer=game.draw_offer,
+    )
+
+
+def _voided(game: GameState, event: ActionVoided) -> GameState:
+    p = game.p
+    kind = event.voided
+    if kind == "CardMoved":
+        assert event.src is not None and event.dst is not None
+        p = apply_step(p, INDEX[event.dst], INDEX[event.src])
+    elif kind == "HandCardTurned":
+        seat = event.seat
+        p = _replace_pile(p, {SHOWN[seat]: (), HAND[seat]: p[HAND[seat]] + p[SHOWN[seat]]})
+    elif kind == "WasteTurnedOver":
+        seat = event.seat
+        p = _replace_pile(p, {WASTE[seat]: tuple(reversed(p[HAND[seat]])), HAND[seat]: ()})
+    elif kind == "CardDiscarded":
+        seat = event.seat
+        waste = p[WASTE[seat]]
+        p = _replace_pile(p, {WASTE[seat]: waste[:-1], SHOWN[seat]: (waste[-1],)})
+    return game._evolved(p=p)

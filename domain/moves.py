@@ -1,0 +1,181 @@
+"""Building rules (RULES.md §4–§5): which card may go where, and why not.
+
+Moves are handled inside the engine as (source index, destination index) pairs over the pile
+tuple; `domain.actions.Move` is their public face.
+"""
+
+from __future__ import annotations
+
+from domain.cards import Card
+from domain.errors import RulesError
+from domain.piles import (
+    ALL_PILES,
+    FOUNDATIONS,
+    HAND,
+    INDEX,
+    RESERVE,
+    SHOWN,
+    WASTE,
+    house_indices,
+)
+from domain.state import GameState
+
+Step = tuple[int, int]
+
+_HOUSE_SET = {4: frozenset(house_indices(4)), 2: frozenset(house_indices(2))}
+_HOUSE_LIST = {4: house_indices(4), 2: house_indices(2)}
+
+
+def houses_of(state: GameState) -> tuple[int, ...]:
+    return _HOUSE_LIST[state.ruleset.houses_per_player]
+
+
+def waste_playable(state: GameState, seat: int) -> bool:
+    option = state.ruleset.waste_playable
+    if option == "never":
+        return False
+    if option == "always":
+        return True
+    return not state.p[HAND[seat]]  # after_hand_empty
+
+
+def sources(state: GameState, seat: int) -> list[int]:
+    """The piles whose top card the seat may move now: reserve, X, houses (and maybe waste)."""
+    p = state.p
+    found = [i for i in (RESERVE[seat], SHOWN[seat]) if p[i]]
+    found.extend(h for h in houses_of(state) if p[h])
+    if p[WASTE[seat]] and waste_playable(state, seat):
+        found.append(WASTE[seat])
+    return found
+
+
+def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
+    if not pile:
+        return card.rank == 1
+    top = pile[-1]
+    return top.suit == card.suit and top.rank + 1 == card.rank
+
+
+def _fits_house(state: GameState, seat: int, src: int, card: Card, pile: tuple[Card, ...]) -> bool:
+    if pile:
+        top = pile[-1]
+        return top.rank == card.rank + 1 and top.red != card.red
+    option = state.ruleset.empty_house
+    if option == "king_only":
+        return card.rank == 13
+    if option == "reserve_first" and state.p[RESERVE[seat]]:
+        return src == RESERVE[seat]
+    return True
+
+
+def _fits_load(card: Card, pile: tuple[Card, ...]) -> bool:
+    if not pile:
+        return False
+    top = pile[-1]
+    return top.suit == card.suit and (top.rank - card.rank) in (1, -1)
+
+
+def destinations(state: GameState, seat: int, src: int) -> list[int]:
+    """Every pile that accepts the top of `src` from `seat` (repetition not checked)."""
+    p = state.p
+    card = p[src][-1]
+    found = [f for f in FOUNDATIONS if fits_foundation(card, p[f])]
+    found.extend(
+        h for h in houses_of(state) if h != src and _fits_house(state, seat, src, card, p[h])
+    )
+    other = 1 - seat
+    found.extend(i for i in (RESERVE[other], WASTE[other]) if _fits_load(card, p[i]))
+    return found
+
+
+def building_steps(state: GameState, seat: int) -> list[Step]:
+    """Every move the building rules allow the seat now, repetitions excluded."""
+    houses = _HOUSE_SET[state.ruleset.houses_per_player]
+    steps: list[Step] = []
+    for src in sources(state, seat):
+        for dst in destinations(state, seat, src):
+            if src in houses and dst in houses and repeats(state, src, dst):
+                continue
+            steps.append((src, dst))
+    return steps
+
+
+def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tuple[Card, ...], ...]:
+    piles = list(p)
+    card = piles[src][-1]
+    piles[src] = piles[src][:-1]
+    piles[dst] = piles[dst] + (card,)
+    return tuple(piles)
+
+
+def repeats(state: GameState, src: int, dst: int) -> bool:
+    """Would this house-to-house move recreate a layout already seen this turn?"""
+    after = apply_step(state.p, src, dst)
+    return after[8:16] in state.seen
+
+
+def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
+    """The error for a move the building rules refuse (called only when it is not legal)."""
+    p = state.p
+    name_src, name_dst = ALL_PILES[src], ALL_PILES[dst]
+    houses = _HOUSE_SET[state.ruleset.houses_per_player]
+    if (8 <= src < 16 and src not in houses) or (8 <= dst < 16 and dst not in houses):
+        return RulesError("no such pile", "this layout has only two houses per player")
+    if src not in sources(state, seat):
+        if not p[src]:
+            return RulesError("not available", f"{name_src} is empty")
+        if src in FOUNDATIONS:
+            return RulesError("not available", "a foundation card never moves")
+        if src in (RESERVE[1 - seat], SHOWN[1 - seat], WASTE[1 - seat], HAND[1 - seat]):
+            return RulesError("not available", f"{name_src} is your opponent's")
+        if src == HAND[seat]:
+            return RulesError("not available", "hand cards are face down: turn one first")
+        if src == WASTE[seat]:
+            return RulesError("not available", "your waste is not playable under these rules")
+        return RulesError("not available", f"{name_src} has no card you may move")
+    card = p[src][-1]
+    if dst in destinations(state, seat, src):
+        return RulesError("repetition", "that move recreates a position already seen this turn")
+    if src == dst:
+        return RulesError("building", "a card cannot go back onto its own pile")
+    if dst == WASTE[seat]:
+        return RulesError("building", "only a discard puts the hand card on your waste")
+    if dst in (RESERVE[seat], HAND[0], HAND[1], SHOWN[0], SHOWN[1]):
+        return RulesError("building", f"no card may be put on {name_dst}")
+    if dst in FOUNDATIONS:
+        if not p[dst]:
+            return RulesError("building", f"an empty foundation takes only an Ace, not {card.code}")
+        top = p[dst][-1]
+        if top.rank == 13:
+            return RulesError("building", f"nothing goes on a King ({name_dst} is complete)")
+        return RulesError("building", f"{name_dst} needs the {_next_name(top)}, not {card.code}")
+    if dst in houses:
+        if not p[dst]:
+            option = state.ruleset.empty_house
+            if option == "king_only":
+                return RulesError("building", "only a King may go to an empty house")
+            return RulesError(
+                "building", "an empty house takes only your reserve card while the reserve lasts"
+            )
+        top = p[dst][-1]
+        if top.red == card.red:
+            return RulesError("building", f"{card.code} on {top.code}: colours must alternate")
+        return RulesError("building", f"{card.code} on {top.code}: a house goes down one rank")
+    if dst in (RESERVE[1 - seat], WASTE[1 - seat]):
+        if not p[dst]:
+            return RulesError("building", f"{name_dst} is empty: nothing can be loaded on it")
+        top = p[dst][-1]
+        return RulesError(
+            "building", f"{card.code} on {top.code}: loading needs the same suit, one rank apart"
+        )
+    return RulesError("building", f"{card.code} cannot go to {name_dst}")
+
+
+def _next_name(top: Card) -> str:
+    from domain.cards import RANKS
+
+    return RANKS[top.rank] + top.suit
+
+
+def step_of(src: str, dst: str) -> Step:
+    return INDEX[src], INDEX[dst]

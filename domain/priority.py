@@ -1,0 +1,154 @@
+"""Priorities (RULES.md §6 and the `finnish` / `french6` orders of §9).
+
+`priority(state, seat)` reads the position once and says, for each kind of action, which priority
+rule it would break and which compulsory move a right call then plays (in the default order of
+RULES.md §7: foundations lowest-numbered first, sources X, T0…T7, then the waste).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from domain.moves import Step, apply_step, building_steps, houses_of
+from domain.piles import FOUNDATIONS, RESERVE, SHOWN
+from domain.state import GameState
+
+RESERVE_TO_FOUNDATION = "priority: reserve to foundation first"
+TO_FOUNDATION = "priority: foundation first"
+ACES_FIRST = "priority: Aces to the foundations first"
+FILL_EMPTY_HOUSE = "priority: fill the empty house from your reserve first"
+RESERVE_TO_HOUSE = "priority: reserve to house first"
+HOUSE_TO_HOUSE = "priority: house to house only to free a better move"
+DISCARD_PLAYABLE = "discard: the hand card can still be played"
+HAND_TO_HOUSE = "priority: hand card to a house before the waste"
+
+MESSAGES: dict[str, str] = {
+    RESERVE_TO_FOUNDATION: "your reserve card can go to a foundation: that move comes first",
+    TO_FOUNDATION: "a card can go to a foundation: foundation moves come first",
+    ACES_FIRST: "a visible Ace must go to a foundation before anything else",
+    FILL_EMPTY_HOUSE: "an empty house must be filled from your reserve first",
+    RESERVE_TO_HOUSE: "your reserve card can go onto a house: that comes before other moves",
+    HOUSE_TO_HOUSE: "a house-to-house move is allowed only when it frees a better move",
+    DISCARD_PLAYABLE: "your hand card can still be played, so it may not be discarded",
+    HAND_TO_HOUSE: "your hand card can go onto a house: that comes before discarding it",
+}
+
+_FOUNDATION_SET = frozenset(FOUNDATIONS)
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """What priority demands now.
+
+    `required`/`required_rule`: when set, every action but these moves breaks that rule (and a
+    right call plays the first of them, or the one the caller names). Otherwise `turn_rule` /
+    `end_rule` name what turning / discarding or passing would break, with the compulsory moves
+    `turn_moves` / `end_moves`; `bad_steps` are moves that are faults in themselves.
+    """
+
+    required: tuple[Step, ...] | None = None
+    required_rule: str | None = None
+    turn_rule: str | None = None
+    turn_moves: tuple[Step, ...] = ()
+    end_rule: str | None = None
+    end_moves: tuple[Step, ...] = ()
+    bad_steps: dict[Step, str] = field(default_factory=dict)
+
+
+def priority(state: GameState, seat: int) -> Level:
+    """The priority level of the position for `seat` (cached on the state)."""
+    key = ("priority", seat)
+    cached = state._cache.get(key)
+    if cached is None:
+        cached = _compute(state, seat, legal_steps(state, seat))
+        state._cache[key] = cached
+    assert isinstance(cached, Level)
+    return cached
+
+
+def legal_steps(state: GameState, seat: int) -> list[Step]:
+    key = ("steps", seat)
+    cached = state._cache.get(key)
+    if cached is None:
+        cached = building_steps(state, seat)
+        state._cache[key] = cached
+    assert isinstance(cached, list)
+    return cached
+
+
+def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
+    scheme = state.ruleset.priorities
+    reserve, shown = RESERVE[seat], SHOWN[seat]
+    empty_houses = {h for h in houses_of(state) if not state.p[h]}
+    to_foundation = [s for s in steps if s[1] in _FOUNDATION_SET]
+    c1 = tuple(s for s in to_foundation if s[0] == reserve)
+    c2 = tuple(s for s in to_foundation if s[0] != reserve)
+    fill = tuple(s for s in steps if s[0] == reserve and s[1] in empty_houses)
+    from_x = tuple(s for s in steps if s[0] == shown)
+    discard_rule = state.ruleset.discard_rule
+    end_rule = DISCARD_PLAYABLE if discard_rule == "only_if_unplayable" and from_x else None
+
+    if scheme == "classic":
+        if fill and state.ruleset.empty_house == "refill_at_once":
+            return Level(required=fill, required_rule=FILL_EMPTY_HOUSE)
+        if c1:
+            return Level(required=c1, required_rule=RESERVE_TO_FOUNDATION)
+        if c2:
+            return Level(required=c2, required_rule=TO_FOUNDATION)
+        return Level(
+            turn_rule=FILL_EMPTY_HOUSE if fill else None,
+            turn_moves=fill,
+            end_rule=end_rule,
+            end_moves=from_x if end_rule else (),
+        )
+
+    if scheme == "finnish":
+        p = state.p
+        aces = tuple(s for s in to_foundation if p[s[0]][-1].rank == 1)
+        if aces:
+            return Level(required=aces, required_rule=ACES_FIRST)
+        if c1:
+            return Level(required=c1, required_rule=RESERVE_TO_FOUNDATION)
+        if c2:
+            return Level(required=c2, required_rule=TO_FOUNDATION)
+        to_house = _reserve_to_house(state, steps, reserve)
+        if to_house:
+            return Level(required=to_house, required_rule=RESERVE_TO_HOUSE)
+        return Level(end_rule=end_rule, end_moves=from_x if end_rule else ())
+
+    # french6
+    if c1:
+        return Level(required=c1, required_rule=RESERVE_TO_FOUNDATION)
+    if c2:
+        return Level(required=c2, required_rule=TO_FOUNDATION)
+    to_house = _reserve_to_house(state, steps, reserve)
+    if to_house:
+        return Level(required=to_house, required_rule=RESERVE_TO_HOUSE)
+    houses = set(houses_of(state))
+    bad = {
+        s: HOUSE_TO_HOUSE
+        for s in steps
+        if s[0] in houses and s[1] in houses and not _frees_better_move(state, seat, s)
+    }
+    x_to_house = tuple(s for s in from_x if s[1] in houses)
+    if end_rule is None and x_to_house:
+        end_rule, end_moves = HAND_TO_HOUSE, x_to_house
+    else:
+        end_moves = from_x if end_rule else ()
+    return Level(end_rule=end_rule, end_moves=end_moves, bad_steps=bad)
+
+
+def _reserve_to_house(state: GameState, steps: list[Step], reserve: int) -> tuple[Step, ...]:
+    houses = set(houses_of(state))
+    return tuple(s for s in steps if s[0] == reserve and s[1] in houses)
+
+
+def _frees_better_move(state: GameState, seat: int, step: Step) -> bool:
+    """french6: after this house-to-house move, is a reserve or foundation move possible?"""
+    after = state._evolved(p=apply_step(state.p, *step))
+    reserve = RESERVE[seat]
+    houses = set(houses_of(state))
+    for src, dst in building_steps(after, seat):
+        if dst in _FOUNDATION_SET or (src == reserve and dst in houses):
+            return True
+    return False

@@ -1,0 +1,211 @@
+"""The states the events fold into: `MatchState` holding the current `GameState`.
+
+Both are immutable. `GameState` is a slotted record copied field by field (`_evolved`) rather than
+through `dataclasses.replace`: `evolve` runs once per event and must stay cheap. Piles are a tuple
+of 24 tuples in `domain.piles.ALL_PILES` order (index -1 of a pile is its top).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from domain.actions import Action
+from domain.cards import Card
+from domain.piles import ALL_PILES, HAND, HOUSES, INDEX, RESERVE, SHOWN, WASTE, layout_piles
+from domain.ruleset import Ruleset
+
+Piles = tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game ended. `kind`: ``win``, ``stalemate`` or ``resign``; `score` is per seat."""
+
+    kind: str
+    winner: int | None
+    reason: str
+    score: tuple[int, int]
+    penalties: tuple[int, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "winner": self.winner,
+            "reason": self.reason,
+            "score": list(self.score),
+            "penalties": list(self.penalties) if self.penalties is not None else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CallWindow:
+    """The most recent play action, which the opponent may call "Crapette!" on.
+
+    `base` is the game as it was before the action (what a right call restores); `events` are the
+    action's events so far (what a right call voids); `index` is its first event's stream index.
+    """
+
+    offender: int
+    index: int
+    action: Action
+    fault: str | None
+    events: tuple[Any, ...]
+    base: GameState
+    turn_over: bool = False  # a discard or pass: open until the caller's own first action
+    called: bool = False  # a wrong call was made on it; no second call
+
+
+_SLOTS = (
+    "ruleset",
+    "game_index",
+    "seed",
+    "packs",
+    "commitment",
+    "first_player",
+    "first_player_reason",
+    "p",
+    "to_move",
+    "turn_number",
+    "over",
+    "result",
+    "window",
+    "turn_productive",
+    "turn_founded",
+    "turn_start_cards",
+    "streaks",
+    "targets",
+    "quiet_turns",
+    "seen",
+    "wrong_calls",
+    "skip_next",
+    "draw_offer",
+    "started_at_ms",
+    "turn_started_at_ms",
+    "move_started_at_ms",
+)
+
+
+class GameState:
+    """One game's position and bookkeeping. Immutable: every change makes a new state.
+
+    - `p`: the piles (see module doc); `piles` gives them by name.
+    - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
+      or onto a foundation / onto a foundation (RULES.md §8 null turns and the 400-turn cap).
+    - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
+    - `seen`: house layouts seen since the last move that was not house to house (the in-turn
+      repetition guard; every other kind of action makes the position new for good).
+    """
+
+    __slots__ = (*_SLOTS, "_cache")
+
+    ruleset: Ruleset
+    game_index: int
+    seed: str | None
+    packs: tuple[tuple[Card, ...], tuple[Card, ...]]
+    commitment: str | None
+    first_player: int
+    first_player_reason: str
+    p: Piles
+    to_move: int
+    turn_number: int
+    over: bool
+    result: GameResult | None
+    window: CallWindow | None
+    turn_productive: bool
+    turn_founded: bool
+    turn_start_cards: int
+    streaks: tuple[int, int]
+    targets: tuple[int, int]
+    quiet_turns: int
+    seen: frozenset[tuple[tuple[Card, ...], ...]]
+    wrong_calls: tuple[int, int]
+    skip_next: tuple[bool, bool]
+    draw_offer: int | None
+    started_at_ms: int
+    turn_started_at_ms: int
+    move_started_at_ms: int
+    _cache: dict[Any, Any]
+
+    def __init__(self, **values: Any) -> None:
+        setter = object.__setattr__
+        for name in _SLOTS:
+            setter(self, name, values[name])
+        setter(self, "_cache", {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("game states are immutable; evolve makes new ones")
+
+    def _evolved(self, **changes: Any) -> GameState:
+        """A copy with `changes` (engine-internal)."""
+        new = object.__new__(GameState)
+        setter = object.__setattr__
+        for name in _SLOTS:
+            setter(new, name, changes[name] if name in changes else getattr(self, name))
+        setter(new, "_cache", {})
+        return new
+
+    @property
+    def piles(self) -> dict[str, tuple[Card, ...]]:
+        """Every pile of the layout by name, bottom to top."""
+        return {name: self.p[INDEX[name]] for name in layout_piles(self.ruleset.houses_per_player)}
+
+    def pile(self, name: str) -> tuple[Card, ...]:
+        return self.p[INDEX[name]]
+
+    @property
+    def last_action_index(self) -> int | None:
+        return self.window.index if self.window is not None else None
+
+    @property
+    def last_fault(self) -> str | None:
+        return self.window.fault if self.window is not None else None
+
+    def houses_key(self) -> tuple[tuple[Card, ...], ...]:
+        return self.p[HOUSES[0] : HOUSES[-1] + 1]
+
+    def loose_cards(self, seat: int) -> int:
+        """Cards in the seat's hand, X and waste."""
+        p = self.p
+        return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
+
+    def penalty(self, seat: int) -> int:
+        """2 per reserve card + 1 per hand, X and waste card (RULES.md §8)."""
+        return 2 * len(self.p[RESERVE[seat]]) + self.loose_cards(seat)
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState game {self.game_index} turn {self.turn_number} seat {self.to_move}"
+            f"{' over' if self.over else ''}>"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _SLOTS)
+
+    def __hash__(self) -> int:
+        return hash((self.p, self.to_move, self.turn_number, self.over))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """A match: its ruleset and players, totals, finished games' scores and the current game."""
+
+    ruleset: Ruleset
+    players: tuple[str, str]
+    match_id: str
+    games_played: int
+    totals: tuple[int, int]
+    wins: tuple[int, int]
+    game_scores: tuple[tuple[int, int], ...]
+    game: GameState | None
+    finished: bool
+    winner: int | None
+    version: int
+    started_at_ms: int
+    previous_first: int | None = None
+
+
+def pile_names() -> tuple[str, ...]:
+    return ALL_PILES
