@@ -1,0 +1,120 @@
+"""What the server does on its own: bots at tables, clocks, disconnect claims, rematches, and the
+threading async mode."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.conftest import seat_two
+from tests.integration.harness import Client, ServerProcess, choose
+
+
+@pytest.fixture(scope="module", params=["threading"])
+def threaded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    process = ServerProcess(tmp_path_factory.mktemp("threaded"), async_mode=request.param)
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+def play_against_bot(server: ServerProcess, clients: list[Client], moves: int) -> Client:
+    opened = server.open_table(name="Ann", preset="beginner", bot="random")
+    ann = Client(server, opened["seat_token"]).connect()
+    clients.append(ann)
+    ann.join(opened["match_id"], last_version=0)
+    made = 0
+    while made < moves:
+        ann.wait_for(
+            lambda c: c.view is not None and (c.view["to_move"] == 0 or c.view["over"]),
+            "my turn",
+        )
+        view = ann.view or {}
+        if view["over"]:
+            break
+        ack = ann.send(opened["match_id"], choose(view) or {})
+        assert ack["ok"], ack
+        ann.wait_version(ack["version"])
+        made += 1
+    return ann
+
+
+def test_a_bot_plays_its_seat(server: ServerProcess, clients: list[Client]) -> None:
+    ann = play_against_bot(server, clients, 12)
+    bot_events = [u["event"] for u in ann.updates if u["event"] and u["event"].get("seat") == 1]
+    assert bot_events, "the bot never played"
+
+
+def test_threading_async_mode_smoke(threaded: ServerProcess, clients: list[Client]) -> None:
+    info = threaded.get("/api/server-info").json()
+    assert info["async_mode"] == "threading"
+    play_against_bot(threaded, clients, 5)
+    match_id, ann, bob = seat_two(threaded, clients, preset="beginner")
+    ann.wait_for(lambda c: c.view is not None, "a view")
+    mover = (ann, bob)[ann.view["to_move"]]  # type: ignore[index]
+    assert mover.send(match_id, choose(mover.view or {}) or {})["ok"]
+
+
+def test_time_limit_ends_the_turn(server: ServerProcess, clients: list[Client]) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner", move_time_limit_s=1)
+    ann.wait_for(lambda c: c.view is not None, "a view")
+    assert ann.view["clock"]["limit_s"] == 1  # type: ignore[index]
+    first = ann.view["to_move"]  # type: ignore[index]
+    ann.wait_for(
+        lambda c: any(u["event"] and u["event"]["type"] == "TimeExpired" for u in c.updates),
+        "the time-out",
+    )
+    expired = next(u for u in ann.updates if u["event"] and u["event"]["type"] == "TimeExpired")
+    assert expired["event"]["seat"] == first
+
+
+def test_claim_after_the_grace_period(server: ServerProcess, clients: list[Client]) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    ann.wait_for(lambda c: c.view is not None, "a view")
+    bob.close()
+    ann.wait_for(
+        lambda c: c.table is not None and not c.table["presence"][1]["connected"], "Bob away"
+    )
+    # The grace (1 s in these tests) has to pass; the server answers too_early until then.
+    claimable = ann.table["presence"][1]["claimable_at_ms"]  # type: ignore[index]
+    assert claimable is not None
+    claim = {"match_id": match_id, "seat_token": ann.token, "what": "resign"}
+    for _ in range(100):
+        ack = ann.sio.call("claim", claim, timeout=10)
+        if ack["ok"]:
+            break
+        assert ack["code"] == "too_early" and ack["claimable_at_ms"] == claimable, ack
+        time.sleep(0.1)
+    assert ack["ok"], ack
+    ann.wait_for(
+        lambda c: any(u["event"] and u["event"]["type"] == "GameResigned" for u in c.updates),
+        "Bob's resignation",
+    )
+    resigned = next(u for u in ann.updates if u["event"] and u["event"]["type"] == "GameResigned")
+    assert resigned["event"]["seat"] == 1
+
+
+def test_rematch_links_the_tables(server: ServerProcess, clients: list[Client]) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    response = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": ann.token})
+    assert response.status_code == 201, response.text
+    new_id = response.json()["match_id"]
+    assert server.get(f"/api/tables/{new_id}").json()["rematch_of"] == match_id
+    assert server.get(f"/api/tables/{match_id}").json()["rematch"] == new_id
+    assert server.join(new_id, "Bob")["seat"] == 1
+    bad = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": "x" * 20})
+    assert bad.status_code == 403
+
+
+def test_pages_and_static_files(server: ServerProcess, tmp_path: Path) -> None:
+    for path in ("/", "/table/m-0123456789", "/replay/m-0123456789"):
+        response = server.get(path)
+        assert response.status_code in (200, 404)  # 404 until web/ ships the page
+    assert server.get("/static/__init__.py").status_code == 404
