@@ -1,0 +1,190 @@
+"""`crapette bench engine [--json] [--games N]`: the rules engine's speed, with a same-run baseline.
+
+Measures µs per `evolve` (replaying recorded events), µs per `legal_actions` (on positions met in
+play) and complete random games per second for every preset. A machine's speed varies from run to
+run, so each figure is also given as a ratio to a baseline measured in the same run: the cost of a
+bare Python loop copying a dict of 24 tuples (roughly what one evolve must at least do).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from domain import PRESETS, Ruleset
+from domain.actions import AcceptDraw, Action, Call, OfferDraw, Resign, TimeOut
+from domain.commands import Act, Command, StartGame, StartMatch
+from domain.engine import decide, evolve, legal_actions
+from domain.events import Event
+from domain.state import MatchState
+
+# A game that runs longer than this is reported as unfinished rather than looping for ever.
+MAX_ACTIONS_PER_GAME = 200_000
+# How often a random opponent tries a call when one is open (the table's watchfulness).
+CALL_CHANCE = 0.3
+# Actions a random player never takes: they end games early and say nothing about the engine.
+NOT_PLAYED = (Resign, OfferDraw, AcceptDraw, TimeOut)
+
+
+@dataclass
+class PlayedGame:
+    events: list[Event] = field(default_factory=list)
+    actions: int = 0
+    finished: bool = False
+
+
+def game_seed(preset: str, index: int) -> str:
+    """A fixed seed per (preset, game), so two runs play the same games."""
+    return hashlib.sha256(f"bench {preset} {index}".encode()).hexdigest()
+
+
+def _apply(state: MatchState | None, command: Command, played: PlayedGame) -> MatchState:
+    events = decide(state, command)
+    for event in events:
+        state = evolve(state, event)
+    played.events.extend(events)
+    assert state is not None
+    return state
+
+
+def random_game(ruleset: Ruleset, seed: str, rng: random.Random) -> PlayedGame:
+    """One game of uniformly random legal play (with random calls) from the deal of `seed`."""
+    played = PlayedGame()
+    state = _apply(None, StartMatch("bench", ruleset, ("a", "b"), 0), played)
+    state = _apply(state, StartGame(seed, None, 0), played)
+    while played.actions < MAX_ACTIONS_PER_GAME:
+        game = state.game
+        assert game is not None
+        if game.over:
+            played.finished = True
+            break
+        seat = game.to_move
+        action: Action | None = None
+        if rng.random() < CALL_CHANCE:
+            calls = [a for a in legal_actions(state, 1 - seat) if isinstance(a, Call)]
+            action = calls[0] if calls else None
+        if action is None:
+            choices = [a for a in legal_actions(state, seat) if not isinstance(a, NOT_PLAYED)]
+            if not choices:
+                raise RuntimeError(f"seat {seat} has no legal action in a running game ({seed})")
+            action = rng.choice(choices)
+        state = _apply(state, Act(action, 0), played)
+        played.actions += 1
+    return played
+
+
+def _timed(work: Callable[[], int]) -> tuple[float, int]:
+    """(seconds, operations) of one call of `work`, which returns how many operations it did."""
+    start = time.perf_counter()
+    count = work()
+    return time.perf_counter() - start, count
+
+
+def baseline_us_per_copy(copies: int = 200_000) -> float:
+    """µs per copy of a dict of 24 tuples, with one entry changed: the floor an evolve stands on."""
+    piles = {f"P{i}": tuple(range(i % 5)) for i in range(24)}
+
+    def work() -> int:
+        current = piles
+        for i in range(copies):
+            new = dict(current)
+            new["P3"] = (i,)
+            current = new
+        return copies
+
+    seconds, count = _timed(work)
+    return seconds / count * 1e6
+
+
+def measure(games: int, presets: list[str]) -> dict[str, Any]:
+    """Every figure of the benchmark, as one JSON-able object."""
+    base = baseline_us_per_copy()
+    per_preset: dict[str, Any] = {}
+    classic_events: list[list[Event]] = []
+    for name in presets:
+        ruleset = Ruleset.preset(name)
+        rng = random.Random(name)
+        start = time.perf_counter()
+        played = [random_game(ruleset, game_seed(name, i), rng) for i in range(games)]
+        seconds = time.perf_counter() - start
+        per_preset[name] = {
+            "games": games,
+            "games_per_s": round(games / seconds, 1),
+            "actions_per_game": round(sum(g.actions for g in played) / games, 1),
+            "unfinished": sum(not g.finished for g in played),
+        }
+        if name == "classic":
+            classic_events = [g.events for g in played]
+
+    result: dict[str, Any] = {"baseline_dict_copy_us": round(base, 3), "presets": per_preset}
+    if classic_events:
+        # The same events folded twice: once bare, once asking for the mover's legal actions at
+        # every position of a running game; the difference is the cost of legal_actions alone.
+        replay_s, count = _timed(lambda: _replay(classic_events, query=False))
+        with_query_s, queries = _timed(lambda: _replay(classic_events, query=True))
+        evolve_us = replay_s / count * 1e6
+        legal_us = max(with_query_s - replay_s, 0.0) / max(queries, 1) * 1e6
+        result["evolve_us"] = round(evolve_us, 3)
+        result["evolve_ratio"] = round(evolve_us / base, 2)
+        result["legal_actions_us"] = round(legal_us, 3)
+        result["legal_actions_ratio"] = round(legal_us / base, 2)
+    return result
+
+
+def _replay(games: list[list[Event]], query: bool) -> int:
+    """Fold every game's events; returns the events folded, or the queries made when `query`."""
+    count = 0
+    for events in games:
+        state: MatchState | None = None
+        for event in events:
+            state = evolve(state, event)
+            game = state.game
+            if query and game is not None and not game.over:
+                legal_actions(state, game.to_move)
+                count += 1
+            elif not query:
+                count += 1
+    return count
+
+
+def _as_text(result: dict[str, Any]) -> str:
+    base = result["baseline_dict_copy_us"]
+    lines = [f"baseline: {base:.3f} µs per dict copy (24 piles) in this run"]
+    if "evolve_us" in result:
+        lines.append(
+            f"evolve:        {result['evolve_us']:8.2f} µs"
+            f"  ({result['evolve_ratio']:.1f}× baseline)"
+        )
+    if "legal_actions_us" in result:
+        lines.append(
+            f"legal_actions: {result['legal_actions_us']:8.2f} µs"
+            f"  ({result['legal_actions_ratio']:.1f}× baseline)"
+        )
+    lines.append("complete random games (uniform legal play, random calls):")
+    for name, row in result["presets"].items():
+        lines.append(
+            f"  {name:<9} {row['games_per_s']:8.1f} games/s  {row['actions_per_game']:7.1f}"
+            f" actions/game  unfinished {row['unfinished']}"
+        )
+    return "\n".join(lines)
+
+
+@click.command("engine")
+@click.option("--games", default=50, show_default=True, help="Random games per preset.")
+@click.option("--preset", "presets", multiple=True, help="Only these presets (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def engine(games: int, presets: tuple[str, ...], as_json: bool) -> None:
+    """µs per evolve and per legal_actions, random games/s per preset (ratios to a baseline)."""
+    names = list(presets) or list(PRESETS)
+    unknown = [name for name in names if name not in PRESETS]
+    if unknown:
+        raise click.BadParameter(f"unknown preset(s): {', '.join(unknown)}", param_hint="--preset")
+    result = measure(max(1, games), names)
+    click.echo(json.dumps(result, indent=2) if as_json else _as_text(result))
