@@ -57,8 +57,10 @@ from domain.events import (
     event_to_payload,
 )
 from domain.piles import ALL_PILES, is_pile
+from domain.positions import position_from_text, position_to_text
 from domain.ruleset import PRESET_DESCRIPTIONS, PRESETS, Ruleset
 from domain.state import CallWindow, GameResult, GameState, MatchState
+from domain.views import View, redact, view, visible_piles
 
 __all__ = [
     "ALL_PILES",
@@ -109,6 +111,7 @@ __all__ = [
     "TimeOut",
     "Turn",
     "TurnEnded",
+    "View",
     "WasteTurnedOver",
     "action_from_json",
     "check",
@@ -123,4 +126,9 @@ __all__ = [
     "legal_actions",
     "parse_action",
     "play",
+    "position_from_text",
+    "position_to_text",
+    "redact",
+    "view",
+    "visible_piles",
 ]

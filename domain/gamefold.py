@@ -70,6 +70,7 @@ def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
         started_at_ms=event.at_ms,
         turn_started_at_ms=event.at_ms,
         move_started_at_ms=event.at_ms,
+        last_event=None,
     )
 
 
@@ -131,8 +132,25 @@ def _replace_pile(p: Piles, changes: dict[int, tuple[Card, ...]]) -> Piles:
     return tuple(piles)
 
 
+_SHOWN_AS_LAST = (
+    CardMoved,
+    HandCardTurned,
+    CardDiscarded,
+    Passed,
+    CompulsoryMovePlayed,
+    CrapetteCalled,
+)
+
+
 def evolve_game(game: GameState, event: Event, index: int) -> GameState:
     """The game after `event`, which is the match stream's event number `index`."""
+    new = _evolve_game(game, event, index)
+    if isinstance(event, _SHOWN_AS_LAST):
+        object.__setattr__(new, "last_event", event)  # `new` is fresh: nobody has seen it yet
+    return new
+
+
+def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
     if isinstance(event, CardMoved):
         src, dst = INDEX[event.src], INDEX[event.dst]
         changes = _move(game, event.seat, src, dst)

@@ -83,6 +83,7 @@ _SLOTS = (
     "started_at_ms",
     "turn_started_at_ms",
     "move_started_at_ms",
+    "last_event",
 )
 
 
@@ -125,6 +126,7 @@ class GameState:
     started_at_ms: int
     turn_started_at_ms: int
     move_started_at_ms: int
+    last_event: Any  # the most recent move, turn, discard, pass or call (for views)
     _cache: dict[Any, Any]
 
     def __init__(self, **values: Any) -> None:

@@ -1,0 +1,219 @@
+"""What one seat (or a spectator) may see: `view` for the table, `redact` for single events.
+
+While a game runs, face-down cards (a reserve below its top, the hands) are sent as ``null``,
+the seed stays hidden behind its commitment, and no event says whether an action was a fault
+(spotting that is the opponent's job: RULES.md §7). Once the game is over, everything is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.actions import Action
+from domain.engine import legal_actions
+from domain.events import (
+    CardDiscarded,
+    CardMoved,
+    CompulsoryMovePlayed,
+    CrapetteCalled,
+    Event,
+    GameStarted,
+    HandCardTurned,
+    Passed,
+    event_to_payload,
+)
+from domain.piles import HAND, INDEX, RESERVE, layout_piles
+from domain.state import GameState, MatchState
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A seat's (or a spectator's) picture of the match; `to_json()` is what a client receives."""
+
+    match_id: str
+    game_index: int | None
+    version: int
+    viewer: int | None
+    ruleset: dict[str, Any]
+    preset: str
+    players: tuple[str, str]
+    totals: tuple[int, int]
+    wins: tuple[int, int]
+    game_scores: tuple[tuple[int, int], ...]
+    match_over: bool
+    match_winner: int | None
+    to_move: int | None
+    turn_number: int
+    over: bool
+    result: dict[str, Any] | None
+    commitment: str | None
+    seed: str | None
+    first_player: int | None
+    first_player_reason: str | None
+    piles: dict[str, list[str | None]]
+    last_action: dict[str, Any] | None
+    call_window: dict[str, Any]
+    clock: dict[str, Any]
+    draw_offer: int | None
+    legal: tuple[Action, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "match_id": self.match_id,
+            "game_index": self.game_index,
+            "version": self.version,
+            "viewer": self.viewer,
+            "ruleset": self.ruleset,
+            "preset": self.preset,
+            "players": list(self.players),
+            "totals": list(self.totals),
+            "wins": list(self.wins),
+            "game_scores": [list(s) for s in self.game_scores],
+            "match_over": self.match_over,
+            "match_winner": self.match_winner,
+            "to_move": self.to_move,
+            "turn_number": self.turn_number,
+            "over": self.over,
+            "result": self.result,
+            "commitment": self.commitment,
+            "seed": self.seed,
+            "first_player": self.first_player,
+            "first_player_reason": self.first_player_reason,
+            "piles": self.piles,
+            "last_action": self.last_action,
+            "call_window": self.call_window,
+            "clock": self.clock,
+            "draw_offer": self.draw_offer,
+            "legal": [dict(a.to_json(), text=a.notation()) for a in self.legal],
+        }
+
+
+def view(state: MatchState, viewer: int | None) -> View:
+    """What `viewer` (seat 0, seat 1, or None for a spectator) may see of the match now."""
+    game = state.game
+    ruleset = state.ruleset
+    common: dict[str, Any] = {
+        "match_id": state.match_id,
+        "version": state.version,
+        "viewer": viewer,
+        "ruleset": ruleset.to_json(),
+        "preset": ruleset.name,
+        "players": state.players,
+        "totals": state.totals,
+        "wins": state.wins,
+        "game_scores": state.game_scores,
+        "match_over": state.finished,
+        "match_winner": state.winner,
+    }
+    if game is None:
+        return View(
+            game_index=None,
+            to_move=None,
+            turn_number=0,
+            over=False,
+            result=None,
+            commitment=None,
+            seed=None,
+            first_player=None,
+            first_player_reason=None,
+            piles={},
+            last_action=None,
+            call_window={"open": False, "offender": None, "action": None},
+            clock={"limit_s": ruleset.move_time_limit_s},
+            draw_offer=None,
+            **common,
+        )
+    legal: tuple[Action, ...] = ()
+    if viewer in (0, 1) and not state.finished:
+        legal = tuple(legal_actions(state, viewer))
+    window = game.window
+    open_window = window is not None and not window.called and not game.over
+    return View(
+        game_index=game.game_index,
+        to_move=game.to_move,
+        turn_number=game.turn_number,
+        over=game.over,
+        result=game.result.to_json() if game.result is not None else None,
+        commitment=game.commitment,
+        seed=game.seed if game.over else None,
+        first_player=game.first_player,
+        first_player_reason=game.first_player_reason,
+        piles=visible_piles(game),
+        last_action=last_action(game),
+        call_window={
+            "open": open_window,
+            "offender": window.offender if window is not None and open_window else None,
+            "action": window.action.notation() if window is not None and open_window else None,
+        },
+        clock={
+            "limit_s": ruleset.move_time_limit_s,
+            "turn_started_at_ms": game.turn_started_at_ms,
+            "move_started_at_ms": game.move_started_at_ms,
+        },
+        draw_offer=game.draw_offer,
+        legal=legal,
+        **common,
+    )
+
+
+def visible_piles(game: GameState) -> dict[str, list[str | None]]:
+    """Every pile bottom to top; face-down cards as None while the game runs."""
+    shown: dict[str, list[str | None]] = {}
+    hidden = not game.over
+    for name in layout_piles(game.ruleset.houses_per_player):
+        i = INDEX[name]
+        cards = game.p[i]
+        if hidden and i in HAND:
+            shown[name] = [None] * len(cards)
+        elif hidden and i in RESERVE and cards:
+            shown[name] = [None] * (len(cards) - 1) + [str(cards[-1])]
+        else:
+            shown[name] = [str(c) for c in cards]
+    return shown
+
+
+def last_action(game: GameState) -> dict[str, Any] | None:
+    """The most recent move, turn, discard, pass or call, as action JSON with its card."""
+    e = game.last_event
+    if isinstance(e, (CardMoved, CompulsoryMovePlayed)):
+        data: dict[str, Any] = {"do": "move", "seat": e.seat, "from": e.src, "to": e.dst}
+        data["card"] = str(e.card)
+        if isinstance(e, CompulsoryMovePlayed):
+            data["compulsory"] = True
+        return data
+    if isinstance(e, HandCardTurned):
+        return {"do": "turn", "seat": e.seat, "card": str(e.card)}
+    if isinstance(e, CardDiscarded):
+        return {"do": "discard", "seat": e.seat, "card": str(e.card), "auto": e.auto}
+    if isinstance(e, Passed):
+        return {"do": "pass", "seat": e.seat}
+    if isinstance(e, CrapetteCalled):
+        return {"do": "call", "seat": e.caller, "verdict": e.verdict, "rule": e.rule}
+    return None
+
+
+def redact(event: Event, viewer: int | None, state: MatchState | None = None) -> dict[str, Any]:
+    """The event as `viewer` may see it: ``{"type": …, **payload}``.
+
+    Without `state` (or while the event's game runs) a `GameStarted` loses its seed and packs,
+    and play events lose their `fault`. Pass the current `state` to reveal them after the game.
+    """
+    kind, payload = event_to_payload(event)
+    revealed = _revealed(event, state)
+    if isinstance(event, GameStarted) and not revealed:
+        payload["seed"] = None
+        payload["packs"] = None
+    if "fault" in payload and not revealed:
+        payload["fault"] = None
+    return {"type": kind, **payload}
+
+
+def _revealed(event: Event, state: MatchState | None) -> bool:
+    if state is None or state.game is None:
+        return False
+    if state.finished:
+        return True
+    game = state.game
+    index = event.game_index if isinstance(event, GameStarted) else game.game_index
+    return index < game.game_index or game.over
