@@ -30,12 +30,8 @@ async function loadPresets() {
 function showPreset() {
   const p = presets.find((x) => x.name === $("preset").value);
   const r = p?.ruleset ?? {};
-  const extras = [
-    r.match ? `match ${r.match}` : "",
-    r.move_time_limit_s ? `${r.move_time_limit_s} s per turn` : "",
-    r.enforcement ? `enforcement: ${r.enforcement}` : "",
-  ].filter(Boolean);
-  $("preset-desc").textContent = `${p?.description ?? ""} ${extras.length ? `(${extras.join(", ")})` : ""}`;
+  const limit = r.move_time_limit_s ? ` ${r.move_time_limit_s} s per turn.` : "";
+  $("preset-desc").textContent = `${p?.description ?? ""}${limit}`;
 }
 
 async function createTable(e) {

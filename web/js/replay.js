@@ -159,9 +159,9 @@ export class Replay {
   caption(frame) {
     const view = frame.view;
     const text = describeEvent(frame.event, this.players);
-    if (!view) return text;
-    const g = (view.game_index ?? 0) + 1;
-    return `${text} · game ${g}, turn ${view.turn_number} · match ${view.totals.join("–")}`;
+    if (!view || view.game_index === null || view.game_index === undefined) return text;
+    const g = view.game_index + 1;
+    return `${text} · game ${g}, turn ${view.turn_number} · match ${(view.totals ?? []).join("–")}`;
   }
 
   /** Keep the address bar on the position shown, without flooding the history API. */

@@ -41,13 +41,13 @@ class TablePage {
   }
 
   async start() {
+    this.lanBase = lanBase(await getJSON("/api/server-info").catch(() => null));
     try {
       this.onTable(await getJSON(`/api/tables/${encodeURIComponent(this.matchId)}`));
     } catch (err) {
       this.say(`This table does not exist (${err.message}).`, "refused");
       return;
     }
-    this.lanBase = lanBase(await getJSON("/api/server-info").catch(() => null));
     this.socket = openSocket();
     this.socket.on("connect", () => this.onConnect());
     this.socket.on("disconnect", () => this.onDisconnect());
@@ -165,7 +165,8 @@ class TablePage {
     if (view) {
       const target = ruleset.match ? ` to ${String(ruleset.match).replace(":", " ")}` : "";
       $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
-      $("game-no").textContent = `game ${view.game_index + 1}, turn ${view.turn_number}`;
+      $("game-no").textContent =
+        view.game_index === null ? "" : `game ${view.game_index + 1}, turn ${view.turn_number}`;
       const c = $("commitment");
       c.textContent = view.seed ? `seed ${view.seed}` : `commitment ${view.commitment ?? ""}`;
       $("turn").textContent = this.turnText(view, players);
@@ -182,6 +183,7 @@ class TablePage {
   }
 
   turnText(view, players) {
+    if (view.to_move === null || view.to_move === undefined) return "Dealing…";
     if (view.over) return "Game over.";
     if (this.table?.status === "finished") return "Match over.";
     const mover = players[view.to_move] ?? `seat ${view.to_move + 1}`;

@@ -1,0 +1,71 @@
+"""Browser tests: a real server process and Debian's Chromium driven by Playwright.
+
+The server is `python -m server serve` on a free port with a temporary SQLite store, stopped by its
+PID (tests/integration/harness.py). Each test gets fresh browser contexts, so two players are two
+separate cookie/localStorage jars, as on two laptops.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.harness import ServerProcess
+
+CHROMIUM = os.environ.get("CRAPETTE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    process = ServerProcess(tmp_path_factory.mktemp("server")).start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: object) -> Iterator[object]:
+    """Make pages, each in its own context (another player's browser); all closed afterwards.
+
+    Every page fails its test on an uncaught JavaScript error: `page.errors` collects them.
+    """
+    contexts = []
+
+    def make(viewport: dict[str, int] | None = None) -> object:
+        context = browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[attr-defined]
+        contexts.append(context)
+        page = context.new_page()
+        page.errors = []  # type: ignore[attr-defined]
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))  # type: ignore[attr-defined]
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

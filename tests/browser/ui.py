@@ -1,0 +1,93 @@
+"""What a player does with the mouse and keyboard, and what the test reads back from the page.
+
+The page keeps its state in `window.crapette` (table) and `window.replay` (replay viewer); tests
+read the server's view from there only to choose a move, and check results in the DOM.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WAIT_MS = 15_000  # upper bound of any wait; never an assertion about speed
+
+
+def pile_top(page: Any, pile: str) -> Any:
+    return page.locator(f'#board [data-pile="{pile}"] .card:last-of-type')
+
+
+def pile_box(page: Any, pile: str) -> dict[str, float]:
+    box = page.locator(f'#board [data-pile="{pile}"]').bounding_box()
+    assert box is not None, f"pile {pile} is not on the page"
+    return box
+
+
+def centre(box: dict[str, float]) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def target_point(page: Any, pile: str) -> tuple[float, float]:
+    """A point on the pile where a card would be dropped: its top card if any, else its slot."""
+    top = pile_top(page, pile)
+    if top.count():
+        box = top.bounding_box()
+    else:
+        box = page.locator(f'#board [data-pile="{pile}"] .slot').bounding_box()
+    assert box is not None
+    return centre(box)
+
+
+def view(page: Any) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = page.evaluate("window.crapette && window.crapette.view")
+    return result
+
+
+def version(page: Any) -> int:
+    return int(page.evaluate("window.crapette && window.crapette.version") or 0)
+
+
+def wait_version_above(page: Any, v: int) -> None:
+    page.wait_for_function(
+        "v => window.crapette && window.crapette.version > v", arg=v, timeout=WAIT_MS
+    )
+
+
+def drag(page: Any, src: str, dst: str) -> None:
+    """Press on the top card of `src`, move in steps, release over `dst`."""
+    box = pile_top(page, src).bounding_box()
+    assert box is not None, f"no card to drag on {src}"
+    x, y = centre(box)
+    tx, ty = target_point(page, dst)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 10, y + 10, steps=3)
+    page.mouse.move(tx, ty, steps=12)
+    page.mouse.up()
+
+
+def click_move(page: Any, src: str, dst: str) -> None:
+    """Click the top card of `src`, then click `dst`."""
+    pile_top(page, src).click()
+    x, y = target_point(page, dst)
+    page.mouse.click(x, y)
+
+
+def message(page: Any) -> str:
+    text: str = page.locator("[data-testid=message]").inner_text()
+    return text
+
+
+def board_piles(page: Any) -> dict[str, list[str | None]]:
+    """Every pile as drawn: a house lists all its cards, other piles their count and top card."""
+    result: dict[str, list[str | None]] = page.evaluate(
+        """() => {
+        const out = {};
+        for (const el of document.querySelectorAll('#board [data-pile]')) {
+          if (el.hidden) continue;
+          const cards = [...el.querySelectorAll('.card:not(.under)')]
+            .map(c => c.dataset.card || null);
+          out[el.dataset.pile] = {count: Number(el.dataset.count || 0), cards};
+        }
+        return out;
+    }"""
+    )
+    return result
