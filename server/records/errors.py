@@ -27,20 +27,38 @@ class RecordFormatError(RecordError):
 class RecordMismatchError(RecordError):
     """The record says one thing, the engine another.
 
-    `game` and `action` are 1-based (as a reader counts them); `action` is None for a game-level
-    difference (deal, first player, result) and `stated` / `engine` say what differs.
+    `game` and `action` are 1-based (as a reader counts them); `action` is None for a difference
+    in the deal (seed, commitment, packs, first player); `stated` / `engine` are shown as given.
     """
 
     def __init__(
         self, game: int, action: int | None, what: str, stated: object, engine: object
     ) -> None:
-        where = f"game {game}" + (f", action {action}" if action is not None else "")
-        super().__init__(f"{where}: {what}: the record says {stated!r}, the engine says {engine!r}")
+        where = f"game {game}, " + (f"action {action}" if action is not None else "deal")
+        super().__init__(f"{where}: {what}: the record says {stated}, the engine says {engine}")
         self.game = game
         self.action = action
         self.what = what
         self.stated = stated
         self.engine = engine
+
+
+class RecordRefusedError(RecordMismatchError):
+    """The engine refuses an action of the record outright (not a legal action there)."""
+
+    def __init__(self, game: int, action: int, notation: str, reason: str) -> None:
+        RecordError.__init__(
+            self, f"game {game}, action {action}: {notation}: the engine refuses it: {reason}"
+        )
+        self.game = game
+        self.action = action
+        self.what = "action"
+        self.stated = notation
+        self.engine = reason
+
+
+class RecordIncompleteError(RecordError):
+    """A live export: a game's deal is still secret, so its actions cannot be recomputed."""
 
 
 class MatchNotFoundError(RecordError):

@@ -22,6 +22,7 @@ CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]$")
 CARD = re.compile(r"^[A2-9TJQK][SHDC](/[01])?$")
 PILE = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])$")
 MOVE_TEXT = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|W[01]|T[0-7]|F[0-7])$")
+VOIDED = re.compile(r"^[a-z][a-z-]*( [A-Za-z0-9/-]+)*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 # The `do` values of RECORDS.md §2 plus the server's time-out (an action the server issues for the
@@ -35,7 +36,7 @@ DOINGS = (
     "resign",
     "offer-draw",
     "accept-draw",
-    "timeout",
+    "time-out",
 )
 OUTCOMES = ("win", "stalemate", "resign")
 
@@ -67,6 +68,13 @@ class MoveSchema(_Strict):
     locals()["from"] = _pile(required=True)
     to = _pile(required=True)
     card = _card(required=True)
+
+
+class DiscardSchema(_Strict):
+    """X put on the waste by the server (hand card lock, time-out, after a right call)."""
+
+    card = _card(required=True)
+    reason = fields.String(required=True)
 
 
 class TurnEndSchema(_Strict):
@@ -102,13 +110,16 @@ class ActionSchema(_Strict):
     # The server's decisions (for readers; the verifier recomputes every one of them).
     fault = fields.Boolean()
     rule = fields.String()
-    recycled = fields.Integer(strict=True, validate=validate.Range(min=1))
+    recycled = fields.Integer(strict=True, validate=validate.Range(min=0))
     verdict = fields.String(validate=validate.OneOf(["right", "wrong"]))
-    target = fields.Integer(strict=True, validate=validate.Range(min=0))
-    voided = fields.List(fields.Integer(strict=True, validate=validate.Range(min=0)))
+    penalty = fields.Boolean()
+    target = fields.Integer(strict=True, validate=validate.Range(min=1))
+    voided = fields.List(
+        fields.String(validate=validate.Regexp(VOIDED, error="not an undone step: {input}"))
+    )
     compulsory = fields.Nested(MoveSchema)
-    cleared = _card()
-    turn_end = fields.Nested(TurnEndSchema)
+    discarded = fields.Nested(DiscardSchema)
+    turn_end = fields.List(fields.Nested(TurnEndSchema))
 
     @validates_schema
     def _pieces(self, data: dict[str, Any], **_: Any) -> None:
@@ -188,8 +199,8 @@ class RecordSchema(_Strict):
         for name, value in data.get("ruleset", {}).items():
             if value is not None and not isinstance(value, str | int) or isinstance(value, bool):
                 raise ValidationError(f"option {name}: {value!r} is not a name or a number")
-            # The text form writes numbers bare and none as `none`: a name must not read as either.
-            if isinstance(value, str) and (value.isdigit() or value == "none" or not value):
+            # The text form writes numbers bare and no value as `-`: a name must not read as either.
+            if isinstance(value, str) and (value.isdigit() or value == "-" or not value):
                 raise ValidationError(f"option {name}: {value!r} is not a name")
         for i, game in enumerate(data.get("games", [])):
             if game["index"] != i:

@@ -48,7 +48,7 @@ _WORDS = {
     "resign": "resign",
     "offer-draw": "offer-draw",
     "accept-draw": "accept-draw",
-    "timeout": "timeout",
+    "time-out": "time-out",
 }
 _DOINGS = {word: do for do, word in _WORDS.items()}
 _DECISIONS = (
@@ -56,11 +56,14 @@ _DECISIONS = (
     "rule",
     "recycled",
     "verdict",
+    "penalty",
     "target",
     "voided",
+    "voided-none",
     "compulsory",
-    "cleared",
+    "discarded",
     "turn-end",
+    "turn-end-none",
 )
 
 
@@ -96,7 +99,7 @@ def _string_lines(head: str, text: str) -> list[str]:
 
 
 def _option_value(value: object) -> str:
-    return "none" if value is None else str(value)
+    return "-" if value is None else str(value)
 
 
 def _pair(values: list[int]) -> str:
@@ -183,7 +186,7 @@ def _movetext(actions: list[dict[str, Any]]) -> list[str]:
         words.append(f"@{action['ms']}")
         lines.append(prefix + " ".join(words))
         lines += _decision_lines(action)
-        new_turn = "turn_end" in action
+        new_turn = bool(action.get("turn_end"))
         if new_turn:
             turn += 1
     return lines
@@ -204,18 +207,25 @@ def _decision_lines(action: dict[str, Any]) -> list[str]:
         lines.append(f"{head}recycled {action['recycled']}")
     if "verdict" in action:
         lines.append(f"{head}verdict {action['verdict']}")
+    if "penalty" in action:
+        lines.append(head + ("penalty" if action["penalty"] else "penalty no"))
     if "target" in action:
         lines.append(f"{head}target {action['target']}")
     if "voided" in action:
-        lines.append(" ".join([head + "voided", *map(str, action["voided"])]))
+        if not action["voided"]:
+            lines.append(head + "voided-none")
+        lines += [f"{head}voided {step}" for step in action["voided"]]
     if "compulsory" in action:
         move = action["compulsory"]
         lines.append(f"{head}compulsory {move['from']}-{move['to']} {move['card']}")
-    if "cleared" in action:
-        lines.append(f"{head}cleared {action['cleared']}")
+    if "discarded" in action:
+        discarded = action["discarded"]
+        lines += _string_lines(f"{head}discarded {discarded['card']}", discarded["reason"])
     if "turn_end" in action:
-        end = action["turn_end"]
-        lines += _string_lines(f"{head}turn-end {end['next']}", end["reason"])
+        if not action["turn_end"]:
+            lines.append(head + "turn-end-none")
+        for end in action["turn_end"]:
+            lines += _string_lines(f"{head}turn-end {end['next']}", end["reason"])
     return lines
 
 
@@ -352,7 +362,7 @@ def _match_header(head: _Section) -> dict[str, Any]:
     ruleset: dict[str, object] = {}
     for option in head.repeated.get("Option", []):
         name, _, value = option.partition(" ")
-        ruleset[name] = None if value == "none" else int(value) if value.isdigit() else value
+        ruleset[name] = None if value == "-" else int(value) if value.isdigit() else value
     head.pop("Option", required=False)
     record["ruleset"] = ruleset
     finished = head.need("Finished")
@@ -468,12 +478,12 @@ def _decision(
         if len(words) != n_words or len(strings) > n_strings:
             raise _bad(number, f"malformed {key!r} decision")
 
-    if key == "fault":
-        expect(1 if words == ["no"] else 0, 1)
-        action["fault"] = not words
+    if key in ("fault", "penalty"):
+        expect(1 if words == ["no"] else 0, 1 if key == "fault" else 0)
+        action[key] = not words
         if strings:
             action["rule"] = strings[0]
-        return (action, "rule")
+        return (action, "rule") if key == "fault" else None
     if key == "rule":
         expect(0, 1)
         action["rule"] = strings[0] if strings else ""
@@ -486,20 +496,26 @@ def _decision(
         action["verdict"] = words[0]
     elif key == "voided":
         expect(len(words), 0)
-        action["voided"] = [_int(w, number, "voided") for w in words]
-    elif key in ("compulsory",):
+        action.setdefault("voided", []).append(" ".join(words))
+    elif key == "voided-none":
+        expect(0, 0)
+        action["voided"] = []
+    elif key == "compulsory":
         expect(2, 0)
         source, _, destination = words[0].partition("-")
         action["compulsory"] = {"from": source, "to": destination, "card": words[1]}
-    elif key == "cleared":
-        expect(1, 0)
-        action["cleared"] = words[0]
+    elif key == "discarded":
+        expect(1, 1)
+        action["discarded"] = {"card": words[0], "reason": strings[0] if strings else ""}
+        return (action["discarded"], "reason")
     elif key == "turn-end":
         expect(1, 1)
-        action["turn_end"] = {"next": _int(words[0], number, "turn-end"), "reason": ""}
-        if strings:
-            action["turn_end"]["reason"] = strings[0]
-        return (action["turn_end"], "reason")
+        end = {"next": _int(words[0], number, "turn-end"), "reason": strings[0] if strings else ""}
+        action.setdefault("turn_end", []).append(end)
+        return (end, "reason")
+    elif key == "turn-end-none":
+        expect(0, 0)
+        action["turn_end"] = []
     else:
         raise _bad(number, f"unknown decision {key!r}")
     return None

@@ -1,0 +1,186 @@
+"""`crapette export`, `crapette import` and `crapette verify`: match records on the command line.
+
+Exit codes: 0 the record holds (or was written); 1 the record and the engine disagree (or the match
+is missing / already there); 2 the file is not a record at all. Every failure is one readable line on
+stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from server.records.errors import RecordError, RecordFormatError
+
+EXIT_MISMATCH = 1
+EXIT_MALFORMED = 2
+
+
+def default_store_url() -> str:
+    """`CRAPETTE_STORE` if set, else the store `crapette serve` uses by default."""
+    url = os.environ.get("CRAPETTE_STORE")
+    if url:
+        return url
+    try:
+        from server.commands.serve import default_store_url as serve_default
+    except ImportError:  # serve not written yet: its documented default, a data-directory file
+        return "sqlite:///" + str(Path.home() / ".local/share/crapette/crapette.sqlite3")
+    return str(serve_default())
+
+
+_STORE_HELP = "Event store URL (default: $CRAPETTE_STORE, else the `crapette serve` default)."
+
+
+def _fail(error: RecordError) -> None:
+    code = EXIT_MALFORMED if isinstance(error, RecordFormatError) else EXIT_MISMATCH
+    click.echo(f"error: {error.message}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def _open_store(url: str | None) -> Iterator[Any]:
+    from eventstore import open_store
+
+    try:
+        store = open_store(url or default_store_url())
+    except Exception as exc:  # the store's own errors: say which URL, not a traceback
+        click.echo(f"error: cannot open the event store {url!r}: {exc}", err=True)
+        sys.exit(EXIT_MISMATCH)
+    try:
+        yield store
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+
+
+def _read_file(path: str) -> str:
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        click.echo(f"error: cannot read {path}: {exc}", err=True)
+        sys.exit(EXIT_MALFORMED)
+
+
+def _parse_since(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a date like 2026-11-29 or 2026-11-29T18:00")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return int(when.timestamp() * 1000)
+
+
+@click.command("export")
+@click.argument("match_id", required=False)
+@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json")
+@click.option("--store", "store_url", default=None, help=_STORE_HELP)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
+@click.option("--all", "everything", is_flag=True, help="Every match, as NDJSON (one per line).")
+@click.option("--since", default=None, help="With --all: matches started on or after this date.")
+def export_cmd(
+    match_id: str | None,
+    fmt: str,
+    store_url: str | None,
+    output: str | None,
+    everything: bool,
+    since: str | None,
+) -> None:
+    """Write the record of MATCH_ID (or of every match with --all) as JSON or text."""
+    from server.records.export import export_all, export_match
+    from server.records.text import to_text
+
+    if everything == (match_id is not None):
+        raise click.UsageError("give either a MATCH_ID or --all")
+    if since is not None and not everything:
+        raise click.UsageError("--since goes with --all")
+    since_ms = _parse_since(since)
+    out: IO[str]
+    with _open_store(store_url) as store, _output(output) as out:
+        try:
+            if everything:
+                _export_all(store, since_ms, out, export_all)
+                return
+            assert match_id is not None
+            record = export_match(store, match_id)
+        except RecordError as exc:
+            _fail(exc)
+            return
+        if fmt == "json":
+            out.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+        else:
+            out.write(to_text(record))
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None:
+        yield sys.stdout
+        return
+    with open(path, "w", encoding="utf-8") as handle:
+        yield handle
+
+
+def _export_all(store: Any, since_ms: int | None, out: IO[str], export_all: Any) -> None:
+    """NDJSON to `out`; a progress bar on stderr only when stderr is a terminal."""
+    records = export_all(store, since_ms)
+    total = next(records)  # the first item is the number of matches to go through
+    if sys.stderr.isatty():
+        with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
+            for record in records:
+                bar.update(1)
+                if record is not None:
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    else:
+        for record in records:
+            if record is not None:
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+@click.command("import")
+@click.argument("file")
+@click.option("--store", "store_url", default=None, help=_STORE_HELP)
+@click.option("--id", "new_id", default=None, help="Store it under this match id instead.")
+def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
+    """Verify a record (JSON or text) and store it as a match that replays like any other."""
+    from server.records.importer import import_record, parse_record_file
+
+    text = _read_file(file)
+    with _open_store(store_url) as store:
+        try:
+            record = parse_record_file(text)
+            summary = import_record(store, record, match_id=new_id)
+        except RecordError as exc:
+            _fail(exc)
+            return
+    click.echo(summary)
+
+
+@click.command("verify")
+@click.argument("file")
+def verify_cmd(file: str) -> None:
+    """Recompute every decision of a record from its deal and actions (exit 0 when it holds)."""
+    from server.records.importer import parse_record_file
+    from server.records.verify import verify_record
+
+    text = _read_file(file)
+    try:
+        record = parse_record_file(text)
+        result = verify_record(record)
+    except RecordError as exc:
+        _fail(exc)
+        return
+    click.echo(result.summary)

@@ -1,0 +1,177 @@
+"""A match stream → its `crapette-record/1` record.
+
+The stream holds only the domain's events; the record holds the players' actions. To split the
+events into actions without trusting any storage detail, each action is found by asking the engine:
+the candidate action (read off the batch's first event) must `decide` into exactly the events that
+follow in the stream. A stream the engine cannot explain is refused rather than misdescribed.
+
+A match that is not finished is exported with public information only: the running game's seed
+and packs stay out (its commitment is in), like a spectator sees it. Finished games of a live match
+have had their seeds revealed, so they are complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import domain
+from domain import Act, GameStarted, MatchStarted, MatchWon, RulesError
+from domain.deal import packs_from_seed
+from server.records.decisions import action_of, describe
+from server.records.errors import MatchNotFoundError, RecordError
+from server.records.schema import ALGORITHM, FORMAT, dump_record, load_record
+
+
+class ExportError(RecordError):
+    """The stream is not a match the engine can explain (so no honest record can be written)."""
+
+
+def match_stream(match_id: str) -> str:
+    return f"match-{match_id}"
+
+
+def export_match(store: Any, match_id: str, public: bool | None = None) -> dict[str, Any]:
+    """The record of the match `match_id` in `store` (see `record_from_events`)."""
+    stored = store.read(match_stream(match_id))
+    if not stored:
+        raise MatchNotFoundError(f"there is no match {match_id!r} in this store")
+    return record_from_stored(stored, public)
+
+
+def record_from_stored(stored: Sequence[Any], public: bool | None = None) -> dict[str, Any]:
+    """Record from the store's RecordedEvents (`.type`, `.data`)."""
+    events = []
+    for recorded in stored:
+        try:
+            events.append(domain.event_from_payload(recorded.type, recorded.data))
+        except domain.DomainError as exc:
+            raise ExportError(f"event {recorded.version} of the stream: {exc}") from None
+    return record_from_events(events, public)
+
+
+def record_from_events(events: Sequence[Any], public: bool | None = None) -> dict[str, Any]:
+    """The record of a match from its domain events. `public` (default: while the match is not
+    finished) leaves out the running game's seed and packs."""
+    if not events or not isinstance(events[0], MatchStarted):
+        raise ExportError("a match stream starts with MatchStarted")
+    started: MatchStarted = events[0]
+    state = domain.evolve(None, started)
+    ruleset = started.ruleset.to_json()
+    preset = ruleset.pop("preset", None)
+    record: dict[str, Any] = {
+        "format": FORMAT,
+        "match_id": started.match_id,
+        "preset": preset,
+        "ruleset": ruleset,
+        "players": list(started.players),
+        "started_at_ms": started.at_ms,
+        "live": False,
+        "result": {"finished": False, "winner": None, "totals": [0, 0]},
+        "games": [],
+    }
+    deals: list[GameStarted] = []
+    number_of: dict[int, int] = {}  # stream index of an action's first event → action number
+    i = 1
+    while i < len(events):
+        event = events[i]
+        if isinstance(event, GameStarted):
+            deals.append(event)
+            record["games"].append(_game_entry(event))
+            number_of = {}
+            state = domain.evolve(state, event)
+            i += 1
+            continue
+        if isinstance(event, MatchWon) or not deals:
+            raise ExportError(f"event {i + 1} ({type(event).__name__}) follows no action")
+        action, batch, after = _explain(state, events, i)
+        game = record["games"][-1]
+        entry = _entry(action, batch, game, number_of)
+        number_of[i] = len(game["actions"]) + 1
+        game["actions"].append(entry)
+        state = after
+        i += len(batch)
+    record["result"] = {
+        "finished": state.finished,
+        "winner": state.winner,
+        "totals": list(state.totals),
+    }
+    if public is None:
+        public = not state.finished
+    running = state.game is not None and not state.game.over
+    if public and running:
+        record["live"] = True
+        deal = deals[-1]
+        record["games"][-1]["deal"] = {"algorithm": ALGORITHM, "commitment": deal.commitment}
+        if deal.seed is None:
+            record["games"][-1]["deal"] = {}
+    return dump_record(load_record(record))
+
+
+def _game_entry(event: GameStarted) -> dict[str, Any]:
+    if event.seed is not None:
+        packs = packs_from_seed(event.seed)
+        deal: dict[str, Any] = {
+            "algorithm": ALGORITHM,
+            "seed": event.seed,
+            "commitment": event.commitment,
+            "packs": [[card.code for card in pack] for pack in packs],
+        }
+    else:
+        assert event.packs is not None
+        deal = {"packs": [[card.code for card in pack] for pack in event.packs]}
+    return {
+        "index": event.game_index,
+        "started_at_ms": event.at_ms,
+        "deal": deal,
+        "first_player": event.first_player,
+        "first_player_reason": event.first_player_reason,
+        "actions": [],
+        "result": None,
+    }
+
+
+def _entry(
+    action: domain.Action,
+    batch: Sequence[Any],
+    game: dict[str, Any],
+    number_of: dict[int, int],
+) -> dict[str, Any]:
+    entry = action.to_json()
+    entry["ms"] = batch[0].at_ms - game["started_at_ms"]
+    decisions, game_result, _ = describe(action, batch, lambda index: number_of.get(index, 0))
+    entry.update(decisions)
+    if game_result is not None:
+        game["result"] = game_result
+    return entry
+
+
+def _candidates(state: Any, events: Sequence[Any], i: int) -> Iterator[domain.Action]:
+    first = events[i]
+    guess = action_of(first)
+    if guess is not None:
+        yield guess
+    if isinstance(guess, domain.Call):
+        # The caller may have named the compulsory move; the engine played it if it was allowed.
+        for later in events[i + 1 :]:
+            if isinstance(later, domain.CompulsoryMovePlayed):
+                yield domain.Call(guess.seat, domain.Move(guess.seat, later.src, later.dst))
+                break
+    for seat in (0, 1):  # an event this module does not know as a first event: ask every action
+        yield from domain.legal_actions(state, seat)
+        yield from (domain.Resign(seat), domain.OfferDraw(seat), domain.TimeOut(seat))
+
+
+def _explain(state: Any, events: Sequence[Any], i: int) -> tuple[domain.Action, list[Any], Any]:
+    """The action whose events are the stream's events from index `i`, those events and the
+    state after them."""
+    at_ms = getattr(events[i], "at_ms", 0)
+    for action in _candidates(state, events, i):
+        try:
+            batch, after = domain.play(state, Act(action, at_ms))
+        except RulesError:
+            continue
+        if list(events[i : i + len(batch)]) == batch:
+            return action, batch, after
+    name = type(events[i]).__name__
+    raise ExportError(f"event {i + 1} ({name}) is not what the engine decides for any action")

@@ -1,0 +1,96 @@
+"""Matches played through the engine without a server, for tests and golden records.
+
+`random_match` plays random legal actions (calls included, so faults get called or not);
+`scripted` plays a list of action texts. Both return the domain events of the match stream,
+exactly what the server would have stored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import domain
+from domain import Act, StartGame, StartMatch
+
+
+class Table:
+    """A match being played: its events so far and the state they fold into."""
+
+    def __init__(
+        self,
+        preset: str = "classic",
+        players: tuple[str, str] = ("Ann", "Bob"),
+        match_id: str = "m-test",
+        at_ms: int = 1_764_435_721_000,
+        **options: Any,
+    ) -> None:
+        ruleset = domain.Ruleset.from_json({"preset": preset, **options})
+        self.now = at_ms
+        self.events: list[Any] = []
+        self.state: Any = None
+        self._do(StartMatch(match_id, ruleset, players, self.now))
+
+    def _do(self, command: Any) -> list[Any]:
+        events, self.state = domain.play(self.state, command)
+        self.events.extend(events)
+        return events
+
+    def deal(self, seed: str | None = None, packs: Sequence[Sequence[str]] | None = None) -> None:
+        self.now += 1000
+        cards = None
+        if packs is not None:
+            cards = tuple(
+                [domain.Card.parse(code, owner=seat) for code in pack]
+                for seat, pack in enumerate(packs)
+            )
+        self._do(StartGame(seed, cards, self.now))  # type: ignore[arg-type]
+
+    def act(self, action: Any, after_ms: int = 700) -> list[Any]:
+        self.now += after_ms
+        return self._do(Act(action, self.now))
+
+    def say(self, seat: int, text: str, after_ms: int = 700) -> list[Any]:
+        return self.act(domain.parse_action(text, seat), after_ms)
+
+    def run(self, lines: Iterable[tuple[int, str]]) -> None:
+        for seat, text in lines:
+            self.say(seat, text)
+
+    @property
+    def game(self) -> Any:
+        return self.state.game
+
+
+def random_match(
+    rng: random.Random,
+    preset: str = "classic",
+    max_games: int = 2,
+    max_actions: int = 3000,
+    call_rate: float = 0.5,
+    **options: Any,
+) -> list[Any]:
+    """A match of random legal play; stops after `max_games` games (so maybe not finished)."""
+    table = Table(preset, **options)
+    for _ in range(max_games):
+        if table.state.finished:
+            break
+        table.deal(seed=f"{rng.getrandbits(256):064x}")
+        for _ in range(max_actions):
+            game = table.game
+            if game.over:
+                break
+            mover = game.to_move
+            other = 1 - mover
+            calls = [a for a in domain.legal_actions(table.state, other)]
+            if calls and rng.random() < call_rate:
+                table.act(rng.choice(calls), rng.randrange(100, 3000))
+                continue
+            choices = domain.legal_actions(table.state, mover)
+            if not choices or rng.random() < 0.001:
+                choices = [domain.Resign(mover)]
+            table.act(rng.choice(choices), rng.randrange(100, 3000))
+        else:
+            table.act(domain.Resign(table.game.to_move))
+    return table.events

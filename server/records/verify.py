@@ -1,0 +1,254 @@
+"""Verify a record: recompute every decision from its deal and actions, trusting none of them.
+
+The seed is checked against its commitment and the packs against the seed; then each action is
+given to the engine (`domain.play`) at the time the record states, and what the engine decides is
+described in record words (`decisions.describe`) and compared key by key with what the record
+says. The first difference is raised as `RecordMismatchError` naming the game and action. The
+events the engine produced are returned, so that an importer stores exactly what it verified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import domain
+from domain import Act, Card, RulesError, StartGame, StartMatch
+from domain.deal import commitment, packs_from_seed
+from server.records.decisions import DECISION_KEYS, describe
+from server.records.errors import (
+    RecordFormatError,
+    RecordIncompleteError,
+    RecordMismatchError,
+    RecordRefusedError,
+)
+from server.records.schema import load_record
+from server.records.text import action_notation
+
+_ACTION_KEYS = ("do", "seat", "from", "to", "move")
+_RESULT_KEYS = ("outcome", "winner", "score", "penalties", "reason")
+
+
+@dataclass
+class Verified:
+    """A record that holds: the engine's events (one list per command) and a summary line."""
+
+    record: dict[str, Any]
+    batches: list[list[Any]] = field(default_factory=list)
+    actions: int = 0
+    summary: str = ""
+
+
+def verify_record(record: object) -> Verified:
+    """Recompute the whole record; raise RecordFormatError / RecordMismatchError / ..."""
+    loaded = load_record(record)
+    verified = Verified(loaded)
+    state = _start_match(loaded, verified)
+    games = loaded["games"]
+    for game in games:
+        state = _verify_game(state, game, verified)
+    _check_match_result(state, loaded)
+    verified.summary = _summary(loaded, verified)
+    return verified
+
+
+def ruleset_of(record: dict[str, Any]) -> domain.Ruleset:
+    preset = record.get("preset")
+    base = preset if preset in domain.PRESETS else "classic"
+    try:
+        ruleset = domain.Ruleset.from_json({**record["ruleset"], "preset": base})
+    except domain.RulesetError as exc:
+        raise RecordFormatError(f"the record's ruleset: {exc}") from None
+    return ruleset
+
+
+def _start_match(record: dict[str, Any], verified: Verified) -> Any:
+    command = StartMatch(
+        record["match_id"],
+        ruleset_of(record),
+        (record["players"][0], record["players"][1]),
+        record["started_at_ms"],
+    )
+    events, state = domain.play(None, command)
+    verified.batches.append(events)
+    return state
+
+
+def _deal_command(game: dict[str, Any], number: int) -> StartGame:
+    deal = game["deal"]
+    seed, packs = deal.get("seed"), deal.get("packs")
+    at_ms = game["started_at_ms"]
+    if seed is not None:
+        engine_commitment = commitment(seed)
+        stated = deal.get("commitment")
+        if stated is not None and stated != engine_commitment:
+            raise RecordMismatchError(
+                number, None, "the seed does not match its commitment", stated, engine_commitment
+            )
+        if packs is not None:
+            engine_packs = [[card.code for card in pack] for pack in packs_from_seed(seed)]
+            for seat in (0, 1):
+                if packs[seat] != engine_packs[seat]:
+                    at = next(
+                        i for i, (a, b) in enumerate(zip(packs[seat], engine_packs[seat])) if a != b
+                    )
+                    raise RecordMismatchError(
+                        number,
+                        None,
+                        f"pack {seat} does not come from the seed (card {at + 1})",
+                        packs[seat][at],
+                        engine_packs[seat][at],
+                    )
+        return StartGame(seed, None, at_ms)
+    if packs is not None:
+        cards = tuple(
+            [Card.parse(code, owner=seat) for code in pack] for seat, pack in enumerate(packs)
+        )
+        return StartGame(None, (cards[0], cards[1]), at_ms)
+    raise RecordIncompleteError(
+        f"game {number} was exported while it was being played: its deal is still secret, "
+        f"so its {len(game['actions'])} actions cannot be verified"
+    )
+
+
+def _verify_game(state: Any, game: dict[str, Any], verified: Verified) -> Any:
+    number = game["index"] + 1
+    command = _deal_command(game, number)
+    try:
+        events, state = domain.play(state, command)
+    except RulesError as exc:
+        raise RecordMismatchError(number, None, "a new game", "dealt", f"refused: {exc.message}")
+    started = events[0]
+    verified.batches.append(events)
+    if started.first_player != game["first_player"]:
+        raise RecordMismatchError(
+            number, None, "first player", game["first_player"], started.first_player
+        )
+    if started.first_player_reason != game["first_player_reason"]:
+        raise RecordMismatchError(
+            number,
+            None,
+            "first player's reason",
+            repr(game["first_player_reason"]),
+            repr(started.first_player_reason),
+        )
+    number_of: dict[int, int] = {}
+    engine_result: dict[str, Any] | None = None
+    actions = game["actions"]
+    for n, stated in enumerate(actions, start=1):
+        if engine_result is not None:
+            raise RecordRefusedError(number, n, action_notation(stated), "the game is over")
+        state, engine_result = _verify_action(state, game, n, stated, number_of, verified)
+    last = len(actions) or None
+    stated_result = game.get("result")
+    if stated_result is None and engine_result is not None:
+        raise RecordMismatchError(
+            number, last, "result", "none (game running)", _show(engine_result)
+        )
+    if stated_result is not None and engine_result is None:
+        raise RecordMismatchError(number, last, "result", _show(stated_result), "the game goes on")
+    if stated_result is not None and engine_result is not None:
+        for key in _RESULT_KEYS:
+            if stated_result.get(key) != engine_result.get(key):
+                raise RecordMismatchError(
+                    number, last, key, _show(stated_result.get(key)), _show(engine_result.get(key))
+                )
+    return state
+
+
+def _verify_action(
+    state: Any,
+    game: dict[str, Any],
+    n: int,
+    stated: dict[str, Any],
+    number_of: dict[int, int],
+    verified: Verified,
+) -> tuple[Any, dict[str, Any] | None]:
+    number = game["index"] + 1
+    notation = action_notation(stated)
+    try:
+        action = domain.action_from_json({k: stated[k] for k in _ACTION_KEYS if k in stated})
+    except domain.NotationError as exc:
+        raise RecordFormatError(f"game {number}, action {n}: {exc}") from None
+    index = state.version
+    try:
+        events, after = domain.play(state, Act(action, game["started_at_ms"] + stated["ms"]))
+    except RulesError as exc:
+        raise RecordRefusedError(number, n, notation, f"{exc.rule}: {exc.message}") from None
+    number_of[index] = n
+    decisions, game_result, _ = describe(action, events, lambda i: number_of.get(i, 0))
+    for key in DECISION_KEYS:
+        said, engine = stated.get(key), decisions.get(key)
+        if key == "card" and _same_card(said, engine):
+            continue
+        if key in ("fault", "penalty") and not said and not engine:
+            continue  # `"fault": false` says the same as no fault at all
+        if said != engine:
+            raise RecordMismatchError(number, n, f"{notation}: {key}", _show(said), _show(engine))
+    verified.batches.append(events)
+    verified.actions += 1
+    return after, game_result
+
+
+def _same_card(said: object, engine: object) -> bool:
+    """A card written without its owner (`AS`) matches that card of either pack."""
+    if isinstance(said, str) and isinstance(engine, str) and "/" not in said:
+        return engine.split("/")[0] == said
+    return said == engine
+
+
+def _check_match_result(state: Any, record: dict[str, Any]) -> None:
+    stated = record["result"]
+    engine = {"finished": state.finished, "winner": state.winner, "totals": list(state.totals)}
+    games = record["games"]
+    last_game = len(games)
+    last_action = len(games[-1]["actions"]) if games else None
+    for key in ("totals", "winner", "finished"):
+        if stated.get(key) != engine[key]:
+            raise RecordMismatchError(
+                max(last_game, 1),
+                last_action,
+                f"match {key}",
+                _show(stated.get(key)),
+                _show(engine[key]),
+            )
+
+
+def _show(value: object) -> str:
+    """A decision as a reader would write it: `none`, `34 0`, `R1-F2 2S/1`, ..."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list) and all(isinstance(v, int) for v in value):
+        return " ".join(map(str, value)) if value else "nothing"
+    if isinstance(value, list):
+        return "; ".join(_show(v) for v in value) if value else "nothing"
+    if isinstance(value, dict):
+        if "from" in value:
+            return f"{value['from']}-{value['to']} {value['card']}"
+        if "next" in value:
+            return f"turn to seat {value['next']} ({value['reason']})"
+        if "card" in value:
+            return f"{value['card']} ({value['reason']})"
+        return ", ".join(f"{k} {_show(v)}" for k, v in value.items() if v is not None)
+    return str(value)
+
+
+def _summary(record: dict[str, Any], verified: Verified) -> str:
+    players = record["players"]
+    totals = record["result"]["totals"]
+    games = record["games"]
+    seeds = sum(1 for g in games if g["deal"].get("seed"))
+    winner = record["result"]["winner"]
+    outcome = (
+        f"{players[winner]} wins the match"
+        if record["result"]["finished"] and winner is not None
+        else "match not finished"
+    )
+    return (
+        f"ok: {record['match_id']} ({record.get('preset') or 'custom'}), "
+        f"{players[0]} {totals[0]} - {totals[1]} {players[1]}, {outcome}; "
+        f"{len(games)} game(s), {verified.actions} actions recomputed, "
+        f"{seeds} seed(s) match their commitments"
+    )
