@@ -7,8 +7,8 @@ import { installSuitSprite, makeCard } from "./cards.js";
 
 const TRAY_PILES = ["R", "H", "X", "W"];
 const TRAY_LABELS = { R: "reserve", H: "hand", X: "turned", W: "waste" };
-// Width of a house column in card widths: room for a fan of about ten cards.
-export const HOUSE_SPAN = 4.2;
+// Width of a house column in card widths (CSS --house-span: narrower on a phone).
+const DEFAULT_HOUSE_SPAN = 4.2;
 const FAN_STEP = 0.3;
 
 /** Grid cell (row 0..3, column 0..3) and fan direction of each field pile, seat 0 at the bottom. */
@@ -47,7 +47,12 @@ export class Board {
     this.piles = new Map(); // name → element
     this.keys = new Map(); // name → last drawn content, to skip piles that did not change
     this.marks = new Map(); // class → Set of pile names
+    this.lastView = null;
     this.build();
+    // Crossing the phone/desktop width changes the house width: the fans are redrawn to fit.
+    root.ownerDocument.defaultView?.addEventListener("resize", () => {
+      if (this.lastView) this.render(this.lastView);
+    });
   }
 
   /** Which seat sits at the bottom (a spectator sees seat 0 there). */
@@ -55,11 +60,13 @@ export class Board {
     if (seat === this.bottom) return;
     this.bottom = seat;
     this.build();
+    if (this.lastView) this.render(this.lastView);
   }
 
   build() {
     const doc = this.root.ownerDocument;
     this.root.innerHTML = "";
+    this.marks.clear();
     this.root.classList.add("board");
     this.piles.clear();
     this.keys.clear();
@@ -120,6 +127,12 @@ export class Board {
   /** Draw every pile of a view (piles bottom→top, null = face down). */
   render(view) {
     const before = this.animate ? this.cardRects() : null;
+    const span = parseFloat(getComputedStyle(this.root).getPropertyValue("--house-span"));
+    if (span && span !== this.houseSpan) {
+      this.houseSpan = span; // the window changed size class: redraw every fan
+      this.keys.clear();
+    }
+    this.lastView = view;
     const piles = view.piles;
     for (const [name, el] of this.piles) {
       const cards = piles[name];
@@ -143,7 +156,8 @@ export class Board {
     if (kind === "house") {
       const fan = Number(el.dataset.fan);
       const n = cards.length;
-      const step = n > 1 ? Math.min(FAN_STEP, (HOUSE_SPAN - 1) / (n - 1)) : 0;
+      const span = this.houseSpan ?? DEFAULT_HOUSE_SPAN;
+      const step = n > 1 ? Math.min(FAN_STEP, (span - 1) / (n - 1)) : 0;
       cards.forEach((text, i) => {
         const card = makeCard(text, owner);
         const offset = i * step;
