@@ -1,8 +1,8 @@
 """`crapette export`, `crapette import` and `crapette verify`: match records on the command line.
 
-Exit codes: 0 the record holds (or was written); 1 the record and the engine disagree (or the match
-is missing / already there); 2 the file is not a record at all. Every failure is one readable line on
-stderr, never a traceback.
+Exit codes: 0 the record holds (or was written); 1 the record and the engine disagree (or the
+match is missing / already there); 2 the file is not a record at all. Every failure is one
+readable line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def _parse_since(text: str | None) -> int | None:
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not a date like 2026-11-29 or 2026-11-29T18:00")
+        message = f"{text!r} is not a date like 2026-11-29 or 2026-11-29T18:00"
+        raise click.BadParameter(message) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return int(when.timestamp() * 1000)

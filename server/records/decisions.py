@@ -57,7 +57,7 @@ _VOIDED_WORDS = {
 
 
 def voided_text(event: ActionVoided) -> str:
-    """``move T3-F0 AS/1``, ``turn 7C/0``, ``recycle 12``, ``discard 7C/0``, ``pass``, ``turn-end``."""
+    """``move T3-F0 AS/1``, ``turn 7C/0``, ``recycle 12``, ``discard 7C/0``, ``turn-end``..."""
     word = _VOIDED_WORDS.get(event.voided, event.voided.lower())
     if event.voided == "CardMoved":
         return f"{word} {event.src}-{event.dst} {event.card}"
@@ -104,7 +104,10 @@ def describe(
     match_result: dict[str, Any] | None = None
     primary = True
     for event in events:
-        if isinstance(event, (CardMoved, HandCardTurned)) and primary or isinstance(event, CardDiscarded) and primary and isinstance(action, domain.Discard):
+        own_card = isinstance(event, (CardMoved, HandCardTurned)) or (
+            isinstance(event, CardDiscarded) and isinstance(action, domain.Discard)
+        )
+        if primary and own_card:
             out["card"] = str(event.card)
             _fault(out, event.fault)
         elif isinstance(event, CardDiscarded):

@@ -90,7 +90,11 @@ def _deal_command(game: dict[str, Any], number: int) -> StartGame:
             for seat in (0, 1):
                 if packs[seat] != engine_packs[seat]:
                     at = next(
-                        i for i, (a, b) in enumerate(zip(packs[seat], engine_packs[seat])) if a != b
+                        i
+                        for i, (a, b) in enumerate(
+                            zip(packs[seat], engine_packs[seat], strict=True)
+                        )
+                        if a != b
                     )
                     raise RecordMismatchError(
                         number,
@@ -117,7 +121,8 @@ def _verify_game(state: Any, game: dict[str, Any], verified: Verified) -> Any:
     try:
         events, state = domain.play(state, command)
     except RulesError as exc:
-        raise RecordMismatchError(number, None, "a new game", "dealt", f"refused: {exc.message}")
+        reason = f"refused: {exc.message}"
+        raise RecordMismatchError(number, None, "a new game", "dealt", reason) from None
     started = events[0]
     verified.batches.append(events)
     if started.first_player != game["first_player"]:
