@@ -91,14 +91,17 @@ def _open(
     return CallWindow(seat, index, action, fault, (event,), _base(game))  # type: ignore[arg-type]
 
 
-def _extend(window: CallWindow | None, event: Event, turn_over: bool = False) -> CallWindow | None:
+def _extend(
+    window: CallWindow | None, event: Event, turn_over: bool = False, fault: str | None = None
+) -> CallWindow | None:
+    """The window of an action with one more of its events (and maybe the fault it revealed)."""
     if window is None:
         return None
     return CallWindow(
         window.offender,
         window.index,
         window.action,
-        window.fault,
+        fault or window.fault,
         (*window.events, event),
         window.base,
         turn_over or window.turn_over,
@@ -169,7 +172,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
             and isinstance(window.events[-1], WasteTurnedOver)
         )
         if continues:
-            window = _extend(window, event)
+            window = _extend(window, event, fault=event.fault)
         else:
             window = _open(game, seat, index, Turn(seat), event.fault, event)
         return game._evolved(
