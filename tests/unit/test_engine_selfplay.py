@@ -71,7 +71,7 @@ def check_views(state: MatchState) -> None:
 def test_random_games_end_with_a_valid_result(preset: str) -> None:
     rng = random.Random(preset)
     ruleset = Ruleset.preset(preset)
-    for n in range(3):
+    for _n in range(3):
         seed = f"{rng.getrandbits(256):064x}"
         events, state = random_game(ruleset, seed, rng)
         game = state.game
