@@ -142,13 +142,49 @@ def prepare(event: object, max_event_bytes: int) -> PreparedEvent:
     return PreparedEvent(event.type, data_json, metadata_json, event.event_id, version)
 
 
+def _refuse(value: object) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON-able")
+
+
+# One encoder for every event: json.dumps with options would build a new encoder per call.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_refuse
+)
+_CONTAINERS = (dict, list, tuple)
+
+
 def to_json(payload: object, where: str) -> str:
     """Serialize a JSON object, refusing anything that would not read back the same way
     (non-str keys, NaN, sets, arbitrary objects) with the path of the offending value."""
-    if not isinstance(payload, Mapping):
-        raise SerializationError(f"{where} must be a JSON object (a dict), not {_kind(payload)}")
+    if type(payload) is not dict:
+        if not isinstance(payload, Mapping):
+            raise SerializationError(
+                f"{where} must be a JSON object (a dict), not {_kind(payload)}"
+            )
+        payload = dict(payload)
+    # Fast path: the C encoder refuses bad values; only non-str keys (which it would silently
+    # turn into strings) need a look of our own. On any doubt, the slow walk names the culprit.
+    try:
+        if _str_keys_only(payload):
+            return _ENCODER.encode(payload)
+    except (TypeError, ValueError, RecursionError):
+        pass
     _check_json(payload, where)
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    raise SerializationError(f"{where} cannot be stored as JSON")  # pragma: no cover
+
+
+def _str_keys_only(value: Any) -> bool:
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str and not isinstance(key, str):
+                return False
+            if type(item) in _CONTAINERS and not _str_keys_only(item):
+                return False
+    else:
+        for item in value:
+            if type(item) in _CONTAINERS and not _str_keys_only(item):
+                return False
+    return True
 
 
 def from_json(text: str, where: str) -> dict[str, Any]:

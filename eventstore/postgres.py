@@ -3,7 +3,8 @@ psycopg_pool connection pool.
 
 Global commit order: PostgreSQL sequences hand out numbers in call order, not commit order, so a
 reader could see position 11 committed before position 10 and skip 10 for ever. Instead each
-append first increments the single row of `events_head` (UPDATE ... RETURNING). That row lock is
+append (the server-side function `append_events`, one statement in its own transaction) first
+increments the single row of `events_head` (UPDATE ... RETURNING). That row lock is
 held until the append commits, so appends are serialised from that point: positions are assigned
 in commit order, without gaps (a rolled-back append rolls its increment back too), and any
 snapshot that sees position p also sees every position below p. The price is one writer at a time
@@ -25,7 +26,7 @@ import psycopg
 import psycopg_pool
 from psycopg import sql
 
-from eventstore.base import EventStore, Existing, Row, version_matches
+from eventstore.base import EventStore, Existing, RowTuple
 from eventstore.errors import (
     ConcurrencyError,
     EventStoreError,
@@ -42,11 +43,37 @@ _COLUMNS = (
 _MAX_VERSION = 2**31 - 1
 
 
-class _VersionConflict(Exception):
-    """Raised inside the append transaction to roll it back on an expected-version mismatch."""
+_VERSION_CONFLICT = "CR409"  # the SQLSTATE append_events raises on an expected-version mismatch
 
-    def __init__(self, actual: int) -> None:
-        self.actual = actual
+# The whole append as one server-side function, so that an append costs one round trip. The
+# events_head row lock taken first is held until the statement's transaction commits: that is
+# what makes positions follow commit order (see the module docstring).
+_APPEND_FUNCTION = """
+CREATE OR REPLACE FUNCTION {schema}.append_events(
+    p_stream text, p_expected integer, p_types text[], p_data text[], p_metadata text[],
+    p_ids text[], p_schema_versions integer[], p_now bigint) RETURNS integer
+LANGUAGE plpgsql AS $body$
+DECLARE
+    n integer := cardinality(p_ids);
+    head bigint;
+    actual integer;
+BEGIN
+    UPDATE {schema}.events_head SET position = position + n WHERE id = 1
+        RETURNING position INTO head;
+    SELECT coalesce(max(version), 0) INTO actual FROM {schema}.events WHERE stream = p_stream;
+    IF NOT (p_expected = -2 OR (p_expected = -1 AND actual = 0) OR p_expected = actual) THEN
+        RAISE EXCEPTION 'stream % is at version %', p_stream, actual
+            USING ERRCODE = 'CR409', DETAIL = actual::text;
+    END IF;
+    INSERT INTO {schema}.events (position, stream, version, type, data, metadata, event_id,
+                                 schema_version, recorded_at_ms)
+    SELECT head - n + i, p_stream, actual + i, p_types[i], p_data[i], p_metadata[i], p_ids[i],
+           p_schema_versions[i], p_now
+    FROM generate_series(1, n) AS i;
+    RETURN actual + n;
+END
+$body$
+"""
 
 
 def split_url(url: str) -> tuple[str, str]:
@@ -81,16 +108,11 @@ class PostgresStore(EventStore):
         self._where = f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
         s = sql.Identifier(self.schema)
         self._sql = {
-            "head": sql.SQL(
-                "UPDATE {}.events_head SET position = position + %s WHERE id = 1 RETURNING position"
+            "append": sql.SQL(
+                "SELECT {}.append_events(%s, %s, %s, %s, %s, %s, %s::integer[], %s)"
             ).format(s),
             "version": sql.SQL(
                 "SELECT coalesce(max(version), 0) FROM {}.events WHERE stream = %s"
-            ).format(s),
-            "insert": sql.SQL(
-                "INSERT INTO {}.events (position, stream, version, type, data, metadata, event_id,"
-                " schema_version, recorded_at_ms)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
             ).format(s),
             "existing": sql.SQL(
                 "SELECT event_id, stream, version FROM {}.events WHERE event_id = ANY(%s)"
@@ -164,6 +186,7 @@ class PostgresStore(EventStore):
                     " ON CONFLICT (id) DO NOTHING"
                 ).format(s, s)
             )
+            conn.execute(sql.SQL(_APPEND_FUNCTION).format(schema=s))
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
@@ -185,38 +208,29 @@ class PostgresStore(EventStore):
     def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
         with self._connection() as conn:
             try:
-                with conn.transaction():
-                    head = conn.execute(self._sql["head"], (len(events),)).fetchone()
-                    if head is None:
-                        raise EventStoreError(f"{self.schema}.events_head has lost its row")
-                    first_position = head[0] - len(events) + 1
-                    actual = self._version_on(conn, stream)
-                    if not version_matches(expected, actual):
-                        raise _VersionConflict(actual)
-                    now_ms = int(time.time() * 1000)
-                    with conn.cursor() as cur:
-                        cur.executemany(
-                            self._sql["insert"],
-                            [
-                                (
-                                    first_position + i,
-                                    stream,
-                                    actual + i + 1,
-                                    e.type,
-                                    e.data_json,
-                                    e.metadata_json,
-                                    e.event_id,
-                                    e.schema_version,
-                                    now_ms,
-                                )
-                                for i, e in enumerate(events)
-                            ],
-                        )
-                return actual + len(events)
-            except _VersionConflict as exc:
-                conflict = ConcurrencyError(stream, expected, exc.actual)
+                # One statement on an autocommit connection: one round trip, one transaction.
+                row = conn.execute(
+                    self._sql["append"],
+                    (
+                        stream,
+                        expected,
+                        [e.type for e in events],
+                        [e.data_json for e in events],
+                        [e.metadata_json for e in events],
+                        [e.event_id for e in events],
+                        [e.schema_version for e in events],
+                        int(time.time() * 1000),
+                    ),
+                ).fetchone()
+                assert row is not None
+                return int(row[0])
             except psycopg.errors.UniqueViolation:  # an event id is already stored
                 conflict = ConcurrencyError(stream, expected, self._version_on(conn, stream))
+            except psycopg.Error as exc:
+                if exc.sqlstate != _VERSION_CONFLICT:
+                    raise
+                actual = int(exc.diag.message_detail or 0)
+                conflict = ConcurrencyError(stream, expected, actual)
             rows = conn.execute(self._sql["existing"], ([e.event_id for e in events],)).fetchall()
         return self._resolve_retry(stream, events, [Existing(*r) for r in rows], conflict)
 
@@ -224,17 +238,17 @@ class PostgresStore(EventStore):
         row = conn.execute(self._sql["version"], (stream,)).fetchone()
         return 0 if row is None else int(row[0])
 
-    def _read(self, stream: str, low: int, high: int | None) -> list[Row]:
+    def _read(self, stream: str, low: int, high: int | None) -> list[RowTuple]:
         with self._connection() as conn:
             rows = conn.execute(
                 self._sql["read"], (stream, low, min(high or _MAX_VERSION, _MAX_VERSION))
             ).fetchall()
-        return [Row(*row) for row in rows]
+        return rows
 
-    def _read_all(self, low: int, limit: int | None) -> list[Row]:
+    def _read_all(self, low: int, limit: int | None) -> list[RowTuple]:
         with self._connection() as conn:
             rows = conn.execute(self._sql["read_all"], (low, limit)).fetchall()
-        return [Row(*row) for row in rows]
+        return rows
 
     def _stream_version(self, stream: str) -> int:
         with self._connection() as conn:

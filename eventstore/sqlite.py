@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from eventstore.base import EventStore, Existing, Row, version_matches
+from eventstore.base import EventStore, Existing, RowTuple, version_matches
 from eventstore.errors import (
     ConcurrencyError,
     EventStoreError,
@@ -27,7 +27,7 @@ from eventstore.events import PreparedEvent
 SCHEMA_VERSION = 1
 SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
-_SCHEMA = """
+SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS events (
     position INTEGER PRIMARY KEY,
     stream TEXT NOT NULL,
@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS events (
 _COLUMNS = (
     "stream, version, position, type, data, metadata, event_id, schema_version, recorded_at_ms"
 )
-_INSERT = (
+INSERT_SQL = (
     "INSERT INTO events (stream, version, type, data, metadata, event_id, schema_version,"
     " recorded_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
@@ -84,7 +84,7 @@ class SQLiteStore(EventStore):
                     raise EventStoreError(
                         f"{path} has event store schema v{found}; this code knows v{SCHEMA_VERSION}"
                     )
-                self._db.execute(_SCHEMA)
+                self._db.execute(SCHEMA_SQL)
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                 self._db.execute("COMMIT")
             except BaseException:
@@ -96,52 +96,58 @@ class SQLiteStore(EventStore):
         """Re-raise sqlite3 errors as the store's own."""
         try:
             yield
-        except sqlite3.OperationalError as exc:
-            # "database is locked" (busy timeout ran out), "disk I/O error", "unable to open"...
-            raise StoreUnavailableError(f"SQLite store {self.path!r}: {exc}") from exc
         except sqlite3.Error as exc:
-            raise EventStoreError(f"SQLite store {self.path!r}: {exc}") from exc
+            raise self._translated(exc) from exc
+
+    def _translated(self, exc: sqlite3.Error) -> EventStoreError:
+        if isinstance(exc, sqlite3.OperationalError):
+            # "database is locked" (busy timeout ran out), "disk I/O error", "unable to open"...
+            return StoreUnavailableError(f"SQLite store {self.path!r}: {exc}")
+        return EventStoreError(f"SQLite store {self.path!r}: {exc}")
 
     def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        # The hot path: no context-manager helpers, one short BEGIN IMMEDIATE transaction.
         db = self._db
-        with self._lock, self._translate():
-            db.execute("BEGIN IMMEDIATE")
+        with self._lock:
             try:
-                row = db.execute(_VERSION, (stream,)).fetchone()
-                actual = 0 if row is None else row[0]
-                conflict: EventStoreError | None = None
-                if version_matches(expected, actual):
-                    now_ms = int(time.time() * 1000)
-                    try:
-                        db.executemany(
-                            _INSERT,
-                            [
-                                (
-                                    stream,
-                                    actual + i,
-                                    e.type,
-                                    e.data_json,
-                                    e.metadata_json,
-                                    e.event_id,
-                                    e.schema_version,
-                                    now_ms,
-                                )
-                                for i, e in enumerate(events, 1)
-                            ],
-                        )
-                    except sqlite3.IntegrityError:  # an event id is already stored
-                        conflict = ConcurrencyError(stream, expected, actual)
-                    else:
-                        db.execute("COMMIT")
-                        return actual + len(events)
-                else:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    row = db.execute(_VERSION, (stream,)).fetchone()
+                    actual = 0 if row is None else row[0]
                     conflict = ConcurrencyError(stream, expected, actual)
-                existing = self._existing([e.event_id for e in events])
-                db.execute("ROLLBACK")
-            except BaseException:
-                if db.in_transaction:
+                    if version_matches(expected, actual):
+                        now_ms = int(time.time() * 1000)
+                        rows = [
+                            (
+                                stream,
+                                actual + i,
+                                e.type,
+                                e.data_json,
+                                e.metadata_json,
+                                e.event_id,
+                                e.schema_version,
+                                now_ms,
+                            )
+                            for i, e in enumerate(events, 1)
+                        ]
+                        try:
+                            if len(rows) == 1:
+                                db.execute(INSERT_SQL, rows[0])
+                            else:
+                                db.executemany(INSERT_SQL, rows)
+                        except sqlite3.IntegrityError:  # an event id is already stored
+                            pass
+                        else:
+                            db.execute("COMMIT")
+                            return actual + len(events)
+                    existing = self._existing([e.event_id for e in events])
                     db.execute("ROLLBACK")
-                raise
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise self._translated(exc) from exc
         return self._resolve_retry(stream, events, existing, conflict)
 
     def _existing(self, event_ids: list[str]) -> list[Existing]:
@@ -151,22 +157,22 @@ class SQLiteStore(EventStore):
         ).fetchall()
         return [Existing(*row) for row in rows]
 
-    def _read(self, stream: str, low: int, high: int | None) -> list[Row]:
+    def _read(self, stream: str, low: int, high: int | None) -> list[RowTuple]:
         with self._lock, self._translate():
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version BETWEEN ? AND ?"
                 " ORDER BY version",
                 (stream, low, 2**62 if high is None else high),
             ).fetchall()
-        return [Row(*row) for row in rows]
+        return rows
 
-    def _read_all(self, low: int, limit: int | None) -> list[Row]:
+    def _read_all(self, low: int, limit: int | None) -> list[RowTuple]:
         with self._lock, self._translate():
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?",
                 (low, -1 if limit is None else limit),
             ).fetchall()
-        return [Row(*row) for row in rows]
+        return rows
 
     def _stream_version(self, stream: str) -> int:
         with self._lock, self._translate():
