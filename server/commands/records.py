@@ -25,15 +25,12 @@ EXIT_MALFORMED = 2
 
 
 def default_store_url() -> str:
-    """`CRAPETTE_STORE` if set, else the store `crapette serve` uses by default."""
+    """`CRAPETTE_STORE` if set, else the store `crapette serve` uses by default (the SQLite file
+    `data/crapette.sqlite3` under the current directory, see server/commands/serve.py)."""
     url = os.environ.get("CRAPETTE_STORE")
     if url:
         return url
-    try:
-        from server.commands.serve import default_store_url as serve_default
-    except ImportError:  # serve not written yet: its documented default, a data-directory file
-        return "sqlite:///" + str(Path.home() / ".local/share/crapette/crapette.sqlite3")
-    return str(serve_default())
+    return "sqlite:///" + os.path.abspath(os.path.join("data", "crapette.sqlite3"))
 
 
 _STORE_HELP = "Event store URL (default: $CRAPETTE_STORE, else the `crapette serve` default)."
@@ -46,13 +43,22 @@ def _fail(error: RecordError) -> None:
 
 
 @contextmanager
-def _open_store(url: str | None) -> Iterator[Any]:
+def _open_store(url: str | None, must_exist: bool = True) -> Iterator[Any]:
     from eventstore import open_store
 
+    url = url or default_store_url()
+    scheme, _, rest = url.partition("://")
+    path = Path(rest.split("?")[0])
+    if scheme == "sqlite" and must_exist and not path.exists():
+        # Opening would create an empty store: say there is none instead.
+        click.echo(f"error: there is no event store at {path} (give --store URL)", err=True)
+        sys.exit(EXIT_MISMATCH)
+    if scheme == "sqlite":
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        store = open_store(url or default_store_url())
+        store = open_store(url)
     except Exception as exc:  # the store's own errors: say which URL, not a traceback
-        click.echo(f"error: cannot open the event store {url!r}: {exc}", err=True)
+        click.echo(f"error: cannot open the event store {url}: {exc}", err=True)
         sys.exit(EXIT_MISMATCH)
     try:
         yield store
@@ -137,18 +143,21 @@ def _output(path: str | None) -> Iterator[IO[str]]:
 
 def _export_all(store: Any, since_ms: int | None, out: IO[str], export_all: Any) -> None:
     """NDJSON to `out`; a progress bar on stderr only when stderr is a terminal."""
-    records = export_all(store, since_ms)
-    total = next(records)  # the first item is the number of matches to go through
+    items = export_all(store, since_ms)
+    total = next(items)  # the first item is the number of matches to go through
+    written = 0
+    with click.progressbar(
+        length=total, label="exporting", file=sys.stderr, hidden=not sys.stderr.isatty()
+    ) as bar:
+        for item in items:
+            bar.update(1)
+            if isinstance(item, RecordError):
+                click.echo(f"\nwarning: skipped {item.message}", err=True)
+            elif item is not None:
+                out.write(json.dumps(item, ensure_ascii=False) + "\n")
+                written += 1
     if sys.stderr.isatty():
-        with click.progressbar(length=total, label="exporting", file=sys.stderr) as bar:
-            for record in records:
-                bar.update(1)
-                if record is not None:
-                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    else:
-        for record in records:
-            if record is not None:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        click.echo(f"{written} match(es) exported", err=True)
 
 
 @click.command("import")
@@ -160,13 +169,16 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
     from server.records.importer import import_record, parse_record_file
 
     text = _read_file(file)
-    with _open_store(store_url) as store:
+    with _open_store(store_url, must_exist=False) as store:
         try:
             record = parse_record_file(text)
             summary = import_record(store, record, match_id=new_id)
         except RecordError as exc:
             _fail(exc)
             return
+        except Exception as exc:  # as in verify: a readable line, never a traceback
+            click.echo(f"error: cannot import this record: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_MALFORMED)
     click.echo(summary)
 
 
@@ -184,4 +196,7 @@ def verify_cmd(file: str) -> None:
     except RecordError as exc:
         _fail(exc)
         return
+    except Exception as exc:  # a record that gets past the schema but trips the engine
+        click.echo(f"error: cannot verify this record: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_MALFORMED)
     click.echo(result.summary)

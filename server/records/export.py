@@ -175,3 +175,23 @@ def _explain(state: Any, events: Sequence[Any], i: int) -> tuple[domain.Action, 
             return action, batch, after
     name = type(events[i]).__name__
     raise ExportError(f"event {i + 1} ({name}) is not what the engine decides for any action")
+
+
+def export_all(store: Any, since_ms: int | None = None) -> Iterator[Any]:
+    """Every match started at or after `since_ms`, for NDJSON. Yields first the number of matches
+    to look at (for a progress bar), then one item per match: its record, None when it started
+    before `since_ms`, or the RecordError that stops it from being exported (one bad match does
+    not stop a bulk export)."""
+    streams = store.list_streams("match-")
+    yield len(streams)
+    for stream in streams:
+        first = store.read(stream, 1, 1)
+        started = first[0].data.get("at_ms") if first else None
+        if not isinstance(started, int) or (since_ms is not None and started < since_ms):
+            yield None
+            continue
+        try:
+            yield record_from_stored(store.read(stream))
+        except RecordError as exc:
+            exc.message = f"{stream}: {exc.message}"
+            yield exc

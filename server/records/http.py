@@ -1,0 +1,134 @@
+"""HTTP endpoints for match records (registered by the app factory as `records_bp`).
+
+- `GET /api/matches/<match_id>/record?format=json|text` — download the record (a live match with
+  public information only);
+- `POST /api/records?match_id=ID` — upload a record (JSON body, text body, or a multipart form
+  with a `file` field): it is verified and stored as a match; `201` with its id and replay URL;
+- `POST /api/records/verify` — the same check without storing anything.
+
+Errors follow docs/protocol.md: `{"code", "message", ...}` with 400 `invalid` (not a record),
+404 `not_found`, 409 `conflict` (the id is taken), 422 `mismatch` (the engine disagrees; the body
+names the game and action).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from server.records.errors import (
+    MatchExistsError,
+    MatchNotFoundError,
+    RecordError,
+    RecordFormatError,
+    RecordMismatchError,
+)
+
+records_bp = Blueprint("records", __name__)
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+def _store() -> Any:
+    return current_app.extensions["crapette_store"]
+
+
+def _error(exc: RecordError) -> tuple[Response, int]:
+    body: dict[str, Any] = {"code": "invalid", "message": exc.message}
+    status = 400
+    if isinstance(exc, RecordFormatError):
+        body["details"] = exc.details
+    elif isinstance(exc, MatchNotFoundError):
+        body["code"], status = "not_found", 404
+    elif isinstance(exc, MatchExistsError):
+        body["code"], status = "conflict", 409
+    elif isinstance(exc, RecordMismatchError):
+        body.update(
+            code="mismatch",
+            game=exc.game,
+            action=exc.action,
+            what=exc.what,
+            stated=str(exc.stated),
+            engine=str(exc.engine),
+        )
+        status = 422
+    else:
+        body["code"], status = "mismatch", 422
+    return jsonify(body), status
+
+
+@records_bp.get("/api/matches/<match_id>/record")
+def download(match_id: str) -> Response | tuple[Response, int]:
+    from server.records.export import export_match
+    from server.records.text import to_text
+
+    fmt = request.args.get("format", "json")
+    if fmt not in ("json", "text"):
+        return jsonify({"code": "invalid", "message": "format is json or text"}), 400
+    try:
+        record = export_match(_store(), match_id)
+    except RecordError as exc:
+        return _error(exc)
+    if fmt == "json":
+        body = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+        mimetype, suffix = "application/json", "json"
+    else:
+        body = to_text(record)
+        mimetype, suffix = "text/plain; charset=utf-8", "txt"
+    response = Response(body, mimetype=mimetype)
+    if request.args.get("inline") is None:
+        response.headers["Content-Disposition"] = (
+            f'attachment; filename="crapette-{_safe(match_id)}.{suffix}"'
+        )
+    return response
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:80]
+
+
+def _uploaded_text() -> str:
+    """The record's text from a multipart `file`, a JSON body, or a plain text body."""
+    if request.content_length is not None and request.content_length > MAX_UPLOAD_BYTES:
+        raise RecordFormatError(f"an upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
+    upload = request.files.get("file")
+    raw = upload.read(MAX_UPLOAD_BYTES + 1) if upload is not None else request.get_data()
+    if len(raw) > MAX_UPLOAD_BYTES:
+        raise RecordFormatError(f"an upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordFormatError("a record is UTF-8 text") from None
+
+
+@records_bp.post("/api/records")
+def upload() -> tuple[Response, int]:
+    from server.records.importer import import_record, parse_record_file
+
+    match_id = request.args.get("match_id") or request.form.get("match_id") or None
+    try:
+        record = parse_record_file(_uploaded_text())
+        summary = import_record(_store(), record, match_id=match_id)
+    except RecordError as exc:
+        return _error(exc)
+    stored_id = match_id or record["match_id"]
+    body = {
+        "match_id": stored_id,
+        "summary": summary,
+        "replay_url": f"/replay/{stored_id}",
+    }
+    return jsonify(body), 201
+
+
+@records_bp.post("/api/records/verify")
+def verify() -> tuple[Response, int]:
+    from server.records.importer import parse_record_file
+    from server.records.verify import verify_record
+
+    try:
+        result = verify_record(parse_record_file(_uploaded_text()))
+    except RecordError as exc:
+        return _error(exc)
+    return jsonify({"ok": True, "summary": result.summary, "actions": result.actions}), 200

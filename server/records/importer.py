@@ -1,0 +1,102 @@
+"""Read a record file (JSON or text) and store a verified record as a match.
+
+Importing never copies the record's stated decisions: the events stored are those the engine
+produced while verifying, so an imported match is exactly what the server would have stored had
+the game been played on it, and it replays like any other. The match stream is written in one
+atomic append, then the lobby stream `table-<id>` (named seats without seat tokens, so nobody can
+act in it), after which the server finds it like any other match.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import domain
+from server.records.errors import MatchExistsError, RecordFormatError
+from server.records.export import match_stream
+from server.records.schema import load_record
+from server.records.text import from_text
+from server.records.verify import Verified, ruleset_of, verify_record
+
+MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger is not a record
+
+
+def table_stream(match_id: str) -> str:
+    return f"table-{match_id}"
+
+
+def parse_record_file(text: str) -> dict[str, Any]:
+    """A record from the text of a file: JSON if it starts with `{`, the text form if with `[`."""
+    if len(text) > MAX_RECORD_CHARS:
+        raise RecordFormatError(f"a record of {len(text)} characters is too large to be one")
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise RecordFormatError(
+                f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            ) from None
+        except RecursionError:
+            raise RecordFormatError("not valid JSON: nested too deeply") from None
+        return load_record(data)
+    if stripped.startswith("["):
+        return from_text(stripped)
+    raise RecordFormatError(
+        "this is not a match record: a record is JSON (starting with `{`) "
+        'or the text form (starting with [Format "crapette-record/1"])'
+    )
+
+
+def import_record(store: Any, record: dict[str, Any], match_id: str | None = None) -> str:
+    """Verify `record`, store it as match `match_id` (default: the record's id); a summary line."""
+    record = load_record(record)
+    if match_id is not None:
+        if not match_id or len(match_id) > 100:
+            raise RecordFormatError(f"{match_id!r} cannot name a match")
+        record = {**record, "match_id": match_id}
+    verified = verify_record(record)
+    match_id = record["match_id"]
+    if store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id)):
+        raise MatchExistsError(
+            f"there is already a match {match_id!r} in this store (import it under another id)"
+        )
+    _append_match(store, match_id, verified)
+    _append_table(store, record)
+    return f"imported {match_id}: {verified.summary.removeprefix('ok: ')}"
+
+
+def _append_match(store: Any, match_id: str, verified: Verified) -> None:
+    from eventstore import NewEvent
+
+    batch = []
+    for number, events in enumerate(verified.batches):
+        metadata = {"command_id": f"import-{number}", "imported": True}
+        for index, event in enumerate(events):
+            kind, data = domain.event_to_payload(event)
+            event_id = f"{match_id}/import-{number}/{index}"
+            batch.append(NewEvent(type=kind, data=data, metadata=metadata, event_id=event_id))
+    store.append(match_stream(match_id), batch, expected_version=0)
+
+
+def _append_table(store: Any, record: dict[str, Any]) -> None:
+    """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats."""
+    from eventstore import NewEvent
+
+    match_id = record["match_id"]
+    ruleset = ruleset_of(record).to_json()
+    opened = {
+        "match_id": match_id,
+        "ruleset": ruleset,
+        "preset": ruleset["preset"],
+        "at_ms": record["started_at_ms"],
+        "rematch_of": None,
+        "imported": True,  # for the lobby: a match that was played elsewhere
+    }
+    events = [NewEvent(type="TableOpened", data=opened)]
+    for seat, name in enumerate(record["players"]):
+        # No token hash: nobody can act in an imported match, it is there to be replayed.
+        taken = {"seat": seat, "name": name, "token_hash": None, "at_ms": record["started_at_ms"]}
+        events.append(NewEvent(type="SeatTaken", data=taken))
+    store.append(table_stream(match_id), events, expected_version=0)
