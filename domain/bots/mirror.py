@@ -1,0 +1,197 @@
+"""A position rebuilt from a seat's view, so that bots can ask the engine's own rule helpers
+(building rules, priorities, faults) instead of re-implementing the rules.
+
+The view shows face-down cards only as counts. The mirror fills those places with the cards the
+viewer cannot see, in a fixed order that does not depend on where they really are, so nothing a bot
+computes from a mirror can depend on hidden cards. Bots never look at a face-down place of a
+mirror: a search stops as soon as a reserve card would be uncovered or a hand card turned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from domain.actions import Action, Discard, Move, Pass, Turn, parse_action
+from domain.cards import Card, fresh_pack
+from domain.engine import fault_of
+from domain.errors import DomainError
+from domain.piles import ALL_PILES, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.ruleset import Ruleset
+from domain.state import GameState, MatchState, Piles
+from domain.views import View
+
+ALL_CARDS: tuple[Card, ...] = tuple(fresh_pack(0) + fresh_pack(1))
+
+
+@lru_cache(maxsize=64)
+def _ruleset(items: tuple[tuple[str, Any], ...]) -> Ruleset:
+    return Ruleset.from_json(dict(items))
+
+
+def ruleset_of(view: View) -> Ruleset:
+    return _ruleset(tuple(sorted(view.ruleset.items())))
+
+
+@dataclass
+class Sighting:
+    """What a bot remembers of the last view it was shown (the only memory bots keep)."""
+
+    game_index: int | None = None
+    version: int = -1
+    piles: dict[str, list[str | None]] = field(default_factory=dict)
+
+    def update(self, view: View) -> None:
+        self.game_index, self.version, self.piles = view.game_index, view.version, view.piles
+
+
+def _cards(shown: list[str | None]) -> list[Card | None]:
+    return [Card.parse(text) if text is not None else None for text in shown]
+
+
+def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -> GameState:
+    """The viewer's picture of the game as a `GameState` (hidden places filled canonically)."""
+    ruleset = ruleset_of(view)
+    known = piles if piles is not None else {n: _cards(c) for n, c in view.piles.items()}
+    seen = {card for cards in known.values() for card in cards if card is not None}
+    unseen = iter(sorted(card for card in ALL_CARDS if card not in seen))
+    table: list[tuple[Card, ...]] = []
+    for name in ALL_PILES:
+        cards = known.get(name, [])
+        table.append(tuple(card if card is not None else next(unseen) for card in cards))
+    p: Piles = tuple(table)
+    to_move = view.to_move if view.to_move is not None else 0
+    loose = len(p[HAND[to_move]]) + len(p[SHOWN[to_move]]) + len(p[WASTE[to_move]])
+    return GameState(
+        ruleset=ruleset,
+        game_index=view.game_index or 0,
+        seed=None,
+        packs=((), ()),
+        commitment=view.commitment,
+        first_player=view.first_player or 0,
+        first_player_reason=view.first_player_reason or "",
+        p=p,
+        to_move=to_move,
+        turn_number=view.turn_number,
+        over=view.over,
+        result=None,
+        window=None,
+        turn_productive=False,
+        turn_founded=False,
+        turn_start_cards=loose,
+        streaks=(0, 0),
+        targets=(0, 0),
+        quiet_turns=0,
+        seen=frozenset({p[8:16]}),
+        wrong_calls=(0, 0),
+        skip_next=(False, False),
+        draw_offer=view.draw_offer,
+        started_at_ms=0,
+        turn_started_at_ms=0,
+        move_started_at_ms=0,
+        last_event=None,
+    )
+
+
+def as_match(view: View, game: GameState) -> MatchState:
+    """Wrap a mirrored game so that match-level engine queries (`fault_of`) accept it."""
+    return MatchState(
+        ruleset=game.ruleset,
+        players=view.players,
+        match_id=view.match_id,
+        games_played=0,
+        totals=view.totals,
+        wins=view.wins,
+        game_scores=view.game_scores,
+        game=game,
+        finished=False,
+        winner=None,
+        version=view.version,
+        started_at_ms=0,
+    )
+
+
+def fault_in(view: View, game: GameState, action: Action) -> str | None:
+    """The priority rule `action` would break in `game` (None if none or not a play)."""
+    try:
+        return fault_of(as_match(view, game), action)
+    except DomainError:
+        return None
+
+
+def called_action(view: View) -> Action | None:
+    """The opponent's action that the open call window lets the viewer call, if any."""
+    window = view.call_window
+    offender = window.get("offender")
+    if not window.get("open") or offender is None or offender == view.viewer:
+        return None
+    text = window.get("action")
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_action(text, offender)
+    except DomainError:
+        return None
+
+
+def position_before(view: View, action: Action, memory: Sighting) -> GameState | None:
+    """The table as it was just before the opponent's `action`, worked back from the view (and,
+    for a waste turned over into a new hand, from the last view remembered). None when the
+    view does not allow it; the bot then does not call."""
+    piles = {name: _cards(cards) for name, cards in view.piles.items()}
+    last = view.last_action or {}
+    seat = action.seat
+    if isinstance(action, Move):
+        src, dst = piles.get(action.src), piles.get(action.dst)
+        if not dst or dst[-1] is None or src is None:
+            return None
+        src.append(dst.pop())
+    elif isinstance(action, Turn):
+        shown, hand, waste = piles[f"X{seat}"], piles[f"H{seat}"], piles[f"W{seat}"]
+        card: Card | None
+        if last.get("do") == "discard" and last.get("auto") == "hand card lock":
+            card = waste.pop() if waste else None  # turned, then locked out to the waste
+        else:
+            card = shown.pop() if shown else None
+        if card is None:
+            return None
+        recycled = (
+            not waste
+            and memory.game_index == view.game_index
+            and memory.version < view.version
+            and not memory.piles.get(f"H{seat}")
+            and memory.piles.get(f"W{seat}")
+        )
+        if recycled:
+            piles[f"W{seat}"] = _cards(memory.piles[f"W{seat}"])
+            piles[f"H{seat}"] = []
+        else:
+            hand.append(None)  # face down again, as it was
+    elif isinstance(action, Discard):
+        waste = piles[f"W{seat}"]
+        if not waste:
+            return None
+        piles[f"X{seat}"].append(waste.pop())
+    elif not isinstance(action, Pass):
+        return None
+    game = mirror_game(view, piles)
+    return game._evolved(to_move=seat)
+
+
+def reserve_uncovers(game: GameState, src: int) -> bool:
+    """Would taking the top of pile `src` turn up a face-down card?"""
+    return src in RESERVE and len(game.p[src]) > 1
+
+
+__all__ = [
+    "INDEX",
+    "Sighting",
+    "as_match",
+    "called_action",
+    "fault_in",
+    "mirror_game",
+    "position_before",
+    "reserve_uncovers",
+    "ruleset_of",
+]

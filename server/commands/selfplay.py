@@ -1,0 +1,203 @@
+"""`crapette selfplay`: bots play each other in-process through the event-sourced domain.
+
+It is practice data, a demonstration and a soak test at once: every event is folded and the
+rules' invariants are checked as the games go, and the command exits non-zero when one breaks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from domain import PRESETS, Ruleset
+from domain.bots import BOT_NAMES, make_bot
+from domain.bots.arena import GameReport, InvariantError, MatchReport, derive_seed, play_match
+
+DEFAULT_SEED = "5e1f"
+
+
+def _bot_pair(text: str) -> tuple[str, str]:
+    names = [part.strip() for part in text.split(",")]
+    if len(names) != 2 or any(name not in BOT_NAMES for name in names):
+        known = ", ".join(BOT_NAMES)
+        raise click.BadParameter(f"two of {known}, comma-separated (e.g. sharp,steady)")
+    return names[0], names[1]
+
+
+def _seed(text: str) -> str:
+    try:
+        int(text, 16)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not hexadecimal") from None
+    return text.lower()
+
+
+class Tally:
+    """The running summary of a run."""
+
+    def __init__(self, bots: tuple[str, str]) -> None:
+        self.bots = bots
+        self.games = 0
+        self.wins_by_seat: Counter[int] = Counter()
+        self.wins_by_bot: Counter[str] = Counter()  # "A" / "B": the first / second bot named
+        self.stalemates = 0
+        self.actions = 0
+        self.faults = 0
+        self.calls: Counter[str] = Counter()
+        self.points: Counter[str] = Counter()
+
+    def add(self, game: GameReport, swapped: bool) -> None:
+        self.games += 1
+        self.actions += game.actions
+        self.faults += sum(game.faults.values())
+        self.calls.update(game.calls)
+        labels = ("B", "A") if swapped else ("A", "B")
+        for seat in (0, 1):
+            self.points[labels[seat]] += game.score[seat]
+        if game.winner is None:
+            self.stalemates += 1
+        else:
+            self.wins_by_seat[game.winner] += 1
+            self.wins_by_bot[labels[game.winner]] += 1
+
+    def summary(self, seconds: float) -> dict[str, Any]:
+        a, b = self.bots
+        return {
+            "games": self.games,
+            "bots": {"A": a, "B": b},
+            "wins_by_seat": {"0": self.wins_by_seat[0], "1": self.wins_by_seat[1]},
+            "wins_by_bot": {f"A:{a}": self.wins_by_bot["A"], f"B:{b}": self.wins_by_bot["B"]},
+            "points_by_bot": {f"A:{a}": self.points["A"], f"B:{b}": self.points["B"]},
+            "stalemates": self.stalemates,
+            "average_actions": round(self.actions / self.games, 1) if self.games else 0.0,
+            "faults": self.faults,
+            "calls": {"right": self.calls["right"], "wrong": self.calls["wrong"]},
+            "seconds": round(seconds, 3),
+            "games_per_second": round(self.games / seconds, 2) if seconds > 0 else 0.0,
+        }
+
+
+def _export(report: MatchReport, directory: Path) -> Path:
+    """Write the match record with server/records' exporter (JSON form)."""
+    from server.records import export as exporting
+
+    directory.mkdir(parents=True, exist_ok=True)
+    record = exporting.record_from_events(report.events)
+    path = directory / f"{report.match_id}.json"
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def run_selfplay(
+    games: int,
+    preset: str,
+    bots: tuple[str, str],
+    seed: str,
+    export_dir: Path | None,
+    progress: Any = None,
+) -> tuple[dict[str, Any], list[Path]]:
+    """Play `games` games (matches follow each other, the bots swap seats each match)."""
+    ruleset = Ruleset.preset(preset)
+    tally = Tally(bots)
+    exported: list[Path] = []
+    started = time.perf_counter()
+    match_number = 0
+    game_number = 0
+
+    def seeds() -> Any:
+        nonlocal game_number
+        while True:
+            yield derive_seed(seed, "game", game_number)
+            game_number += 1
+
+    seed_stream = seeds()
+    while tally.games < games:
+        swapped = match_number % 2 == 1
+        names = (bots[1], bots[0]) if swapped else bots
+        pair = (
+            make_bot(names[0], seed=derive_seed(seed, "bot", match_number, 0)),
+            make_bot(names[1], seed=derive_seed(seed, "bot", match_number, 1)),
+        )
+
+        def on_game(game: GameReport, swapped: bool = swapped) -> None:
+            tally.add(game, swapped)
+            if progress is not None:
+                progress.update(1)
+
+        report = play_match(
+            ruleset,
+            (pair[0], pair[1]),
+            f"selfplay-{seed}-{match_number:04d}",
+            seed_stream,
+            games - tally.games,
+            on_game,
+        )
+        if export_dir is not None:
+            exported.append(_export(report, export_dir))
+        match_number += 1
+    return tally.summary(time.perf_counter() - started), exported
+
+
+def _print_summary(summary: dict[str, Any], preset: str) -> None:
+    a, b = summary["bots"]["A"], summary["bots"]["B"]
+    out = [
+        f"{summary['games']} games of {preset}: {a} (A) against {b} (B), seats swapped each match",
+        f"  wins by bot   A {a}: {summary['wins_by_bot'][f'A:{a}']}   "
+        f"B {b}: {summary['wins_by_bot'][f'B:{b}']}   stalemates: {summary['stalemates']}",
+        f"  wins by seat  0: {summary['wins_by_seat']['0']}   1: {summary['wins_by_seat']['1']}",
+        f"  points        A: {summary['points_by_bot'][f'A:{a}']}   "
+        f"B: {summary['points_by_bot'][f'B:{b}']}",
+        f"  actions/game  {summary['average_actions']}   faults: {summary['faults']}   calls: "
+        f"{summary['calls']['right']} right, {summary['calls']['wrong']} wrong",
+        f"  {summary['seconds']} s, {summary['games_per_second']} games/s",
+    ]
+    click.echo("\n".join(out))
+
+
+@click.command("selfplay")
+@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--preset", type=click.Choice(sorted(PRESETS)), default="classic", show_default=True)
+@click.option("--bots", default="steady,steady", show_default=True, help="two bot names: A,B")
+@click.option("--seed", default=DEFAULT_SEED, help="hex (the deals derive from it)")
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="write each match record (crapette-record/1 JSON) into this directory",
+)
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+def selfplay(
+    games: int, preset: str, bots: str, seed: str, export_dir: Path | None, as_json: bool
+) -> None:
+    """Bots play GAMES games against each other; a summary is printed at the end.
+
+    Exits 1 if an invariant of the rules breaks (104 cards accounted for, every game ends,
+    the stored events fold to the live state, every bot action accepted by the engine).
+    """
+    pair = _bot_pair(bots)
+    hex_seed = _seed(seed)
+    show_bar = sys.stderr.isatty() and not as_json
+    try:
+        if show_bar:
+            with click.progressbar(length=games, label="selfplay", file=sys.stderr) as bar:
+                summary, exported = run_selfplay(games, preset, pair, hex_seed, export_dir, bar)
+        else:
+            summary, exported = run_selfplay(games, preset, pair, hex_seed, export_dir)
+    except InvariantError as exc:
+        click.echo(f"invariant broken: {exc}", err=True)
+        sys.exit(1)
+    if export_dir is not None:
+        summary["exported"] = [str(path) for path in exported]
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        _print_summary(summary, preset)
+        if exported:
+            click.echo(f"  {len(exported)} match records written to {export_dir}")
