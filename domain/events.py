@@ -16,8 +16,18 @@ from domain.ruleset import Ruleset
 Packs = tuple[tuple[Card, ...], tuple[Card, ...]]
 
 
+class _Named:
+    """Gives every event `event.type`, its class name (the stored event's type)."""
+
+    __slots__ = ()
+
+    @property
+    def type(self) -> str:
+        return type(self).__name__
+
+
 @dataclass(frozen=True, slots=True)
-class MatchStarted:
+class MatchStarted(_Named):
     match_id: str
     ruleset: Ruleset
     players: tuple[str, str]
@@ -25,7 +35,7 @@ class MatchStarted:
 
 
 @dataclass(frozen=True, slots=True)
-class GameStarted:
+class GameStarted(_Named):
     """A game dealt from `seed` (``sha256-fy/1``) or, without a seed, from explicit `packs`."""
 
     game_index: int
@@ -39,7 +49,7 @@ class GameStarted:
 
 
 @dataclass(frozen=True, slots=True)
-class CardMoved:
+class CardMoved(_Named):
     seat: int
     src: str
     dst: str
@@ -49,7 +59,7 @@ class CardMoved:
 
 
 @dataclass(frozen=True, slots=True)
-class HandCardTurned:
+class HandCardTurned(_Named):
     seat: int
     card: Card
     fault: str | None
@@ -57,7 +67,7 @@ class HandCardTurned:
 
 
 @dataclass(frozen=True, slots=True)
-class WasteTurnedOver:
+class WasteTurnedOver(_Named):
     """The whole waste became the new hand (its bottom card is now the hand's top)."""
 
     seat: int
@@ -66,7 +76,7 @@ class WasteTurnedOver:
 
 
 @dataclass(frozen=True, slots=True)
-class CardDiscarded:
+class CardDiscarded(_Named):
     """X went to the waste. `auto` says why when the player did not discard it himself:
     ``"hand card lock"``, ``"time"`` or ``"crapette"``."""
 
@@ -78,14 +88,14 @@ class CardDiscarded:
 
 
 @dataclass(frozen=True, slots=True)
-class Passed:
+class Passed(_Named):
     seat: int
     fault: str | None
     at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
-class TurnEnded:
+class TurnEnded(_Named):
     """`reason`: ``discard``, ``pass``, ``hand card lock``, ``time``, ``crapette`` or
     ``wrong calls`` (a turn lost as the penalty for three wrong calls)."""
 
@@ -96,7 +106,7 @@ class TurnEnded:
 
 
 @dataclass(frozen=True, slots=True)
-class CrapetteCalled:
+class CrapetteCalled(_Named):
     """A call by `caller` on the action whose first event has stream index `target_index`."""
 
     caller: int
@@ -113,7 +123,7 @@ class CrapetteCalled:
 
 
 @dataclass(frozen=True, slots=True)
-class ActionVoided:
+class ActionVoided(_Named):
     """The undo of one earlier event of the called action (most recent first).
 
     `voided` names that event's type; the card goes back from `dst` to `src` (for a waste turned
@@ -130,7 +140,7 @@ class ActionVoided:
 
 
 @dataclass(frozen=True, slots=True)
-class CompulsoryMovePlayed:
+class CompulsoryMovePlayed(_Named):
     """The move the offender skipped, played for him after a right call."""
 
     seat: int
@@ -141,25 +151,25 @@ class CompulsoryMovePlayed:
 
 
 @dataclass(frozen=True, slots=True)
-class DrawOffered:
+class DrawOffered(_Named):
     seat: int
     at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
-class DrawAccepted:
+class DrawAccepted(_Named):
     seat: int
     at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
-class TimeExpired:
+class TimeExpired(_Named):
     seat: int
     at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
-class GameWon:
+class GameWon(_Named):
     winner: int
     reason: str
     score: tuple[int, int]
@@ -167,7 +177,7 @@ class GameWon:
 
 
 @dataclass(frozen=True, slots=True)
-class GameStalemated:
+class GameStalemated(_Named):
     """`reason`: ``no progress`` (both streaks), ``400 turns`` or ``agreed``."""
 
     penalties: tuple[int, int]
@@ -177,7 +187,7 @@ class GameStalemated:
 
 
 @dataclass(frozen=True, slots=True)
-class GameResigned:
+class GameResigned(_Named):
     seat: int
     winner: int
     score: tuple[int, int]
@@ -185,7 +195,7 @@ class GameResigned:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchWon:
+class MatchWon(_Named):
     winner: int
     totals: tuple[int, int]
     at_ms: int
