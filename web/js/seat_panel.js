@@ -82,10 +82,10 @@ export class SeatPanel {
       const used = serverNow - clock.turn_started_at_ms;
       if (clock.limit_s) {
         const left = clock.limit_s * 1000 - used;
-        el.textContent = `⏱ ${mmss(left)}`;
+        el.textContent = `time left ${mmss(left)}`;
         el.classList.toggle("low", left < 5000);
       } else {
-        el.textContent = `⏱ ${mmss(used)}`;
+        el.textContent = `turn time ${mmss(used)}`;
         el.classList.remove("low");
       }
     }
