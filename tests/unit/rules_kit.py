@@ -59,6 +59,7 @@ def position(
     ruleset: Ruleset | str = "classic",
     to_move: int = 0,
     totals: tuple[int, int] = (0, 0),
+    wins: tuple[int, int] = (0, 0),
     **state: Any,
 ) -> MatchState:
     """A match whose running game is at this position, seat `to_move` at the start of a turn."""
@@ -75,7 +76,7 @@ def position(
     game = game._evolved(
         p=p, to_move=to_move, turn_start_cards=loose, seen=frozenset({p[8:16]}), **state
     )
-    return replace(match, game=game, version=2, totals=totals)
+    return replace(match, game=game, version=2, totals=totals, wins=wins, previous_first=to_move)
 
 
 def action(state: MatchState, text: str, seat: int | None = None) -> Action:
