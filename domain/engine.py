@@ -423,6 +423,7 @@ def _call(scratch: _Scratch, action: Call, at: int) -> None:
     for event in reversed(window.events):
         scratch.emit(_voiding(event, at))
     base = window.base
+    assert base is not None  # kept for every faulty action
     step = _compulsory_step(base, window.action, action.move)
     if step is not None:
         src, dst = step
@@ -509,6 +510,18 @@ def legal_actions(state: MatchState | None, seat: int) -> list[Action]:
     return actions
 
 
+# Actions are immutable, so the listed ones are made once and shared.
+_MOVES = {
+    (seat, src, dst): Move(seat, ALL_PILES[src], ALL_PILES[dst])
+    for seat in (0, 1)
+    for src in range(len(ALL_PILES))
+    for dst in range(len(ALL_PILES))
+}
+_TURN = (Turn(0), Turn(1))
+_DISCARD = (Discard(0), Discard(1))
+_PASS = (Pass(0), Pass(1))
+
+
 def _play_actions(game: GameState, seat: int) -> list[Action]:
     p = game.p
     level = priority(game, seat)
@@ -521,15 +534,15 @@ def _play_actions(game: GameState, seat: int) -> list[Action]:
                 continue
             if (src, dst) in level.bad_steps:
                 continue
-        actions.append(Move(seat, ALL_PILES[src], ALL_PILES[dst]))
+        actions.append(_MOVES[seat, src, dst])
     free = not strict or required is None
     if not p[SHOWN[seat]]:
         if (p[HAND[seat]] or p[WASTE[seat]]) and (free and (not strict or not level.turn_rule)):
-            actions.append(Turn(seat))
+            actions.append(_TURN[seat])
     elif free and (not strict or not level.end_rule):
-        actions.append(Discard(seat))
+        actions.append(_DISCARD[seat])
     if not p[SHOWN[seat]] and not p[HAND[seat]] and not p[WASTE[seat]] and free:
-        actions.append(Pass(seat))
+        actions.append(_PASS[seat])
     return actions
 
 

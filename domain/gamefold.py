@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain import deal
-from domain.actions import Discard, Move, Pass, Turn
+from domain.actions import Action, Discard, Move, Pass, Turn
 from domain.cards import Card
 from domain.events import (
     ActionVoided,
@@ -84,11 +84,21 @@ def _base(game: GameState) -> GameState:
 
 
 def _open(
-    game: GameState, seat: int, index: int, action: object, fault: str | None, event: Event
+    game: GameState,
+    seat: int,
+    index: int,
+    action: Action,
+    fault: str | None,
+    event: Event,
+    keep_base: bool = False,
 ) -> CallWindow | None:
+    """The call window on a new action. Only a fault can be voided, so only then (or when the
+    fault may still show up, as in a turn that starts by recycling the waste) is the state
+    before the action kept."""
     if game.ruleset.enforcement != "call":
         return None
-    return CallWindow(seat, index, action, fault, (event,), _base(game))  # type: ignore[arg-type]
+    base = _base(game) if fault is not None or keep_base else None
+    return CallWindow(seat, index, action, fault, (event,), base)
 
 
 def _extend(
@@ -182,7 +192,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
         seat = event.seat
         waste = game.p[WASTE[seat]]
         p = _replace_pile(game.p, {HAND[seat]: tuple(reversed(waste)), WASTE[seat]: ()})
-        window = _open(game, seat, index, Turn(seat), None, event)
+        window = _open(game, seat, index, Turn(seat), None, event, keep_base=True)
         return game._evolved(p=p, seen=frozenset({p[8:16]}), window=window)
     if isinstance(event, CardDiscarded):
         seat = event.seat
@@ -292,7 +302,7 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
             wrong_calls=(calls[0], calls[1]),
             skip_next=(skip[0], skip[1]),
         )
-    assert window is not None
+    assert window is not None and window.base is not None
     # Everything but the piles comes back from before the faulty action; the piles follow as
     # each ActionVoided puts its card back.
     return window.base._evolved(

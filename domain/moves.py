@@ -56,48 +56,75 @@ def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
     return top.suit == card.suit and top.rank + 1 == card.rank
 
 
-def _fits_house(state: GameState, seat: int, src: int, card: Card, pile: tuple[Card, ...]) -> bool:
-    if pile:
-        top = pile[-1]
-        return top.rank == card.rank + 1 and top.red != card.red
-    option = state.ruleset.empty_house
-    if option == "king_only":
-        return card.rank == 13
-    if option == "reserve_first" and state.p[RESERVE[seat]]:
-        return src == RESERVE[seat]
-    return True
+def _raw_steps(state: GameState, seat: int) -> list[Step]:
+    """Every move the building rules allow, repetitions not checked.
 
-
-def _fits_load(card: Card, pile: tuple[Card, ...]) -> bool:
-    if not pile:
-        return False
-    top = pile[-1]
-    return top.suit == card.suit and (top.rank - card.rank) in (1, -1)
+    Runs for every position the engine meets, so the destinations are indexed once by the card
+    they want (suit and rank for foundations, rank and colour for houses) instead of testing
+    every source against every pile.
+    """
+    p = state.p
+    ruleset = state.ruleset
+    houses = _HOUSE_LIST[ruleset.houses_per_player]
+    wanted_f: dict[tuple[str, int], list[int]] = {}
+    empty_f: list[int] = []
+    for f in FOUNDATIONS:
+        pile = p[f]
+        if not pile:
+            empty_f.append(f)
+        elif pile[-1].rank < 13:
+            top = pile[-1]
+            wanted_f.setdefault((top.suit, top.rank + 1), []).append(f)
+    wanted_h: dict[tuple[int, bool], list[int]] = {}
+    empty_h: list[int] = []
+    for h in houses:
+        pile = p[h]
+        if not pile:
+            empty_h.append(h)
+        elif pile[-1].rank > 1:
+            top = pile[-1]
+            wanted_h.setdefault((top.rank - 1, not top.red), []).append(h)
+    other = 1 - seat
+    loads = [(i, p[i][-1]) for i in (RESERVE[other], WASTE[other]) if p[i]]
+    option = ruleset.empty_house
+    reserve = RESERVE[seat]
+    reserve_lasts = bool(p[reserve])
+    steps: list[Step] = []
+    append = steps.append
+    for src in sources(state, seat):
+        card = p[src][-1]
+        for f in empty_f if card.rank == 1 else wanted_f.get((card.suit, card.rank), ()):
+            append((src, f))
+        targets = wanted_h.get((card.rank, card.red), [])
+        if empty_h and (
+            option == "any"
+            or option == "refill_at_once"
+            or (option == "king_only" and card.rank == 13)
+            or (option == "reserve_first" and (src == reserve or not reserve_lasts))
+        ):
+            targets = sorted(targets + empty_h) if targets else empty_h
+        for h in targets:
+            if h != src:
+                append((src, h))
+        for i, top in loads:
+            if top.suit == card.suit and (top.rank - card.rank == 1 or card.rank - top.rank == 1):
+                append((src, i))
+    return steps
 
 
 def destinations(state: GameState, seat: int, src: int) -> list[int]:
     """Every pile that accepts the top of `src` from `seat` (repetition not checked)."""
-    p = state.p
-    card = p[src][-1]
-    found = [f for f in FOUNDATIONS if fits_foundation(card, p[f])]
-    found.extend(
-        h for h in houses_of(state) if h != src and _fits_house(state, seat, src, card, p[h])
-    )
-    other = 1 - seat
-    found.extend(i for i in (RESERVE[other], WASTE[other]) if _fits_load(card, p[i]))
-    return found
+    return [d for s, d in _raw_steps(state, seat) if s == src]
 
 
 def building_steps(state: GameState, seat: int) -> list[Step]:
     """Every move the building rules allow the seat now, repetitions excluded."""
     houses = _HOUSE_SET[state.ruleset.houses_per_player]
-    steps: list[Step] = []
-    for src in sources(state, seat):
-        for dst in destinations(state, seat, src):
-            if src in houses and dst in houses and repeats(state, src, dst):
-                continue
-            steps.append((src, dst))
-    return steps
+    return [
+        (src, dst)
+        for src, dst in _raw_steps(state, seat)
+        if not (src in houses and dst in houses and repeats(state, src, dst))
+    ]
 
 
 def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tuple[Card, ...], ...]:

@@ -42,8 +42,9 @@ class GameResult:
 class CallWindow:
     """The most recent play action, which the opponent may call "Crapette!" on.
 
-    `base` is the game as it was before the action (what a right call restores); `events` are the
-    action's events so far (what a right call voids); `index` is its first event's stream index.
+    `base` is the game as it was before the action (what a right call restores; kept only for
+    faults); `events` are the action's events so far (what a right call voids); `index` is the
+    stream index of its first event.
     """
 
     offender: int
@@ -51,7 +52,7 @@ class CallWindow:
     action: Action
     fault: str | None
     events: tuple[Any, ...]
-    base: GameState
+    base: GameState | None  # kept only when the action may be voided (a fault)
     turn_over: bool = False  # a discard or pass: open until the caller's own first action
     called: bool = False  # a wrong call was made on it; no second call
 
@@ -139,12 +140,39 @@ class GameState:
         raise AttributeError("game states are immutable; evolve makes new ones")
 
     def _evolved(self, **changes: Any) -> GameState:
-        """A copy with `changes` (engine-internal)."""
+        """A copy with `changes` (engine-internal). Unrolled: it runs for every event."""
         new = object.__new__(GameState)
-        setter = object.__setattr__
-        for name in _SLOTS:
-            setter(new, name, changes[name] if name in changes else getattr(self, name))
-        setter(new, "_cache", {})
+        s = object.__setattr__
+        s(new, "ruleset", self.ruleset)
+        s(new, "game_index", self.game_index)
+        s(new, "seed", self.seed)
+        s(new, "packs", self.packs)
+        s(new, "commitment", self.commitment)
+        s(new, "first_player", self.first_player)
+        s(new, "first_player_reason", self.first_player_reason)
+        s(new, "p", self.p)
+        s(new, "to_move", self.to_move)
+        s(new, "turn_number", self.turn_number)
+        s(new, "over", self.over)
+        s(new, "result", self.result)
+        s(new, "window", self.window)
+        s(new, "turn_productive", self.turn_productive)
+        s(new, "turn_founded", self.turn_founded)
+        s(new, "turn_start_cards", self.turn_start_cards)
+        s(new, "streaks", self.streaks)
+        s(new, "targets", self.targets)
+        s(new, "quiet_turns", self.quiet_turns)
+        s(new, "seen", self.seen)
+        s(new, "wrong_calls", self.wrong_calls)
+        s(new, "skip_next", self.skip_next)
+        s(new, "draw_offer", self.draw_offer)
+        s(new, "started_at_ms", self.started_at_ms)
+        s(new, "turn_started_at_ms", self.turn_started_at_ms)
+        s(new, "move_started_at_ms", self.move_started_at_ms)
+        s(new, "last_event", self.last_event)
+        for name, value in changes.items():
+            s(new, name, value)
+        s(new, "_cache", {})
         return new
 
     @property
