@@ -1,6 +1,7 @@
 """Helpers of the rule scenario tests: build a position from a few lines, act on it, read events.
 
-A position is written one pile per line, cards bottom to top (the last one is the top):
+A position is written one pile per line, cards bottom to top (the last one is the top), and
+turned into the one-line notation of `domain.position_from_text` (docs/positions.md):
 
     R0: 9D 3S        (seat 0's reserve; 3S on top)
     T0: KS QH/1      (a house; cards are seat 0's unless written /1)
@@ -18,16 +19,14 @@ from typing import Any
 
 import pytest
 
-from domain import Card, RulesError, Ruleset
+from domain import RulesError, Ruleset
 from domain.actions import Action, parse_action
-from domain.commands import Act, StartGame, StartMatch
-from domain.engine import decide, evolve, play
-from domain.events import GameStarted
-from domain.gamefold import new_game
-from domain.piles import ALL_PILES, HAND, SHOWN, WASTE
+from domain.commands import Act
+from domain.engine import play
+from domain.positions import position_from_text
 from domain.state import MatchState
 
-AT = 1_000_000  # the wall clock of every position (ms); actions come at AT + 1000
+AT = 0  # the wall clock of every position (ms); actions come at AT + 1000
 
 
 def rules(preset: str = "classic", **options: Any) -> Ruleset:
@@ -35,23 +34,17 @@ def rules(preset: str = "classic", **options: Any) -> Ruleset:
     return replace(base, **options) if options else base
 
 
-def parse_piles(text: str) -> dict[str, tuple[Card, ...]]:
-    piles: dict[str, tuple[Card, ...]] = {}
-    seen: set[Card] = set()
+def fen(text: str, to_move: int = 0) -> str:
+    """The lines above in the one-line notation of `domain.position_from_text`."""
+    tokens = []
     for raw in text.strip().splitlines():
         line = raw.split("#")[0].strip()
         if not line:
             continue
         name, _, cards = line.partition(":")
-        name = name.strip().upper()
-        assert name in ALL_PILES, f"{name!r} is not a pile"
-        owner = int(name[1]) if name[0] in "RHXW" else 0
-        parsed = tuple(Card.parse(code, owner=owner) for code in cards.split())
-        for card in parsed:
-            assert card not in seen, f"{card} appears twice in the position"
-            seen.add(card)
-        piles[name] = parsed
-    return piles
+        tokens.append(f"{name.strip().upper()}={','.join(cards.split())}")
+    tokens.append(f"to={to_move}")
+    return " ".join(tokens)
 
 
 def position(
@@ -62,21 +55,18 @@ def position(
     wins: tuple[int, int] = (0, 0),
     **state: Any,
 ) -> MatchState:
-    """A match whose running game is at this position, seat `to_move` at the start of a turn."""
+    """A match whose running game is at this position, seat `to_move` at the start of a turn.
+
+    `state` overrides game bookkeeping (such as `quiet_turns`) that no text layout can say.
+    """
     if isinstance(ruleset, str):
         ruleset = rules(ruleset)
-    match = evolve(None, decide(None, StartMatch("m-test", ruleset, ("Ann", "Bob"), AT))[0])
-    started = decide(match, StartGame("0" * 64, None, AT))[0]
-    assert isinstance(started, GameStarted)
-    started = replace(started, first_player=to_move)
-    game = new_game(ruleset, started)
-    piles = parse_piles(text)
-    p = tuple(piles.get(name, ()) for name in ALL_PILES)
-    loose = len(p[HAND[to_move]]) + len(p[SHOWN[to_move]]) + len(p[WASTE[to_move]])
-    game = game._evolved(
-        p=p, to_move=to_move, turn_start_cards=loose, seen=frozenset({p[8:16]}), **state
-    )
-    return replace(match, game=game, version=2, totals=totals, wins=wins, previous_first=to_move)
+    match = position_from_text(fen(text, to_move), ruleset)
+    game = match.game
+    assert game is not None
+    if state:
+        game = game._evolved(**state)
+    return replace(match, game=game, totals=totals, wins=wins)
 
 
 def action(state: MatchState, text: str, seat: int | None = None) -> Action:
