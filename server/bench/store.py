@@ -33,7 +33,7 @@ DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 APPEND_TARGET = 0.8
 REBUILD_TARGET = 5.0
 STREAMS = 16  # appends go round-robin over a few streams, like tables in play
-ROUNDS = 4
+ROUNDS = 10
 
 
 def _payload(i: int) -> dict[str, Any]:
@@ -133,17 +133,21 @@ def _raw_postgres_appender(url: str, schema: str) -> tuple[Callable[[int], None]
 
 
 def _race(contestants: dict[str, Callable[[int], None]], appends: int) -> dict[str, float]:
-    """Appends/s of each contestant, run in alternating rounds of appends/ROUNDS each."""
+    """Appends/s of each contestant, in ROUNDS alternating rounds (the order flips each round),
+    so that a slower or busier moment of the machine weighs on both sides alike."""
     elapsed = dict.fromkeys(contestants, 0.0)
     per_round = max(1, appends // ROUNDS)
+    order = list(contestants)
     counter = 0
     for _ in range(ROUNDS):
-        for name, append in contestants.items():
+        for name in order:
+            append = contestants[name]
             start = time.perf_counter()
             for _ in range(per_round):
                 append(counter)
                 counter += 1
             elapsed[name] += time.perf_counter() - start
+        order.reverse()
     return {name: per_round * ROUNDS / seconds for name, seconds in elapsed.items()}
 
 
