@@ -42,6 +42,7 @@ class MatchEntry:
     last_event_ms: int = 0
     bots: dict[int, Any] = field(default_factory=dict)
     failed_timeout_version: int = -1
+    failed_bot_version: int = -1
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property

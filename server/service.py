@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 import domain
 from server import tables as t
-from server.bots import make_bot
+from server.bots import RandomLegalBot, make_bot
 from server.errors import (
     CommandConflictError,
     CommandRefusedError,
@@ -417,16 +417,30 @@ class GameService:
         if not bots or now - entry.last_event_ms < self.bot_delay_s * 1000:
             return
         for seat in sorted(bots, key=lambda s: s != game.to_move):
-            bot = entry.bots.get(seat)
-            if bot is None:
-                bot = entry.bots[seat] = make_bot(bots[seat])
-            action = bot.choose(domain.view(state, seat))
+            action = self._bot_action(entry, seat, bots[seat])
             if action is None:
                 continue
             command = domain.Act(action=action, at_ms=now)
             if self._decide_system(entry, command, f"bot-{seat}-{entry.version}"):
                 self._follow_up(entry)
+            else:  # a refused bot action: the stand-in plays this position instead
+                entry.failed_bot_version = entry.version
             return
+
+    def _bot_action(self, entry: MatchEntry, seat: int, name: str) -> Any:
+        """The seated bot's choice; a bot that fails (or failed here before) is replaced by the
+        random legal-action bot for this position, so that a table never hangs on a bot."""
+        view = domain.view(entry.state, seat)
+        if entry.failed_bot_version != entry.version:
+            bot = entry.bots.get(seat)
+            if bot is None:
+                bot = entry.bots[seat] = make_bot(name)
+            try:
+                return bot.choose(view)
+            except Exception:
+                log.exception("bot %s failed in match %s", name, entry.match_id)
+                entry.failed_bot_version = entry.version
+        return RandomLegalBot().choose(view)
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ from typing import Any  # noqa: E402
 from flask import Flask, request  # noqa: E402
 from flask_socketio import SocketIO  # noqa: E402
 
+from server.netopts import run_options  # noqa: E402
+
 
 def create_echo_app(async_mode: str) -> tuple[Flask, SocketIO]:
     app = Flask(__name__)
@@ -42,7 +44,14 @@ def main() -> None:
     port = int(sys.argv[1])
     async_mode = sys.argv[2] if len(sys.argv) > 2 else "eventlet"
     app, socketio = create_echo_app(async_mode)
-    socketio.run(app, host="127.0.0.1", port=port, log_output=False, allow_unsafe_werkzeug=True)
+    socketio.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_output=False,
+        allow_unsafe_werkzeug=True,
+        **run_options(async_mode),  # the same socket options as the real server
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,8 @@ def _free_port() -> int:
 def _start(command: list[str], ping_url: str, log_path: Path) -> subprocess.Popen[bytes]:
     import requests
 
-    log = open(log_path, "ab")  # noqa: SIM115 - the child writes to it until stopped
-    proc = subprocess.Popen(command, stdout=log, stderr=log)
+    with open(log_path, "ab") as log:  # the child keeps its own copy of the handle
+        proc = subprocess.Popen(command, stdout=log, stderr=log)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:

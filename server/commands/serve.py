@@ -51,10 +51,18 @@ def serve(
     )
     from server.app import create_app, start_clock
     from server.lan import lan_urls
+    from server.netopts import run_options
 
     app, socketio = create_app(config)
     start_clock(socketio, app.extensions["crapette"], config.tick_s)
     for url in lan_urls(host, port):
         click.echo(f"Crapette server: open {url}")
     click.echo(f"store: {store_url} (async mode {async_mode})", err=True)
-    socketio.run(app, host=host, port=port, log_output=not quiet, allow_unsafe_werkzeug=True)
+    socketio.run(
+        app,
+        host=host,
+        port=port,
+        log_output=not quiet,
+        allow_unsafe_werkzeug=True,
+        **run_options(async_mode),
+    )

@@ -40,8 +40,8 @@ class ServerProcess:
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
             "--grace", str(self.grace_s), "--bot-delay", "0.02", "--quiet",
         ]  # fmt: skip
-        log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it until stopped
-        self.proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=log)
+        with open(self.log_path, "ab") as log:  # the child keeps its own copy of the handle
+            self.proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=log)
         deadline = time.monotonic() + WAIT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
