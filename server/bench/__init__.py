@@ -1,4 +1,4 @@
-"""`crapette bench engine|store|server`: benchmarks that print ratios against a same-run baseline."""
+"""`crapette bench engine|store|server`: benchmarks printing ratios against a same-run baseline."""
 
 from __future__ import annotations
 
