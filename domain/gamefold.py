@@ -240,6 +240,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
 
 
 def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
+    """A new turn; a stalemate offer lapses once the seat that could accept it ends a turn."""
     seat, nxt = event.seat, event.next_seat
     streaks, targets = list(game.streaks), list(game.targets)
     if game.turn_productive:
@@ -269,7 +270,7 @@ def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
         quiet_turns=quiet,
         seen=frozenset({p[8:16]}),
         skip_next=skip,
-        draw_offer=None,
+        draw_offer=None if game.draw_offer == 1 - seat else game.draw_offer,
         turn_started_at_ms=event.at_ms,
         move_started_at_ms=event.at_ms,
     )

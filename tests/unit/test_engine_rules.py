@@ -407,6 +407,16 @@ def test_agreed_stalemate_scores_the_difference() -> None:
     assert refused(pos("R0=2S R1=4C to=0"), "accept-draw") == "no draw offer"
 
 
+def test_a_draw_offer_lapses_when_the_opponent_ends_a_turn() -> None:
+    state = pos("R0=2S,3S X0=4H R1=4C H1=5C,6C to=0")
+    _, state = act(state, "offer-draw", seat=0)
+    _, state = act(state, "discard")  # the offerer's own turn end keeps the offer
+    assert "accept-draw" in [a.notation() for a in legal_actions(state, 1)]
+    _, state = act(state, "turn")
+    _, state = act(state, "discard")  # seat 1 played on: declined
+    assert refused(state, "accept-draw", seat=1) == "no draw offer"
+
+
 def test_stalemate_when_both_go_through_their_hands_without_progress() -> None:
     # Nothing can ever move: each player turns his one card and discards it.
     state = pos("R0=KD T0=KS T4=KH H0=3C R1=KC H1=3D to=0")
