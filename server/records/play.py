@@ -94,3 +94,36 @@ def random_match(
         else:
             table.act(domain.Resign(table.game.to_move))
     return table.events
+
+
+def obedient_action(state: Any, seat: int) -> Any | None:
+    """A plain, rule-abiding choice for `seat` (None when it has nothing to do): a foundation
+    build, else a reserve card onto a house, else turn, discard or pass, else any other move;
+    never an action the priorities call a fault. Good for scripted records: predictable."""
+    legal = [
+        action
+        for action in domain.legal_actions(state, seat)
+        if not isinstance(action, domain.Call) and domain.fault_of(state, action) is None
+    ]
+
+    def rank(action: Any) -> int:
+        if isinstance(action, domain.Move):
+            if action.dst.startswith("F"):
+                return 0
+            return 1 if action.src.startswith("R") else 5
+        return {domain.Turn: 2, domain.Discard: 3, domain.Pass: 4}.get(type(action), 6)
+
+    return min(legal, key=rank) if legal else None
+
+
+def play_obediently(table: Table, actions: int, stop_at_turn_end: bool = False) -> None:
+    """Let the player to move play `actions` obedient actions (fewer if the game ends)."""
+    for _ in range(actions):
+        if table.game.over:
+            return
+        action = obedient_action(table.state, table.game.to_move)
+        if action is None:
+            return
+        events = table.act(action)
+        if stop_at_turn_end and any(isinstance(e, domain.TurnEnded) for e in events):
+            return

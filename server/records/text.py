@@ -424,6 +424,8 @@ def _actions(moves: list[tuple[int, str]]) -> list[dict[str, Any]]:
             target, key = last_string
             target[key] = target.get(key, "") + tokens[1][0]
             continue
+        if line.startswith(_DECISION_INDENT) and tokens[0] not in _DECISIONS:
+            raise _bad(number, f"unknown decision {tokens[0]!r}")
         if tokens[0] in _DECISIONS:
             if not actions:
                 raise _bad(number, "a decision line before any action")

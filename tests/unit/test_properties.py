@@ -1,0 +1,142 @@
+"""Properties of every reachable position (hypothesis drives random play over random deals):
+104 cards always accounted for, no card in two places, foundations that only grow by suit and
+rank, a fold that is deterministic and equal to what `play` returned, views that never show a
+hidden card or the seed while the game runs."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain import PRESETS, Card, Ruleset
+from domain.actions import Action, Call, OfferDraw, Resign, TimeOut
+from domain.commands import Act, StartGame, StartMatch
+from domain.engine import fold, legal_actions, play
+from domain.events import ActionVoided, GameStarted
+from domain.piles import HAND, RESERVE
+from domain.state import MatchState
+from domain.views import redact, view
+
+ALL_CARDS = frozenset(
+    Card(rank, suit, owner) for rank in range(1, 14) for suit in "SHDC" for owner in (0, 1)
+)
+SKIPPED = (Resign, OfferDraw, TimeOut)
+
+
+def start(preset: str, seed: str) -> tuple[list[Any], MatchState]:
+    events, state = play(None, StartMatch("m-prop", Ruleset.preset(preset), ("a", "b"), 0))
+    more, state = play(state, StartGame(seed, None, 0))
+    return events + more, state
+
+
+def choose(state: MatchState, rng: random.Random) -> Action | None:
+    game = state.game
+    assert game is not None
+    seat = game.to_move
+    if rng.random() < 0.3:
+        calls = [a for a in legal_actions(state, 1 - seat) if isinstance(a, Call)]
+        if calls:
+            return calls[0]
+    choices = [a for a in legal_actions(state, seat) if not isinstance(a, SKIPPED)]
+    return rng.choice(choices) if choices else None
+
+
+def check_cards(state: MatchState) -> None:
+    game = state.game
+    assert game is not None
+    cards = [card for pile in game.p for card in pile]
+    assert len(cards) == 104, f"{len(cards)} cards on the table"
+    assert len(set(cards)) == 104, "a card is in two places"
+    assert set(cards) == ALL_CARDS
+
+
+def foundations(state: MatchState) -> list[tuple[Card, ...]]:
+    assert state.game is not None
+    return [state.game.pile(f"F{i}") for i in range(8)]
+
+
+def check_foundation_order(state: MatchState) -> None:
+    for pile in foundations(state):
+        for position, card in enumerate(pile):
+            assert card.rank == position + 1 and card.suit == pile[0].suit, pile
+
+
+def check_views(state: MatchState, seed: str) -> None:
+    game = state.game
+    assert game is not None
+    hidden = {str(card) for seat in (0, 1) for card in game.p[HAND[seat]]}
+    hidden |= {str(card) for seat in (0, 1) for card in game.p[RESERVE[seat]][:-1]}
+    for viewer in (0, 1, None):
+        data = view(state, viewer).to_json()
+        text = json.dumps(data)
+        if game.over:
+            assert data["seed"] == seed
+            continue
+        assert data["seed"] is None and seed not in text
+        for seat in (0, 1):
+            assert all(c is None for c in data["piles"][f"H{seat}"])
+            assert all(c is None for c in data["piles"][f"R{seat}"][:-1])
+        leaked = {card for card in hidden if f'"{card}"' in text}
+        assert not leaked, f"viewer {viewer} sees {leaked}"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    seed=st.binary(min_size=32, max_size=32).map(bytes.hex),
+    choices=st.integers(0, 2**32),
+    steps=st.integers(1, 250),
+)
+def test_random_play_keeps_every_invariant(
+    preset: str, seed: str, choices: int, steps: int
+) -> None:
+    rng = random.Random(choices)
+    events, state = start(preset, seed)
+    check_cards(state)
+    for _ in range(steps):
+        game = state.game
+        assert game is not None
+        if game.over:
+            break
+        action = choose(state, rng)
+        assert action is not None, "a running game always offers its mover an action"
+        before = foundations(state)
+        new_events, state = play(state, Act(action, 0))
+        events.extend(new_events)
+        check_cards(state)
+        check_foundation_order(state)
+        if not any(isinstance(e, ActionVoided) for e in new_events):
+            for old, new in zip(before, foundations(state), strict=True):
+                assert new[: len(old)] == old, "a foundation lost a card without a voiding"
+        check_views(state, seed)
+    # Folding the same events twice gives the same state, and the one `play` returned.
+    once, twice = fold(events), fold(events)
+    assert once == twice == state
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32).map(bytes.hex), preset=st.sampled_from(["classic"]))
+def test_game_started_is_redacted_while_the_game_runs(seed: str, preset: str) -> None:
+    events, state = start(preset, seed)
+    started = next(e for e in events if isinstance(e, GameStarted))
+    for viewer in (0, 1, None):
+        payload = redact(started, viewer, state)
+        assert payload.get("seed") is None and payload.get("packs") is None
+        assert seed not in json.dumps(payload)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32).map(bytes.hex))
+def test_fold_is_deterministic_for_a_whole_game(seed: str) -> None:
+    rng = random.Random(seed)
+    events, state = start("classic", seed)
+    while state.game is not None and not state.game.over and len(events) < 3000:
+        action = choose(state, rng)
+        assert action is not None
+        new_events, state = play(state, Act(action, 0))
+        events.extend(new_events)
+    assert fold(events) == fold(list(events)) == state
