@@ -1,0 +1,126 @@
+"""Make the golden records of this directory: `python3 tests/data/records/generate.py`.
+
+Each game is driven through the engine from a chosen deal (explicit packs or a fixed seed) with a
+scripted story; the JSON and text forms are written side by side. The files were then read and
+checked by hand (see README.md here); tests re-verify them with the engine and never rewrite them.
+Run this only when the record format or the rules change on purpose, and check the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[2]))
+
+import domain  # noqa: E402
+from server.records.export import record_from_events  # noqa: E402
+from server.records.play import Table, play_obediently  # noqa: E402
+from server.records.text import to_text  # noqa: E402
+
+SPADES = [r + "S" for r in "A23456789TJQK"]
+HEARTS = [r + "H" for r in "A23456789TJQK"]
+DIAMONDS = [r + "D" for r in "A23456789TJQK"]
+CLUBS = [r + "C" for r in "A23456789TJQK"]
+
+# Seat 0's pack, top first: reserve AS..KS with AS on top (RULES.md §2: D[12] ends on top), houses
+# AH 2H 3H 4H, then a hand that turns 6H, 5H, the diamonds, the clubs, and 7H..KH last.
+WIN_PACK_0 = (
+    SPADES[::-1] + ["AH", "2H", "3H", "4H"] + ["6H", "5H"] + DIAMONDS + CLUBS + HEARTS[6:]
+)
+# Seat 1's pack: every card seat 1 ever shows is harmless (spades after seat 0 finished them,
+# hearts from 7H while seat 0's hearts wait at 5H, a 2D before any diamond is out).
+_S1_SPADES = SPADES[1:]  # 2S..KS
+WIN_PACK_1 = (
+    ["AS", "AH", "AD", "AC", "5H", "6H", "3D", "4D"]  # reserve bottom, never uncovered
+    + _S1_SPADES[:5]  # reserve top five (6S on top)
+    + _S1_SPADES[5:9]  # houses T7 T6 T5 T4
+    + ["7H", "8H", "9H", "TH", "JH", "QH", "KH", "2D"]  # the eight hand cards seat 1 turns
+    + _S1_SPADES[9:]
+    + ["2H", "3H", "4H"]
+    + DIAMONDS[4:]
+    + CLUBS[1:]
+)
+assert sorted(WIN_PACK_0) == sorted(WIN_PACK_1) == sorted(SPADES + HEARTS + DIAMONDS + CLUBS)
+
+SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+
+def _play_out(table: Table, limit: int = 400) -> None:
+    play_obediently(table, limit)
+
+
+def win_with_recycled_waste() -> Table:
+    """Seat 0 plays every card to the foundations, recycling its waste once, and wins."""
+    table = Table("classic", match_id="golden-win")
+    table.deal(packs=(WIN_PACK_0, WIN_PACK_1))
+    _play_out(table)
+    return table
+
+
+def calls_and_resignation() -> Table:
+    """Seat 0 turns a hand card with AS on its reserve: seat 1 calls (right). Then seat 1 builds
+    AH; seat 0 calls that (wrong) and resigns."""
+    table = Table("classic", match_id="golden-calls")
+    table.deal(packs=(WIN_PACK_0, WIN_PACK_1))
+    table.say(0, "turn")
+    table.say(1, "crapette")
+    play_obediently(table, 1)
+    table.say(0, "crapette")
+    table.say(0, "resign")
+    return table
+
+
+def timeout_and_agreed_stalemate() -> Table:
+    """Finnish rules (10 s a move): a few moves, seat to move lets the clock run out, then a
+    stalemate is offered and accepted."""
+    table = Table("finnish", match_id="golden-finnish")
+    table.deal(seed=SEED)
+    play_obediently(table, 6)
+    table.act(domain.TimeOut(table.game.to_move), after_ms=10_500)
+    play_obediently(table, 2)
+    offer = table.game.to_move
+    table.act(domain.OfferDraw(offer))
+    table.act(domain.AcceptDraw(1 - offer))
+    return table
+
+
+def preset_game(preset: str, actions: int = 12) -> Callable[[], Table]:
+    def make() -> Table:
+        table = Table(preset, match_id=f"golden-{preset}")
+        table.deal(seed=SEED)
+        play_obediently(table, actions)
+        table.act(domain.Resign(table.game.to_move))
+        return table
+
+    make.__doc__ = f"A short {preset} game from the second RECORDS.md seed, then a resignation."
+    return make
+
+
+GOLDENS: dict[str, Callable[[], Table]] = {
+    "classic-win-recycle": win_with_recycled_waste,
+    "classic-calls-resign": calls_and_resignation,
+    "finnish-timeout-stalemate": timeout_and_agreed_stalemate,
+    "g4a-resign": preset_game("g4a"),
+    "danish-resign": preset_game("danish"),
+    "italian-resign": preset_game("italian"),
+    "french-resign": preset_game("french"),
+    "beginner-resign": preset_game("beginner"),
+}
+
+
+def main() -> None:
+    for name, make in GOLDENS.items():
+        record = record_from_events(make().events)
+        (HERE / f"{name}.json").write_text(
+            json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        (HERE / f"{name}.txt").write_text(to_text(record), encoding="utf-8")
+        print(name, len(record["games"][0]["actions"]), "actions")
+
+
+if __name__ == "__main__":
+    main()
