@@ -28,9 +28,7 @@ CLUBS = [r + "C" for r in "A23456789TJQK"]
 
 # Seat 0's pack, top first: reserve AS..KS with AS on top (RULES.md §2: D[12] ends on top), houses
 # AH 2H 3H 4H, then a hand that turns 6H, 5H, the diamonds, the clubs, and 7H..KH last.
-WIN_PACK_0 = (
-    SPADES[::-1] + ["AH", "2H", "3H", "4H"] + ["6H", "5H"] + DIAMONDS + CLUBS + HEARTS[6:]
-)
+WIN_PACK_0 = SPADES[::-1] + ["AH", "2H", "3H", "4H"] + ["6H", "5H"] + DIAMONDS + CLUBS + HEARTS[6:]
 # Seat 1's pack: every card seat 1 ever shows is harmless (spades after seat 0 finished them,
 # hearts from 7H while seat 0's hearts wait at 5H, a 2D before any diamond is out).
 _S1_SPADES = SPADES[1:]  # 2S..KS
