@@ -58,8 +58,22 @@ STALEMATE_TURNS = 400
 # ---------------------------------------------------------------------------------------- evolve
 
 
+# The states `decide` reached while judging its last command, by (state, event) identity: folding
+# exactly those events onto exactly that state again gives the same states, so `evolve` reuses
+# them instead of computing them twice. Only the last command's chain is kept.
+_last_chain: dict[tuple[int, int], tuple[MatchState, Event, MatchState]] = {}
+
+
 def evolve(state: MatchState | None, event: Event) -> MatchState:
     """The state after `event`. Pure; never raises for events that `decide` produced."""
+    if state is not None:
+        known = _last_chain.get((id(state), id(event)))
+        if known is not None and known[0] is state and known[1] is event:
+            return known[2]
+    return _evolve(state, event)
+
+
+def _evolve(state: MatchState | None, event: Event) -> MatchState:
     if isinstance(event, MatchStarted):
         return MatchState(
             ruleset=event.ruleset,
@@ -139,15 +153,23 @@ def fold(events: Iterable[Event], state: MatchState | None = None) -> MatchState
 class _Scratch:
     """The events of one command so far, with the state they lead to."""
 
-    __slots__ = ("state", "events")
+    __slots__ = ("state", "events", "chain")
 
     def __init__(self, state: MatchState) -> None:
         self.state = state
         self.events: list[Event] = []
+        self.chain: dict[tuple[int, int], tuple[MatchState, Event, MatchState]] = {}
 
     def emit(self, event: Event) -> None:
-        self.state = evolve(self.state, event)
+        before = self.state
+        self.state = _evolve(before, event)
         self.events.append(event)
+        self.chain[id(before), id(event)] = (before, event, self.state)
+
+    def remember(self) -> None:
+        """Offer the states reached to `evolve` (see `_last_chain`)."""
+        global _last_chain
+        _last_chain = self.chain
 
     @property
     def game(self) -> GameState:
@@ -175,6 +197,7 @@ def play(state: MatchState | None, command: Command) -> tuple[list[Event], Match
     scratch = _Scratch(state)
     if isinstance(command, StartGame):
         scratch.emit(_start_game(state, command))
+        scratch.remember()
         return scratch.events, scratch.state
     game = state.game
     if game is None:
@@ -182,6 +205,7 @@ def play(state: MatchState | None, command: Command) -> tuple[list[Event], Match
     if game.over:
         raise RulesError("game over", "this game is over")
     _act(scratch, command)
+    scratch.remember()
     return scratch.events, scratch.state
 
 

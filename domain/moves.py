@@ -119,10 +119,14 @@ def destinations(state: GameState, seat: int, src: int) -> list[int]:
 
 def building_steps(state: GameState, seat: int) -> list[Step]:
     """Every move the building rules allow the seat now, repetitions excluded."""
+    steps = _raw_steps(state, seat)
+    if len(state.seen) < 2:
+        # Only the current layout was seen, and a house-to-house move always changes it.
+        return steps
     houses = _HOUSE_SET[state.ruleset.houses_per_player]
     return [
         (src, dst)
-        for src, dst in _raw_steps(state, seat)
+        for src, dst in steps
         if not (src in houses and dst in houses and repeats(state, src, dst))
     ]
 
@@ -137,8 +141,11 @@ def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tup
 
 def repeats(state: GameState, src: int, dst: int) -> bool:
     """Would this house-to-house move recreate a layout already seen this turn?"""
-    after = apply_step(state.p, src, dst)
-    return after[8:16] in state.seen
+    houses = list(state.p[8:16])
+    card = houses[src - 8][-1]
+    houses[src - 8] = houses[src - 8][:-1]
+    houses[dst - 8] = houses[dst - 8] + (card,)
+    return tuple(houses) in state.seen
 
 
 def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:

@@ -137,10 +137,11 @@ def test_accepting_without_an_offer_is_refused() -> None:
     )
 
 
-def test_draw_offer_lapses_at_the_end_of_the_turn() -> None:
+def test_draw_offer_lapses_when_the_opponent_ends_a_turn() -> None:
+    # docs/domain-api.md, decision 17: the offerer's own turn end keeps it open.
     state = position(f"R0: 9D\nH0: 2C\nR1: 9H\nH1: 4S 5S\n{QUIET}")
     _, state = act(state, "offer-draw", seat=0)
-    _, state = acts(state, "turn", "discard")
+    _, state = acts(state, "turn", "discard", "turn", "discard")
     assert refused(state, "accept-draw", seat=1).rule == "no draw offer"
 
 
