@@ -14,6 +14,7 @@ from server import http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.service import GameService
+from server.storeproxy import store_for
 
 log = logging.getLogger(__name__)
 
@@ -21,9 +22,7 @@ log = logging.getLogger(__name__)
 def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
-        from eventstore import open_store
-
-        store = open_store(config.store_url)
+        store = store_for(config.store_url, config.async_mode)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
