@@ -88,16 +88,8 @@ _SLOTS = (
 )
 
 
-class GameState:
-    """One game's position and bookkeeping. Immutable: every change makes a new state.
-
-    - `p`: the piles (see module doc); `piles` gives them by name.
-    - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
-      or onto a foundation / onto a foundation (RULES.md §8 null turns and the 400-turn cap).
-    - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
-    - `seen`: house layouts seen since the last move that was not house to house (the in-turn
-      repetition guard; every other kind of action makes the position new for good).
-    """
+class _Fields:
+    """The slots of a game state (see `GameState`)."""
 
     __slots__ = (*_SLOTS, "_cache")
 
@@ -130,6 +122,20 @@ class GameState:
     last_event: Any  # the most recent move, turn, discard, pass or call (for views)
     _cache: dict[Any, Any]
 
+
+class GameState(_Fields):
+    """One game's position and bookkeeping. Immutable: every change makes a new state.
+
+    - `p`: the piles (see module doc); `piles` gives them by name.
+    - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
+      or onto a foundation / onto a foundation (RULES.md §8 null turns and the 400-turn cap).
+    - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
+    - `seen`: house layouts seen since the last move that was not house to house (the in-turn
+      repetition guard; every other kind of action makes the position new for good).
+    """
+
+    __slots__ = ()
+
     def __init__(self, **values: Any) -> None:
         setter = object.__setattr__
         for name in _SLOTS:
@@ -141,39 +147,39 @@ class GameState:
 
     def _evolved(self, **changes: Any) -> GameState:
         """A copy with `changes` (engine-internal). Unrolled: it runs for every event."""
-        new = object.__new__(GameState)
-        s = object.__setattr__
-        s(new, "ruleset", self.ruleset)
-        s(new, "game_index", self.game_index)
-        s(new, "seed", self.seed)
-        s(new, "packs", self.packs)
-        s(new, "commitment", self.commitment)
-        s(new, "first_player", self.first_player)
-        s(new, "first_player_reason", self.first_player_reason)
-        s(new, "p", self.p)
-        s(new, "to_move", self.to_move)
-        s(new, "turn_number", self.turn_number)
-        s(new, "over", self.over)
-        s(new, "result", self.result)
-        s(new, "window", self.window)
-        s(new, "turn_productive", self.turn_productive)
-        s(new, "turn_founded", self.turn_founded)
-        s(new, "turn_start_cards", self.turn_start_cards)
-        s(new, "streaks", self.streaks)
-        s(new, "targets", self.targets)
-        s(new, "quiet_turns", self.quiet_turns)
-        s(new, "seen", self.seen)
-        s(new, "wrong_calls", self.wrong_calls)
-        s(new, "skip_next", self.skip_next)
-        s(new, "draw_offer", self.draw_offer)
-        s(new, "started_at_ms", self.started_at_ms)
-        s(new, "turn_started_at_ms", self.turn_started_at_ms)
-        s(new, "move_started_at_ms", self.move_started_at_ms)
-        s(new, "last_event", self.last_event)
+        new = object.__new__(_Writable)
+        new.ruleset = self.ruleset
+        new.game_index = self.game_index
+        new.seed = self.seed
+        new.packs = self.packs
+        new.commitment = self.commitment
+        new.first_player = self.first_player
+        new.first_player_reason = self.first_player_reason
+        new.p = self.p
+        new.to_move = self.to_move
+        new.turn_number = self.turn_number
+        new.over = self.over
+        new.result = self.result
+        new.window = self.window
+        new.turn_productive = self.turn_productive
+        new.turn_founded = self.turn_founded
+        new.turn_start_cards = self.turn_start_cards
+        new.streaks = self.streaks
+        new.targets = self.targets
+        new.quiet_turns = self.quiet_turns
+        new.seen = self.seen
+        new.wrong_calls = self.wrong_calls
+        new.skip_next = self.skip_next
+        new.draw_offer = self.draw_offer
+        new.started_at_ms = self.started_at_ms
+        new.turn_started_at_ms = self.turn_started_at_ms
+        new.move_started_at_ms = self.move_started_at_ms
+        new.last_event = self.last_event
         for name, value in changes.items():
-            s(new, name, value)
-        s(new, "_cache", {})
-        return new
+            setattr(new, name, value)
+        new._cache = {}
+        new.__class__ = GameState  # type: ignore[assignment]  # from here on, immutable
+        return new  # type: ignore[return-value]
 
     @property
     def piles(self) -> dict[str, tuple[Card, ...]]:
@@ -216,6 +222,14 @@ class GameState:
 
     def __hash__(self) -> int:
         return hash((self.p, self.to_move, self.turn_number, self.over))
+
+
+class _Writable(_Fields):
+    """A game state's slots without the write guard: only `_evolved` fills one, then turns it into
+    a GameState (same layout, so the class can be swapped). Plain attribute writes are several
+    times cheaper than `object.__setattr__`, and this copy runs once per event."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
