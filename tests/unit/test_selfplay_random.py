@@ -106,3 +106,20 @@ def test_random_games_terminate_with_a_valid_result(preset: str) -> None:
         assert state.game is not None and state.game.result is not None
         kinds.add(state.game.result.kind)
     assert kinds <= {"win", "stalemate", "resign"}
+
+
+def test_engine_bench_reports_every_figure_as_json() -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from server.bench.engine import engine
+
+    result = CliRunner().invoke(engine, ["--games", "1", "--preset", "french", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["baseline_dict_copy_us"] > 0
+    row = data["presets"]["french"]
+    assert row["games"] == 1
+    for policy in ("uniform", "eager"):
+        assert row[policy]["games_per_s"] > 0 and row[policy]["unfinished"] == 0
