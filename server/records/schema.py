@@ -207,6 +207,9 @@ class RecordSchema(_Strict):
                 raise ValidationError(f"games[{i}] has index {game['index']}", "games")
 
 
+_SCHEMA = RecordSchema()  # one instance: building the nested schemas costs more than a load
+
+
 def _first_error(errors: Any, path: str = "") -> str:
     """The first leaf of marshmallow's nested errors, as `games.0.actions.3.card: not a card`."""
     if isinstance(errors, dict):
@@ -225,7 +228,7 @@ def load_record(data: object) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RecordFormatError(f"a {FORMAT} record is a JSON object, not {type(data).__name__}")
     try:
-        loaded: dict[str, Any] = RecordSchema().load(data)
+        loaded: dict[str, Any] = _SCHEMA.load(data)
     except ValidationError as exc:
         raise RecordFormatError(
             f"not a valid {FORMAT} record: {_first_error(exc.messages)}",
@@ -236,5 +239,5 @@ def load_record(data: object) -> dict[str, Any]:
 
 def dump_record(record: dict[str, Any]) -> dict[str, Any]:
     """A record dict in its canonical key order (the order of the schemas), for stable files."""
-    dumped: dict[str, Any] = RecordSchema().dump(record)
+    dumped: dict[str, Any] = _SCHEMA.dump(record)
     return dumped
