@@ -1,0 +1,65 @@
+"""Run the store under eventlet the way the server does (monkey_patch first, store called
+directly from greenthreads) and print what happened as JSON. Used by test_eventlet.py in its own
+process, because monkey patching changes the whole interpreter.
+Usage: python -m tests.contract.eventlet_child STORE_URL"""
+
+import eventlet
+
+eventlet.monkey_patch()
+
+import json  # noqa: E402
+import sys  # noqa: E402
+
+from eventstore import ANY, NewEvent, open_store  # noqa: E402
+
+
+def main(url: str) -> None:
+    store = open_store(url)
+    report: dict[str, object] = {}
+    try:
+        subscription = store.subscribe()
+        received: list[int] = []
+
+        def consume() -> None:
+            while len(received) < 100:
+                event = subscription.get(timeout=10)
+                if event is None:
+                    return
+                received.append(event.position)
+
+        def write(writer: int) -> None:
+            for i in range(10):
+                store.append(f"green-{writer}", [NewEvent("T", {"i": i})], ANY)
+                eventlet.sleep(0)  # as a request handler would, between two commands
+
+        consumer = eventlet.spawn(consume)
+        writers = [eventlet.spawn(write, w) for w in range(10)]
+        for writer in writers:
+            writer.wait()
+        consumer.wait()
+        report["received"] = received
+
+        # While one greenthread waits on a slow database call, the others must keep running.
+        ticks = [0]
+
+        def tick() -> None:
+            while True:
+                ticks[0] += 1
+                eventlet.sleep(0.01)
+
+        ticker = eventlet.spawn(tick)
+        eventlet.sleep(0)
+        if hasattr(store, "_connection"):  # PostgreSQL: a query that takes 0.3 s
+            with store._connection() as conn:
+                conn.execute("SELECT pg_sleep(0.3)")
+            report["ticks_during_query"] = ticks[0]
+        ticker.kill()
+    finally:
+        if hasattr(store, "drop"):
+            store.drop()
+        store.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
