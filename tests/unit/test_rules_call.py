@@ -266,3 +266,42 @@ def test_nothing_left_to_call_after_a_game_ending_action() -> None:
     events, state = act(position(text, CALL), "R0-F0")
     assert "GameWon" in kinds(events)
     assert refused(state, "crapette", seat=1).rule == "game over"
+
+
+def test_right_call_on_a_pass_voids_it_and_the_turn_end() -> None:
+    text = C1_POSITION.replace("H0: 4C 6C", "")
+    before = position(text, CALL)
+    events, state = act(before, "pass")  # R0's 2H fits F0: C1 broken
+    assert events[0].fault == C1_RULE and state.game is not None and state.game.to_move == 1
+    events, after = act(state, "crapette", seat=1)
+    assert [e.voided for e in of_kind(events, "ActionVoided")] == ["TurnEnded", "Passed"]
+    _, expected = act(before, "R0-F0")
+    assert piles_of(after) == piles_of(expected)
+    assert after.game is not None and after.game.to_move == 1
+
+
+def test_right_call_on_a_locked_hand_card_voids_the_automatic_discard_too() -> None:
+    ruleset = rules(enforcement="call", hand_card_lock="on")
+    before = position(C1_POSITION, ruleset)
+    events, state = act(before, "turn")  # C1 broken; 6C fits nowhere: locked to the waste
+    assert kinds(events) == ["HandCardTurned", "CardDiscarded", "TurnEnded"]
+    events, after = act(state, "crapette", seat=1)
+    assert [e.voided for e in of_kind(events, "ActionVoided")] == [
+        "TurnEnded",
+        "CardDiscarded",
+        "HandCardTurned",
+    ]
+    _, expected = act(before, "R0-F0")
+    assert piles_of(after) == piles_of(expected)
+
+
+def test_right_call_on_a_discard_of_a_playable_hand_card() -> None:
+    ruleset = rules(enforcement="call", discard_rule="only_if_unplayable")
+    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("H0: 4C 6C", "H0: 4C\nX0: 7H")
+    text = text.replace("T2: 8H", "T2: 8S").replace("T1: 2S", "T1: QD")
+    before = position(text, ruleset)
+    events, state = act(before, "discard")
+    assert events[0].fault == "discard: the hand card can still be played"
+    events, after = act(state, "crapette", seat=1)
+    played = of_kind(events, "CompulsoryMovePlayed")[0]
+    assert (played.src, played.dst) == ("X0", "T2") and pile(after, "T2") == "8S 7H"
