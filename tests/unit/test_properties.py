@@ -12,10 +12,21 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain import PRESETS, Card, Ruleset
-from domain.actions import Action, Call, OfferDraw, Resign, TimeOut
+from domain import PRESETS, Card, RulesError, Ruleset
+from domain.actions import (
+    PLAY_ACTIONS,
+    Action,
+    Call,
+    Discard,
+    Move,
+    OfferDraw,
+    Pass,
+    Resign,
+    TimeOut,
+    Turn,
+)
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import fold, legal_actions, play
+from domain.engine import fault_of, fold, legal_actions, play
 from domain.events import ActionVoided, GameStarted
 from domain.piles import HAND, RESERVE
 from domain.state import MatchState
@@ -140,3 +151,54 @@ def test_fold_is_deterministic_for_a_whole_game(seed: str) -> None:
         new_events, state = play(state, Act(action, 0))
         events.extend(new_events)
     assert fold(events) == fold(list(events)) == state
+
+
+def every_play_action(seat: int, piles: list[str]) -> list[Action]:
+    moves: list[Action] = [Move(seat, src, dst) for src in piles for dst in piles]
+    return [*moves, Turn(seat), Discard(seat), Pass(seat)]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    seed=st.binary(min_size=32, max_size=32).map(bytes.hex),
+    choices=st.integers(0, 2**32),
+    steps=st.integers(0, 150),
+)
+def test_legal_actions_are_exactly_what_decide_accepts(
+    preset: str, seed: str, choices: int, steps: int
+) -> None:
+    """At a random position: every play action decide accepts is listed, and nothing else; each
+    accepted action's recorded fault is `fault_of`'s, and `enforce` records none."""
+    rng = random.Random(choices)
+    _, state = start(preset, seed)
+    for _ in range(steps):
+        game = state.game
+        assert game is not None
+        if game.over:
+            return
+        action = choose(state, rng)
+        assert action is not None
+        _, state = play(state, Act(action, 0))
+    game = state.game
+    assert game is not None
+    if game.over:
+        return
+    seat = game.to_move
+    listed = {a for a in legal_actions(state, seat) if isinstance(a, PLAY_ACTIONS)}
+    accepted = set()
+    for candidate in every_play_action(seat, list(game.piles)):
+        try:
+            events, _ = play(state, Act(candidate, 0))
+        except RulesError:
+            continue
+        accepted.add(candidate)
+        recorded = getattr(events[0], "fault", None)
+        expected = fault_of(state, candidate)
+        if game.ruleset.enforcement == "call":
+            assert recorded == expected, candidate
+        else:
+            assert recorded is None, candidate
+            if game.ruleset.enforcement == "enforce":
+                assert expected is None, candidate
+    assert listed == accepted
