@@ -46,8 +46,11 @@ class Sighting:
         self.game_index, self.version, self.piles = view.game_index, view.version, view.piles
 
 
+_PARSED: dict[str, Card] = {str(card): card for card in ALL_CARDS}
+
+
 def _cards(shown: list[str | None]) -> list[Card | None]:
-    return [Card.parse(text) if text is not None else None for text in shown]
+    return [_PARSED[text] if text is not None else None for text in shown]
 
 
 def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -> GameState:
