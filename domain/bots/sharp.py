@@ -128,7 +128,8 @@ class _Search:
         self.budget -= 1
         self.memo[key] = LOSS  # in progress: a line that comes back here is worthless
         steps, enders = self.choices(node)
-        best_value, best_choice = LOSS, None
+        best_value = LOSS
+        best_choice: Choice | None = None
         for ender in enders:
             v = self.ender_value(node, ender)
             if v > best_value:
