@@ -305,3 +305,11 @@ def test_right_call_on_a_discard_of_a_playable_hand_card() -> None:
     events, after = act(state, "crapette", seat=1)
     played = of_kind(events, "CompulsoryMovePlayed")[0]
     assert (played.src, played.dst) == ("X0", "T2") and pile(after, "T2") == "8S 7H"
+
+
+def test_wrong_call_after_a_faultless_discard_leaves_the_caller_to_move() -> None:
+    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("T1: 2S", "T1: QD")
+    _, state = act(position(text.replace("H0: 4C 6C", "H0: 4C\nX0: 6C"), CALL), "discard")
+    events, after = act(state, "crapette", seat=1)
+    assert events[0].verdict == "wrong" and piles_of(after) == piles_of(state)
+    assert after.game is not None and after.game.to_move == 1

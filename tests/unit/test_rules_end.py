@@ -208,3 +208,19 @@ def test_alternate_first_player_in_the_next_game() -> None:
     _, after = act(position(text, ruleset, to_move=0), "R0-F0")
     started = play(after, StartGame("ab" * 32, None, AT + 5000))[0][0]
     assert started.first_player == 1 and "alternate" in started.first_player_reason
+
+
+def test_wins_target_counts_a_resignation_as_a_win() -> None:
+    french = rules("french")
+    text = "R0: 2H\nF0: AH\nT0: KS\nT1: KH\nT4: KS/1\nT5: KH/1\nR1: 3C"
+    events, after = act(position(text, french, wins=(1, 2)), "resign", seat=0)
+    assert of_kind(events, "MatchWon")[0].winner == 1 and after.wins == (1, 3)
+
+
+def test_wins_target_does_not_count_a_stalemate() -> None:
+    french = rules("french")
+    text = "R0: 9D\nH0: 2C\nR1: 9H\nH1: 4S\nT0: KS\nT1: KH\nT4: KS/1\nT5: KH/1"
+    state = position(text, french, wins=(2, 2))
+    _, state = act(state, "offer-draw", seat=0)
+    events, after = act(state, "accept-draw", seat=1)
+    assert "MatchWon" not in kinds(events) and after.wins == (2, 2) and not after.finished
