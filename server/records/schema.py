@@ -45,7 +45,7 @@ def _seat() -> fields.Integer:
     return fields.Integer(strict=True, required=True, validate=validate.OneOf([0, 1]))
 
 
-def _pair() -> fields.List:
+def _pair() -> fields.List[int]:
     return fields.List(fields.Integer(strict=True), validate=validate.Length(equal=2))
 
 

@@ -124,6 +124,7 @@ def _verify_game(state: Any, game: dict[str, Any], verified: Verified) -> Any:
         reason = f"refused: {exc.message}"
         raise RecordMismatchError(number, None, "a new game", "dealt", reason) from None
     started = events[0]
+    assert isinstance(started, domain.GameStarted)
     verified.batches.append(events)
     if started.first_player != game["first_player"]:
         raise RecordMismatchError(
