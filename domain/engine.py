@@ -325,7 +325,7 @@ def _breach(game: GameState, action: Action) -> str | None:
             raise RulesError("card mismatch", f"the top of {action.src} is {p[src][-1].code}")
         if level.required is not None:
             return None if step in level.required else level.required_rule
-        return level.bad_steps.get(step)
+        return level.bad_rule if step in level.bad_steps else None
     if isinstance(action, Turn):
         if p[SHOWN[seat]]:
             raise RulesError("hand card showing", "play or discard your hand card first")
@@ -541,6 +541,10 @@ _MOVES = {
     for src in range(len(ALL_PILES))
     for dst in range(len(ALL_PILES))
 }
+_MOVES_OF = tuple(
+    {(src, dst): move for (owner, src, dst), move in _MOVES.items() if owner == seat}
+    for seat in (0, 1)
+)
 _TURN = (Turn(0), Turn(1))
 _DISCARD = (Discard(0), Discard(1))
 _PASS = (Pass(0), Pass(1))
@@ -551,14 +555,13 @@ def _play_actions(game: GameState, seat: int) -> list[Action]:
     level = priority(game, seat)
     strict = game.ruleset.enforcement == "enforce"
     required = level.required
-    actions: list[Action] = []
-    for src, dst in legal_steps(game, seat):
-        if strict:
-            if required is not None and (src, dst) not in required:
-                continue
-            if (src, dst) in level.bad_steps:
-                continue
-        actions.append(_MOVES[seat, src, dst])
+    moves = _MOVES_OF[seat]
+    steps = legal_steps(game, seat)
+    if strict and required is not None:
+        steps = [step for step in steps if step in required]
+    elif strict and level.bad_steps:
+        steps = [step for step in steps if step not in level.bad_steps]
+    actions: list[Action] = [moves[step] for step in steps]
     free = not strict or required is None
     if not p[SHOWN[seat]]:
         if (p[HAND[seat]] or p[WASTE[seat]]) and (free and (not strict or not level.turn_rule)):

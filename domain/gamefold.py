@@ -24,7 +24,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.moves import apply_step
+from domain.moves import apply_step, houses_hash, step_hash
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.ruleset import Ruleset
 from domain.state import CallWindow, GameResult, GameState, Piles
@@ -63,7 +63,8 @@ def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
         streaks=(0, 0),
         targets=(0, 0),
         quiet_turns=0,
-        seen=frozenset({p[8:16]}),
+        seen=frozenset({houses_hash(p)}),
+        hhash=houses_hash(p),
         wrong_calls=(0, 0),
         skip_next=(False, False),
         draw_offer=None,
@@ -122,14 +123,15 @@ def _extend(
 def _move(game: GameState, seat: int, src: int, dst: int) -> dict[str, object]:
     """Pile and bookkeeping changes of one card moved by `seat`."""
     p = apply_step(game.p, src, dst)
-    houses = p[8:16]
+    hhash = step_hash(game.hhash, game.p, src, dst)
     # Only a house-to-house move can lead back to an earlier layout of this turn.
     shuffle = src in _HOUSE_SET and dst in _HOUSE_SET
-    seen = game.seen | {houses} if shuffle else frozenset({houses})
+    seen = game.seen | {hhash} if shuffle else frozenset({hhash})
     founded = dst in _FOUNDATION_SET
     return {
         "p": p,
         "seen": seen,
+        "hhash": hhash,
         "turn_productive": game.turn_productive
         or founded
         or src == RESERVE[seat]
@@ -186,14 +188,14 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
         else:
             window = _open(game, seat, index, Turn(seat), event.fault, event)
         return game._evolved(
-            p=p, seen=frozenset({p[8:16]}), window=window, move_started_at_ms=event.at_ms
+            p=p, seen=frozenset({game.hhash}), window=window, move_started_at_ms=event.at_ms
         )
     if isinstance(event, WasteTurnedOver):
         seat = event.seat
         waste = game.p[WASTE[seat]]
         p = _replace_pile(game.p, {HAND[seat]: tuple(reversed(waste)), WASTE[seat]: ()})
         window = _open(game, seat, index, Turn(seat), None, event, keep_base=True)
-        return game._evolved(p=p, seen=frozenset({p[8:16]}), window=window)
+        return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
     if isinstance(event, CardDiscarded):
         seat = event.seat
         shown = game.p[SHOWN[seat]]
@@ -204,7 +206,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
             window = _extend(game.window, event)
         else:
             window = None
-        return game._evolved(p=p, seen=frozenset({p[8:16]}), window=window)
+        return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
     if isinstance(event, Passed):
         window = _open(game, event.seat, index, Pass(event.seat), event.fault, event)
         return game._evolved(window=window)
@@ -268,7 +270,7 @@ def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
         streaks=(streaks[0], streaks[1]),
         targets=(targets[0], targets[1]),
         quiet_turns=quiet,
-        seen=frozenset({p[8:16]}),
+        seen=frozenset({game.hhash}),
         skip_next=skip,
         draw_offer=None if game.draw_offer == 1 - seat else game.draw_offer,
         turn_started_at_ms=event.at_ms,
@@ -308,6 +310,7 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
     # each ActionVoided puts its card back.
     return window.base._evolved(
         p=game.p,
+        hhash=game.hhash,
         window=None,
         wrong_calls=game.wrong_calls,
         skip_next=game.skip_next,
@@ -318,9 +321,12 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
 def _voided(game: GameState, event: ActionVoided) -> GameState:
     p = game.p
     kind = event.voided
+    hhash = game.hhash
     if kind == "CardMoved":
         assert event.src is not None and event.dst is not None
-        p = apply_step(p, INDEX[event.dst], INDEX[event.src])
+        src, dst = INDEX[event.dst], INDEX[event.src]
+        hhash = step_hash(hhash, p, src, dst)
+        p = apply_step(p, src, dst)
     elif kind == "HandCardTurned":
         seat = event.seat
         p = _replace_pile(p, {SHOWN[seat]: (), HAND[seat]: p[HAND[seat]] + p[SHOWN[seat]]})
@@ -331,4 +337,4 @@ def _voided(game: GameState, event: ActionVoided) -> GameState:
         seat = event.seat
         waste = p[WASTE[seat]]
         p = _replace_pile(p, {WASTE[seat]: waste[:-1], SHOWN[seat]: (waste[-1],)})
-    return game._evolved(p=p)
+    return game._evolved(p=p, hhash=hhash)

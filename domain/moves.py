@@ -23,6 +23,52 @@ from domain.state import GameState
 Step = tuple[int, int]
 
 _HOUSE_SET = {4: frozenset(house_indices(4)), 2: frozenset(house_indices(2))}
+
+# Zobrist keys for the repetition guard: one fixed 64-bit number per (card, house, depth); a
+# layout of the houses hashes to the XOR of its cards' keys, updated in O(1) per move. Fixed
+# seed, so every program replaying a record gets the same hashes (a false repetition would need
+# a 64-bit collision).
+_DEPTH = 32
+_ZOBRIST: dict[Card, tuple[int, ...]] = {}
+
+
+def _zobrist_keys() -> None:
+    import random
+
+    from domain.cards import SUITS
+
+    rng = random.Random(0x5EED_C2A9)
+    for owner in (0, 1):
+        for suit in SUITS:
+            for rank in range(1, 14):
+                _ZOBRIST[Card(rank, suit, owner)] = tuple(
+                    rng.getrandbits(64) for _ in range(8 * _DEPTH)
+                )
+
+
+_zobrist_keys()
+
+
+def houses_hash(p: tuple[tuple[Card, ...], ...]) -> int:
+    """The Zobrist hash of the houses' layout (cards, order and owners)."""
+    h = 0
+    for house in range(8):
+        for depth, card in enumerate(p[8 + house]):
+            h ^= _ZOBRIST[card][house * _DEPTH + depth]
+    return h
+
+
+def step_hash(h: int, p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> int:
+    """`h` after moving the top of `src` to `dst` (only houses count)."""
+    card = p[src][-1]
+    keys = _ZOBRIST[card]
+    if 8 <= src < 16:
+        h ^= keys[(src - 8) * _DEPTH + len(p[src]) - 1]
+    if 8 <= dst < 16:
+        h ^= keys[(dst - 8) * _DEPTH + len(p[dst])]
+    return h
+
+
 _HOUSE_LIST = {4: house_indices(4), 2: house_indices(2)}
 
 
@@ -141,11 +187,7 @@ def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tup
 
 def repeats(state: GameState, src: int, dst: int) -> bool:
     """Would this house-to-house move recreate a layout already seen this turn?"""
-    houses = list(state.p[8:16])
-    card = houses[src - 8][-1]
-    houses[src - 8] = houses[src - 8][:-1]
-    houses[dst - 8] = houses[dst - 8] + (card,)
-    return tuple(houses) in state.seen
+    return step_hash(state.hhash, state.p, src, dst) in state.seen
 
 
 def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from domain.cards import Card
 from domain.errors import NotationError
 from domain.events import MatchStarted
+from domain.moves import houses_hash
 from domain.piles import ALL_PILES, HAND, INDEX, SHOWN, WASTE, house_indices
 from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState, Piles
@@ -77,7 +78,8 @@ def position_from_text(
         streaks=(0, 0),
         targets=(0, 0),
         quiet_turns=0,
-        seen=frozenset({p[8:16]}),
+        seen=frozenset({houses_hash(p)}),
+        hhash=houses_hash(p),
         wrong_calls=(0, 0),
         skip_next=(False, False),
         draw_offer=None,

@@ -7,7 +7,7 @@ RULES.md §7: foundations lowest-numbered first, sources X, T0…T7, then the wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from domain.moves import Step, apply_step, building_steps, houses_of
 from domain.piles import FOUNDATIONS, RESERVE, SHOWN
@@ -43,7 +43,7 @@ class Level:
     `required`/`required_rule`: when set, every action but these moves breaks that rule (and a
     right call plays the first of them, or the one the caller names). Otherwise `turn_rule` /
     `end_rule` name what turning / discarding or passing would break, with the compulsory moves
-    `turn_moves` / `end_moves`; `bad_steps` are moves that are faults in themselves.
+    `turn_moves` / `end_moves`; `bad_steps` are moves that break `bad_rule` in themselves.
     """
 
     required: tuple[Step, ...] | None = None
@@ -52,7 +52,11 @@ class Level:
     turn_moves: tuple[Step, ...] = ()
     end_rule: str | None = None
     end_moves: tuple[Step, ...] = ()
-    bad_steps: dict[Step, str] = field(default_factory=dict)
+    bad_steps: frozenset[Step] = frozenset()
+    bad_rule: str | None = None
+
+
+FREE = Level()  # no priority binds: any legal action respects it
 
 
 def priority(state: GameState, seat: int) -> Level:
@@ -76,31 +80,51 @@ def legal_steps(state: GameState, seat: int) -> list[Step]:
     return cached
 
 
+def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
+    """RULES.md §6 in one pass over the moves (this runs for every position of a game)."""
+    p = state.p
+    reserve, shown = RESERVE[seat], SHOWN[seat]
+    c1: list[Step] = []
+    c2: list[Step] = []
+    fill: list[Step] = []
+    from_x: list[Step] = []
+    for step in steps:
+        src, dst = step
+        if dst >= 16:
+            (c1 if src == reserve else c2).append(step)
+        elif src == reserve and 8 <= dst < 16 and not p[dst]:
+            fill.append(step)
+        if src == shown:
+            from_x.append(step)
+    ruleset = state.ruleset
+    if fill and ruleset.empty_house == "refill_at_once":
+        return Level(required=tuple(fill), required_rule=FILL_EMPTY_HOUSE)
+    if c1:
+        return Level(required=tuple(c1), required_rule=RESERVE_TO_FOUNDATION)
+    if c2:
+        return Level(required=tuple(c2), required_rule=TO_FOUNDATION)
+    end_rule = DISCARD_PLAYABLE if ruleset.discard_rule == "only_if_unplayable" and from_x else None
+    if not fill and end_rule is None:
+        return FREE
+    return Level(
+        turn_rule=FILL_EMPTY_HOUSE if fill else None,
+        turn_moves=tuple(fill),
+        end_rule=end_rule,
+        end_moves=tuple(from_x) if end_rule else (),
+    )
+
+
 def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     scheme = state.ruleset.priorities
+    if scheme == "classic":
+        return _classic(state, seat, steps)
     reserve, shown = RESERVE[seat], SHOWN[seat]
-    empty_houses = {h for h in houses_of(state) if not state.p[h]}
     to_foundation = [s for s in steps if s[1] in _FOUNDATION_SET]
     c1 = tuple(s for s in to_foundation if s[0] == reserve)
     c2 = tuple(s for s in to_foundation if s[0] != reserve)
-    fill = tuple(s for s in steps if s[0] == reserve and s[1] in empty_houses)
     from_x = tuple(s for s in steps if s[0] == shown)
     discard_rule = state.ruleset.discard_rule
     end_rule = DISCARD_PLAYABLE if discard_rule == "only_if_unplayable" and from_x else None
-
-    if scheme == "classic":
-        if fill and state.ruleset.empty_house == "refill_at_once":
-            return Level(required=fill, required_rule=FILL_EMPTY_HOUSE)
-        if c1:
-            return Level(required=c1, required_rule=RESERVE_TO_FOUNDATION)
-        if c2:
-            return Level(required=c2, required_rule=TO_FOUNDATION)
-        return Level(
-            turn_rule=FILL_EMPTY_HOUSE if fill else None,
-            turn_moves=fill,
-            end_rule=end_rule,
-            end_moves=from_x if end_rule else (),
-        )
 
     if scheme == "finnish":
         p = state.p
@@ -125,17 +149,17 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     if to_house:
         return Level(required=to_house, required_rule=RESERVE_TO_HOUSE)
     houses = set(houses_of(state))
-    bad = {
-        s: HOUSE_TO_HOUSE
+    bad = frozenset(
+        s
         for s in steps
         if s[0] in houses and s[1] in houses and not _frees_better_move(state, seat, s)
-    }
+    )
     x_to_house = tuple(s for s in from_x if s[1] in houses)
     if end_rule is None and x_to_house:
         end_rule, end_moves = HAND_TO_HOUSE, x_to_house
     else:
         end_moves = from_x if end_rule else ()
-    return Level(end_rule=end_rule, end_moves=end_moves, bad_steps=bad)
+    return Level(end_rule=end_rule, end_moves=end_moves, bad_steps=bad, bad_rule=HOUSE_TO_HOUSE)
 
 
 def _reserve_to_house(state: GameState, steps: list[Step], reserve: int) -> tuple[Step, ...]:

@@ -78,6 +78,7 @@ _SLOTS = (
     "targets",
     "quiet_turns",
     "seen",
+    "hhash",
     "wrong_calls",
     "skip_next",
     "draw_offer",
@@ -112,7 +113,8 @@ class _Fields:
     streaks: tuple[int, int]
     targets: tuple[int, int]
     quiet_turns: int
-    seen: frozenset[tuple[tuple[Card, ...], ...]]
+    seen: frozenset[int]
+    hhash: int  # Zobrist hash of the houses (domain.moves.houses_hash)
     wrong_calls: tuple[int, int]
     skip_next: tuple[bool, bool]
     draw_offer: int | None
@@ -130,8 +132,8 @@ class GameState(_Fields):
     - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
       or onto a foundation / onto a foundation (RULES.md §8 null turns and the 400-turn cap).
     - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
-    - `seen`: house layouts seen since the last move that was not house to house (the in-turn
-      repetition guard; every other kind of action makes the position new for good).
+    - `seen`: hashes of the house layouts seen since the last move that was not house to house
+      (the in-turn repetition guard; every other kind of action makes the position new for good).
     """
 
     __slots__ = ()
@@ -168,6 +170,7 @@ class GameState(_Fields):
         new.targets = self.targets
         new.quiet_turns = self.quiet_turns
         new.seen = self.seen
+        new.hhash = self.hhash
         new.wrong_calls = self.wrong_calls
         new.skip_next = self.skip_next
         new.draw_offer = self.draw_offer
