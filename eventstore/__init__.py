@@ -60,8 +60,8 @@ def open_store(url: str, **options: Any) -> EventStore:
     `postgresql://user@host:port/db`, optional `?schema=name` (default `public`).
     Keyword options: `max_event_bytes`, `poll_interval`; SQLite: `synchronous`, `busy_timeout`;
     PostgreSQL: `pool_size`, `connect_timeout`."""
-    scheme, _, rest = url.partition("://")
-    scheme = scheme.lower()
+    scheme, separator, rest = url.partition("://")
+    scheme = scheme.lower() if separator else ""
     if scheme == "memory":
         from eventstore.memory import MemoryStore
 
