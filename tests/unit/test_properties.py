@@ -27,7 +27,7 @@ from domain.actions import (
 )
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import fault_of, fold, legal_actions, play
-from domain.events import ActionVoided, GameStarted
+from domain.events import ActionVoided, GameStarted, event_from_payload, event_to_payload
 from domain.piles import HAND, RESERVE
 from domain.state import MatchState
 from domain.views import redact, view
@@ -127,6 +127,10 @@ def test_random_play_keeps_every_invariant(
     # Folding the same events twice gives the same state, and the one `play` returned.
     once, twice = fold(events), fold(events)
     assert once == twice == state
+    # Every event survives its stored JSON form, and folds to the same state from it.
+    stored = [event_to_payload(e) for e in events]
+    loaded = [event_from_payload(kind, json.loads(json.dumps(data))) for kind, data in stored]
+    assert loaded == events and fold(loaded) == state
 
 
 @settings(max_examples=10, deadline=None)
