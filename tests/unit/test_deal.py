@@ -289,3 +289,33 @@ def test_deal_command_text_shows_packs_layout_and_first_player() -> None:
 def test_deal_command_refuses_a_bad_seed() -> None:
     code, output = run_deal("--seed", "xyz")
     assert code != 0 and "seed" in output.lower()
+
+
+# --- who starts, in a real game ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "option,seat,word",
+    [("lower_reserve", 1, "lower"), ("higher_reserve", 0, "higher"), ("high_cut", 1, "cut")],
+)
+def test_game_started_records_first_player_and_reason(option: str, seat: int, word: str) -> None:
+    from domain import Ruleset
+    from domain.commands import StartGame, StartMatch
+    from domain.engine import play
+
+    ruleset = Ruleset(first_player=option)
+    _, match = play(None, StartMatch("m", ruleset, ("a", "b"), 0))
+    events, state = play(match, StartGame(ZERO, None, 0))
+    assert events[0].first_player == seat and word in events[0].first_player_reason
+    assert state.game is not None and state.game.to_move == seat
+
+
+def test_game_from_explicit_packs_with_a_full_tie_starts_seat_0() -> None:
+    from domain import Card, Ruleset
+    from domain.commands import StartGame, StartMatch
+    from domain.engine import play
+
+    fresh = [list(Card.parse(code, owner=seat) for code in deal.FRESH_PACK) for seat in (0, 1)]
+    _, match = play(None, StartMatch("m", Ruleset(), ("a", "b"), 0))
+    events, _ = play(match, StartGame(None, (fresh[0], fresh[1]), 0))
+    assert events[0].first_player == 0 and events[0].seed is None
