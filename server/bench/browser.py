@@ -152,10 +152,11 @@ def _play_match(url: str, events: int, seed: int) -> str:
     sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})
     deadline = time.monotonic() + PLAY_LIMIT_S
     n = 0
+    seen = -1
     try:
         while latest["version"] < events and time.monotonic() < deadline:
-            with changed:
-                changed.wait(timeout=0.5)
+            with changed:  # act once per new version; an update may have come in already
+                changed.wait_for(lambda v=seen: latest["version"] != v, timeout=0.5)
                 view = latest["view"]
                 seen = latest["version"]
             if not view or view.get("over") or view.get("to_move") != 0:
@@ -222,7 +223,10 @@ def browser(as_json: bool, events: int, jumps: int, seed: int, chromium: str) ->
         server = _Server(Path(tmp))
         try:
             server.wait_ready()
+            started = time.monotonic()
             match_id = _play_match(server.url, events, seed)
+            played_s = time.monotonic() - started
+            click.echo(f"(a {events}-event match played in {played_s:.0f} s)", err=True)
             raw = _measure(server.url, match_id, chromium, jumps)
         finally:
             server.stop()

@@ -48,11 +48,38 @@ export class Board {
     this.keys = new Map(); // name → last drawn content, to skip piles that did not change
     this.marks = new Map(); // class → Set of pile names
     this.lastView = null;
+    // Each face-up card exists once on the table, so its element is made once and moved around:
+    // a jump across a replay then only re-parents elements.
+    this.faces = new Map();
     this.build();
     // Crossing the phone/desktop width changes the house width: the fans are redrawn to fit.
     root.ownerDocument.defaultView?.addEventListener("resize", () => {
-      if (this.lastView) this.render(this.lastView);
+      if (this.readHouseSpan() && this.lastView) this.render(this.lastView);
     });
+  }
+
+  /** Read --house-span from the style sheet; true when it changed (every fan must be redrawn). */
+  readHouseSpan() {
+    const span = parseFloat(getComputedStyle(this.root).getPropertyValue("--house-span"));
+    if (!span || span === this.houseSpan) return false;
+    this.houseSpan = span;
+    this.keys.clear();
+    return true;
+  }
+
+  /** The element of a card: a face-up card's own (reset), or a new back. */
+  card(text, owner) {
+    if (text === null) return makeCard(null, owner, this.root.ownerDocument);
+    let el = this.faces.get(text);
+    if (!el) {
+      el = makeCard(text, owner, this.root.ownerDocument);
+      el.dataset.base = el.className;
+      this.faces.set(text, el);
+    } else {
+      el.className = el.dataset.base;
+      el.style.cssText = "";
+    }
+    return el;
   }
 
   /** Which seat sits at the bottom (a spectator sees seat 0 there). */
@@ -70,6 +97,7 @@ export class Board {
     this.root.classList.add("board");
     this.piles.clear();
     this.keys.clear();
+    this.houseSpan = undefined;
     const top = 1 - this.bottom;
     const trays = {};
     for (const [seat, where] of [
@@ -99,6 +127,7 @@ export class Board {
       field.append(el);
     }
     this.root.append(trays.top, field, trays.bottom);
+    if (this.root.isConnected) this.readHouseSpan();
   }
 
   makePile(name, fan) {
@@ -127,11 +156,7 @@ export class Board {
   /** Draw every pile of a view (piles bottom→top, null = face down). */
   render(view) {
     const before = this.animate ? this.cardRects() : null;
-    const span = parseFloat(getComputedStyle(this.root).getPropertyValue("--house-span"));
-    if (span && span !== this.houseSpan) {
-      this.houseSpan = span; // the window changed size class: redraw every fan
-      this.keys.clear();
-    }
+    if (this.houseSpan === undefined) this.readHouseSpan();
     this.lastView = view;
     const piles = view.piles;
     for (const [name, el] of this.piles) {
@@ -147,7 +172,7 @@ export class Board {
   }
 
   drawPile(name, el, cards) {
-    for (const old of el.querySelectorAll(".card, .count")) old.remove();
+    for (const old of el.querySelectorAll(":scope > .card, :scope > .count")) old.remove();
     const kind = pileKind(name);
     const owner = pileSeat(name) ?? 0;
     el.dataset.count = String(cards.length);
@@ -159,7 +184,7 @@ export class Board {
       const span = this.houseSpan ?? DEFAULT_HOUSE_SPAN;
       const step = n > 1 ? Math.min(FAN_STEP, (span - 1) / (n - 1)) : 0;
       cards.forEach((text, i) => {
-        const card = makeCard(text, owner);
+        const card = this.card(text, owner);
         const offset = i * step;
         if (fan < 0) card.style.right = `calc(var(--cw) * ${offset})`;
         else card.style.left = `calc(var(--cw) * ${offset})`;
@@ -169,11 +194,11 @@ export class Board {
     } else if (cards.length) {
       // Only the top matters for play; one card under it shows that the pile has depth.
       if (cards.length > 1 && kind !== "turned") {
-        const under = makeCard(cards[cards.length - 2], owner);
+        const under = this.card(cards[cards.length - 2], owner);
         under.classList.add("under");
         el.append(under);
       }
-      el.append(makeCard(topText, owner));
+      el.append(this.card(topText, owner));
     }
     if (kind !== "house" && kind !== "foundation" && kind !== "turned") {
       const down = cards.filter((c) => c === null).length;

@@ -11,6 +11,7 @@ const $ = (id) => document.getElementById(id);
 const MARKED = new Set(["fault", "call", "voided"]);
 const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
 const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
+const ROW_PX = 20; // height of a move-list row (CSS), so scrolling needs no layout read
 
 export class Replay {
   constructor(matchId) {
@@ -91,6 +92,7 @@ export class Replay {
       return row;
     });
     list.append(...this.rows);
+    list.onscroll = () => (this.listScroll = list.scrollTop);
     list.onclick = (e) => {
       const row = e.target.closest(".ev");
       if (row) this.go(Number(row.dataset.k));
@@ -140,7 +142,7 @@ export class Replay {
     this.rows[this.pos]?.classList.remove("current");
     const row = this.rows[k];
     row.classList.add("current");
-    row.scrollIntoView({ block: "nearest" });
+    this.scrollList(k);
     this.pos = k;
     $("slider").value = String(k);
     $("pos").textContent = `${k + 1} / ${this.frames.length}`;
@@ -154,6 +156,22 @@ export class Replay {
     const g = frame.game_index ?? view?.game_index;
     if (g !== null && g !== undefined) $("game").value = String(g);
     this.scheduleUrl(frame, g);
+  }
+
+  /** Keep the current row visible; row positions are known, so no layout is read per step. */
+  scrollList(k) {
+    const list = $("moves");
+    if (this.listHeight === undefined) {
+      this.listHeight = list.clientHeight;
+      window.addEventListener("resize", () => (this.listHeight = undefined), { once: true });
+    }
+    const top = k * ROW_PX;
+    const shown = this.listScroll ?? list.scrollTop;
+    let next = shown;
+    if (top < shown) next = top;
+    else if (top + ROW_PX > shown + this.listHeight) next = top + ROW_PX - this.listHeight;
+    if (next !== shown || this.listScroll === undefined) list.scrollTop = next;
+    this.listScroll = next;
   }
 
   caption(frame) {

@@ -5,6 +5,10 @@ function countDown(cards) {
   return (cards ?? []).filter((c) => c === null).length;
 }
 
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 function mmss(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
@@ -40,32 +44,39 @@ export class SeatPanel {
           `hand ${p[`H${seat}`]?.length ?? 0} · waste ${p[`W${seat}`]?.length ?? 0}`
         : "";
       const games = view?.totals ? `${view.totals[seat]} pts` : "";
-      el.innerHTML = "";
-      const who = document.createElement("div");
-      who.className = "who";
-      who.innerHTML = `<span class="swatch p${seat}" title="pack ${seat + 1}"></span>`;
-      const nameEl = document.createElement("span");
-      nameEl.textContent = `${name}${bot ? ` (bot: ${bot})` : ""}${you}`;
-      nameEl.dataset.testid = `name-${seat}`;
-      who.append(nameEl);
-      if (toMove) {
-        const t = document.createElement("span");
-        t.className = "to-move";
-        t.textContent = "to move";
-        who.append(t);
-      }
-      const line = document.createElement("div");
-      line.className = "counts";
-      line.textContent = [games, counts].filter(Boolean).join(" · ");
-      const clock = document.createElement("div");
-      clock.className = "clock";
-      clock.dataset.seat = String(seat);
-      const status = document.createElement("div");
-      status.className = "presence";
-      status.textContent = away ? "away — reconnecting?" : "";
-      el.append(who, line, clock, status);
+      const parts = this.parts(el, seat);
+      setText(parts.name, `${name}${bot && !name.includes("bot") ? " (bot)" : ""}${you}`);
+      parts.toMove.hidden = !toMove;
+      setText(parts.counts, [games, counts].filter(Boolean).join(" · "));
+      setText(parts.presence, away ? "away — reconnecting?" : "");
     }
     this.tick(view);
+  }
+
+  /** The elements of a seat's panel, made once (again after the board is rebuilt). */
+  parts(el, seat) {
+    if (el.firstChild) {
+      const q = (cls) => el.querySelector(`.${cls}`);
+      return { name: q("name"), toMove: q("to-move"), counts: q("counts"), presence: q("presence") };
+    }
+    const make = (tag, cls) => {
+      const e = document.createElement(tag);
+      e.className = cls;
+      return e;
+    };
+    const who = make("div", "who");
+    who.innerHTML = `<span class="swatch p${seat}" title="pack ${seat + 1}"></span>`;
+    const name = make("span", "name");
+    name.dataset.testid = `name-${seat}`;
+    const toMove = make("span", "to-move");
+    toMove.textContent = "to move";
+    who.append(name, toMove);
+    const counts = make("div", "counts");
+    const clock = make("div", "clock");
+    clock.dataset.seat = String(seat);
+    const presence = make("div", "presence");
+    el.append(who, counts, clock, presence);
+    return { name, toMove, counts, presence };
   }
 
   /** Redraw the clocks (four times a second). */
@@ -75,17 +86,17 @@ export class SeatPanel {
       if (!el) continue;
       const clock = view?.clock;
       if (!view || view.over || view.to_move !== seat || !clock?.turn_started_at_ms) {
-        el.textContent = "";
+        setText(el, "");
         continue;
       }
       const serverNow = Date.now() - this.skewMs;
       const used = serverNow - clock.turn_started_at_ms;
       if (clock.limit_s) {
         const left = clock.limit_s * 1000 - used;
-        el.textContent = `time left ${mmss(left)}`;
+        setText(el, `time left ${mmss(left)}`);
         el.classList.toggle("low", left < 5000);
       } else {
-        el.textContent = `turn time ${mmss(used)}`;
+        setText(el, `turn time ${mmss(used)}`);
         el.classList.remove("low");
       }
     }

@@ -37,6 +37,10 @@ class TablePage {
     $("replay-link").href = `/replay/${encodeURIComponent(matchId)}`;
     $("join-name").value = savedName();
     $("join-btn").addEventListener("click", () => this.join());
+    $("claim-resign").addEventListener("click", () => this.claim("resign"));
+    $("claim-bot").addEventListener("click", () => this.claim("bot"));
+    $("rematch-btn").addEventListener("click", () => this.rematch());
+    $("after-replay").href = `/replay/${encodeURIComponent(matchId)}`;
     window.crapette = this; // for tests and the curious: the page's state, read-only by convention
   }
 
@@ -56,7 +60,10 @@ class TablePage {
     this.socket.on("table", (msg) => this.onTable(msg));
     this.socket.on("refused", (msg) => this.onRefused(msg));
     this.socket.on("error", (msg) => this.say(msg?.message ?? "error", "refused"));
-    setInterval(() => this.seats.tick(this.view), 250);
+    setInterval(() => {
+      this.seats.tick(this.view);
+      this.showClaim();
+    }, 250);
   }
 
   async onConnect() {
@@ -173,6 +180,9 @@ class TablePage {
     } else {
       $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
     }
+    const finished = this.table?.status === "finished" || Boolean(this.view?.match_over);
+    $("after-match").hidden = !finished;
+    $("rematch-btn").hidden = !finished || this.seat === null || Boolean(this.table?.rematch);
     const open = this.table?.status === "open";
     $("join").hidden = !(open && this.seat === null);
     $("waiting").hidden = !(open && this.seat !== null);
@@ -183,12 +193,44 @@ class TablePage {
   }
 
   turnText(view, players) {
-    if (view.to_move === null || view.to_move === undefined) return "Dealing…";
+    if (this.table?.status === "finished" || view.match_over) return "Match over.";
     if (view.over) return "Game over.";
-    if (this.table?.status === "finished") return "Match over.";
+    if (view.to_move === null || view.to_move === undefined) return "Dealing…";
     const mover = players[view.to_move] ?? `seat ${view.to_move + 1}`;
     if (this.seat === null) return `${mover} to move.`;
     return view.to_move === this.seat ? "Your turn." : `${mover} to move.`;
+  }
+
+  /** Offer the claim once the opponent has been away longer than the server's grace period. */
+  showClaim() {
+    const claim = $("claim");
+    const other = this.seat === null ? null : this.table?.presence?.[1 - this.seat];
+    const at = other?.claimable_at_ms;
+    const serverNow = Date.now() - this.seats.skewMs;
+    const show =
+      this.table?.status === "playing" && !other?.connected && typeof at === "number" && serverNow >= at;
+    if (claim.hidden === show) claim.hidden = !show;
+  }
+
+  async claim(what) {
+    const ack = await emitAck(this.socket, "claim", {
+      match_id: this.matchId,
+      seat_token: this.token,
+      what,
+    }).catch(() => null);
+    if (!ack?.ok) this.say(ack?.message ?? "The claim was not accepted.", "refused");
+  }
+
+  async rematch() {
+    try {
+      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/rematch`, {
+        seat_token: this.token,
+      });
+      saveSeat(res.match_id, res.seat, res.seat_token, loadSeat(this.matchId)?.name ?? "");
+      location.href = res.table_url ?? `/table/${res.match_id}`;
+    } catch (err) {
+      this.say(err.message, "refused");
+    }
   }
 
   onTable(table) {

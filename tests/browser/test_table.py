@@ -1,0 +1,103 @@
+"""One player against a bot: the lobby, keys, reconnecting, watching, a phone-sized window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import PHONE
+from tests.browser.ui import WAIT_MS, board_piles, message, version, view, wait_version_above
+from tests.integration.harness import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+
+def assert_board_is_view(page: Any) -> None:
+    drawn = board_piles(page)
+    current = view(page)
+    assert current is not None
+    for pile, cards in current["piles"].items():
+        assert drawn[pile]["count"] == len(cards), pile
+        if pile.startswith("T"):
+            assert drawn[pile]["cards"] == cards, pile
+        elif cards:
+            assert drawn[pile]["cards"][-1] == cards[-1], pile
+
+
+def wait_my_turn(page: Any) -> None:
+    page.wait_for_function(
+        """() => { const c = window.crapette; return c && c.view && !c.view.over &&
+                   c.view.to_move === c.seat && c.view.legal.length > 0; }""",
+        timeout=WAIT_MS,
+    )
+
+
+def test_bot_game_keyboard_reconnect_and_spectator(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    page = new_page()
+    page.goto(server.url + "/")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    page.fill("#name", "Cleo")
+    page.select_option("#opponent", "random")
+    page.select_option("#limit", "120")
+    page.click("#create-btn")
+    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    match_id = page.url.rsplit("/", 1)[1]
+    assert "bot" in page.inner_text(".tray.top .seat-info")
+
+    # Keyboard: ↓ shows a legal action, Enter plays it.
+    wait_my_turn(page)
+    before = version(page)
+    page.keyboard.press("ArrowDown")
+    assert message(page).startswith("Enter plays:")
+    page.keyboard.press("Enter")
+    wait_version_above(page, before)
+    assert_board_is_view(page)
+    page.wait_for_function(
+        "document.querySelector('.seat-info .clock').textContent !== ''"
+        " || document.querySelectorAll('.seat-info .clock')[1].textContent !== ''",
+        timeout=WAIT_MS,
+    )
+
+    # The connection drops: the page says so, comes back by itself and catches up.
+    page.evaluate("window.crapette.socket.io.engine.close()")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=message]').textContent.includes('Reconnected')",
+        timeout=WAIT_MS,
+    )
+    assert "down" not in (page.get_attribute("[data-testid=conn]", "class") or "")
+    wait_my_turn(page)
+    assert_board_is_view(page)
+    assert version(page) >= before + 1
+
+    # A spectator (another browser, no seat) sees seat 0 at the bottom and the same piles.
+    watcher = new_page()
+    watcher.goto(f"{server.url}/table/{match_id}")
+    watcher.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    assert watcher.inner_text("[data-testid=conn]") == "watching"
+    assert watcher.locator(".tray.bottom").get_attribute("data-seat") == "0"
+    assert watcher.locator("#join").is_hidden()
+    assert watcher.locator("#btn-turn").is_disabled()
+    assert_board_is_view(watcher)
+
+    phone = new_page(PHONE)
+    phone.goto(f"{server.url}/table/{match_id}")
+    phone.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], "the table scrolls sideways on a phone"
+    phone.screenshot(path=str(artifact_dir / "table-phone.png"), full_page=True)
+    page.screenshot(path=str(artifact_dir / "table-bot-desktop.png"))
+
+    # The lobby lists the game as live, with a way to watch it.
+    lobby = new_page()
+    lobby.goto(server.url + "/")
+    lobby.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    live = lobby.locator(f'[data-testid=live-tables] li[data-match="{match_id}"]')
+    assert "Cleo" in live.inner_text()
+    assert live.locator("a").get_attribute("href") == f"/table/{match_id}"
+    lobby.screenshot(path=str(artifact_dir / "lobby.png"))
+    assert not (page.errors or watcher.errors or phone.errors or lobby.errors)
