@@ -82,7 +82,7 @@ class Bot:
             fault = self._slip(view, game, plays)
             if fault is not None:
                 return fault
-            proper = [a for a in plays if fault_in(view, game, a) is None]
+            proper = [a for a in plays if fault_in(game, a) is None]
             plays = proper or plays
         return self.play(view, game, plays)
 
@@ -102,7 +102,7 @@ class Bot:
         action = called_action(view)
         if action is not None:
             before = position_before(view, action, self._memory)
-            faulty = before is not None and fault_in(view, before, action) is not None
+            faulty = before is not None and fault_in(before, action) is not None
             if faulty and self.rng.random() >= self.options.miss_call_rate:
                 verdict = Call(view.viewer if view.viewer is not None else 0)
         self._judged = {key: verdict}  # older windows are closed for good
@@ -112,7 +112,7 @@ class Bot:
         """Now and then, a careless fault (a priority-breaking action), as people make."""
         if self.options.fault_rate <= 0:
             return None
-        faults = [a for a in plays if fault_in(view, game, a) is not None]
+        faults = [a for a in plays if fault_in(game, a) is not None]
         if faults and self.rng.random() < self.options.fault_rate:
             return self.rng.choice(faults)
         return None

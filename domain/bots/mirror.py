@@ -9,7 +9,7 @@ mirror: a search stops as soon as a reserve card would be uncovered or a hand ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -17,9 +17,10 @@ from domain.actions import Action, Discard, Move, Pass, Turn, parse_action
 from domain.cards import Card, fresh_pack
 from domain.engine import fault_of
 from domain.errors import DomainError
-from domain.piles import ALL_PILES, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.piles import INDEX, RESERVE
+from domain.positions import position_from_text
 from domain.ruleset import Ruleset
-from domain.state import GameState, MatchState, Piles
+from domain.state import GameState, MatchState
 from domain.views import View
 
 ALL_CARDS: tuple[Card, ...] = tuple(fresh_pack(0) + fresh_pack(1))
@@ -53,72 +54,43 @@ def _cards(shown: list[str | None]) -> list[Card | None]:
     return [_PARSED[text] if text is not None else None for text in shown]
 
 
-def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -> GameState:
-    """The viewer's picture of the game as a `GameState` (hidden places filled canonically)."""
-    ruleset = ruleset_of(view)
+def _position(view: View, piles: dict[str, list[Card | None]] | None) -> MatchState:
+    """The viewer's picture of the game, built by the engine's own position reader."""
     known = piles if piles is not None else {n: _cards(c) for n, c in view.piles.items()}
     seen = {card for cards in known.values() for card in cards if card is not None}
     unseen = iter(sorted(card for card in ALL_CARDS if card not in seen))
-    table: list[tuple[Card, ...]] = []
-    for name in ALL_PILES:
-        cards = known.get(name, [])
-        table.append(tuple(card if card is not None else next(unseen) for card in cards))
-    p: Piles = tuple(table)
+    tokens = []
+    for name, cards in known.items():
+        if cards:
+            filled = (card if card is not None else next(unseen) for card in cards)
+            tokens.append(f"{name}={','.join(str(card) for card in filled)}")
     to_move = view.to_move if view.to_move is not None else 0
-    loose = len(p[HAND[to_move]]) + len(p[SHOWN[to_move]]) + len(p[WASTE[to_move]])
-    return GameState(
-        ruleset=ruleset,
-        game_index=view.game_index or 0,
-        seed=None,
-        packs=((), ()),
-        commitment=view.commitment,
-        first_player=view.first_player or 0,
-        first_player_reason=view.first_player_reason or "",
-        p=p,
-        to_move=to_move,
-        turn_number=view.turn_number,
-        over=view.over,
-        result=None,
-        window=None,
-        turn_productive=False,
-        turn_founded=False,
-        turn_start_cards=loose,
-        streaks=(0, 0),
-        targets=(0, 0),
-        quiet_turns=0,
-        seen=frozenset({p[8:16]}),
-        wrong_calls=(0, 0),
-        skip_next=(False, False),
-        draw_offer=view.draw_offer,
-        started_at_ms=0,
-        turn_started_at_ms=0,
-        move_started_at_ms=0,
-        last_event=None,
-    )
+    tokens.append(f"to={to_move}")
+    return position_from_text(" ".join(tokens), ruleset_of(view), view.match_id)
 
 
-def as_match(view: View, game: GameState) -> MatchState:
+def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -> GameState:
+    """The viewer's picture of the game as a `GameState` (hidden places filled canonically).
+
+    It starts a fresh turn: no call window and no repetition history (the view's `legal` list
+    is what knows this turn's repetitions)."""
+    game = _position(view, piles).game
+    assert game is not None
+    return game
+
+
+def as_match(game: GameState) -> MatchState:
     """Wrap a mirrored game so that match-level engine queries (`fault_of`) accept it."""
-    return MatchState(
-        ruleset=game.ruleset,
-        players=view.players,
-        match_id=view.match_id,
-        games_played=0,
-        totals=view.totals,
-        wins=view.wins,
-        game_scores=view.game_scores,
-        game=game,
-        finished=False,
-        winner=None,
-        version=view.version,
-        started_at_ms=0,
-    )
+    return replace(_SHELL, ruleset=game.ruleset, game=game)
 
 
-def fault_in(view: View, game: GameState, action: Action) -> str | None:
+_SHELL = position_from_text("to=0")
+
+
+def fault_in(game: GameState, action: Action) -> str | None:
     """The priority rule `action` would break in `game` (None if none or not a play)."""
     try:
-        return fault_of(as_match(view, game), action)
+        return fault_of(as_match(game), action)
     except DomainError:
         return None
 
@@ -179,7 +151,7 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
     elif not isinstance(action, Pass):
         return None
     game = mirror_game(view, piles)
-    return game._evolved(to_move=seat)
+    return game if game.to_move == seat else game._evolved(to_move=seat)
 
 
 def reserve_uncovers(game: GameState, src: int) -> bool:

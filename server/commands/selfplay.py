@@ -88,7 +88,7 @@ def _export(report: MatchReport, directory: Path) -> Path:
     from server.records import export as exporting
 
     directory.mkdir(parents=True, exist_ok=True)
-    record = exporting.record_from_events(report.events)
+    record = exporting.record_from_events(report.events, public=False)
     path = directory / f"{report.match_id}.json"
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return path
