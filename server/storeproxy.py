@@ -31,7 +31,7 @@ class ThreadPoolStore:
 def store_for(url: str, async_mode: str) -> Any:
     from eventstore import open_store
 
-    store = open_store(url)
-    if async_mode == "eventlet" and url.startswith(("postgresql://", "postgres://")):
-        return ThreadPoolStore(store)
-    return store
+    # Called directly under eventlet too: the PostgreSQL store makes psycopg wait through the
+    # green select itself, while tpool's OS threads break psycopg_pool's (green) locks and
+    # conditions - every call timed out (docs/eventstore.md, "Under eventlet").
+    return open_store(url)
