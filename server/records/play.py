@@ -98,7 +98,8 @@ def random_match(
 
 def obedient_action(state: Any, seat: int) -> Any | None:
     """A plain, rule-abiding choice for `seat` (None when it has nothing to do): a foundation
-    build, else a reserve card onto a house, else turn, discard or pass, else any other move;
+    build, else a reserve card onto a house, else turn, discard or pass, else any other move (so it
+never loads the opponent unless it has nothing else to do);
     never an action the priorities call a fault. Good for scripted records: predictable."""
     legal = [
         action
@@ -110,7 +111,7 @@ def obedient_action(state: Any, seat: int) -> Any | None:
         if isinstance(action, domain.Move):
             if action.dst.startswith("F"):
                 return 0
-            return 1 if action.src.startswith("R") else 5
+            return 1 if action.src.startswith("R") and action.dst.startswith("T") else 5
         return {domain.Turn: 2, domain.Discard: 3, domain.Pass: 4}.get(type(action), 6)
 
     return min(legal, key=rank) if legal else None

@@ -63,6 +63,8 @@ def test_the_goldens_cover_the_required_stories() -> None:
     results = [game["result"] for record in records for game in record["games"]]
     actions = [a for record in records for game in record["games"] for a in game["actions"]]
     assert {r["outcome"] for r in results} == {"win", "stalemate", "resign"}
+    reasons = {r["reason"] for r in results if r["outcome"] == "stalemate"}
+    assert "agreed" in reasons and len(reasons) == 2  # one agreed, one by the rules
     assert {a.get("verdict") for a in actions} >= {"right", "wrong"}
     assert any("recycled" in a for a in actions)
     assert any(a["do"] == "time-out" for a in actions)

@@ -44,6 +44,14 @@ WIN_PACK_1 = (
 )
 assert sorted(WIN_PACK_0) == sorted(WIN_PACK_1) == sorted(SPADES + HEARTS + DIAMONDS + CLUBS)
 
+# No card can ever reach a foundation: every Ace lies at the bottom of a reserve under a King
+# (which fits no house), so both players only turn and discard until both have gone through their
+# whole hands without progress.
+_NO_ACES = [c for c in SPADES + HEARTS + DIAMONDS + CLUBS if c[0] != "A" and c not in ("KS", "KH")]
+STALE_PACK_0 = ["AS", "AH", "AD", "AC"] + _NO_ACES[:8] + ["KS"] + _NO_ACES[8:] + ["KH"]
+STALE_PACK_1 = ["AS", "AH", "AD", "AC"] + _NO_ACES[-8:] + ["KH"] + _NO_ACES[:-8] + ["KS"]
+assert sorted(STALE_PACK_0) == sorted(STALE_PACK_1) == sorted(SPADES + HEARTS + DIAMONDS + CLUBS)
+
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
 
@@ -86,6 +94,14 @@ def timeout_and_agreed_stalemate() -> Table:
     return table
 
 
+def stalemate() -> Table:
+    """Both players turn and discard their whole hands, recycle, and the game is stalemated."""
+    table = Table("classic", match_id="golden-stalemate")
+    table.deal(packs=(STALE_PACK_0, STALE_PACK_1))
+    _play_out(table)
+    return table
+
+
 def preset_game(preset: str, actions: int = 12) -> Callable[[], Table]:
     def make() -> Table:
         table = Table(preset, match_id=f"golden-{preset}")
@@ -101,6 +117,7 @@ def preset_game(preset: str, actions: int = 12) -> Callable[[], Table]:
 GOLDENS: dict[str, Callable[[], Table]] = {
     "classic-win-recycle": win_with_recycled_waste,
     "classic-calls-resign": calls_and_resignation,
+    "classic-stalemate": stalemate,
     "finnish-timeout-stalemate": timeout_and_agreed_stalemate,
     "g4a-resign": preset_game("g4a"),
     "danish-resign": preset_game("danish"),
