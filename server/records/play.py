@@ -98,9 +98,9 @@ def random_match(
 
 def obedient_action(state: Any, seat: int) -> Any | None:
     """A plain, rule-abiding choice for `seat` (None when it has nothing to do): a foundation
-    build, else a reserve card onto a house, else turn, discard or pass, else any other move (so it
-never loads the opponent unless it has nothing else to do);
-    never an action the priorities call a fault. Good for scripted records: predictable."""
+    build, else a reserve card onto a house, else turn, discard or pass, else any other move (so
+    it loads the opponent only when it has nothing else to do); never an action the priorities
+    call a fault. Good for scripted records: predictable."""
     legal = [
         action
         for action in domain.legal_actions(state, seat)
