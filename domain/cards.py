@@ -18,7 +18,7 @@ RED_SUITS = frozenset("HD")
 class Card:
     """A card: rank 1 (Ace) .. 13 (King), suit S/H/D/C, owner seat 0 or 1. Immutable."""
 
-    __slots__ = ("rank", "suit", "owner", "code", "red", "_text")
+    __slots__ = ("rank", "suit", "owner", "code", "red", "_text", "fkey", "fwant", "hkey", "hwant")
     _interned: ClassVar[dict[tuple[int, str, int], Card]] = {}
 
     rank: int
@@ -27,6 +27,13 @@ class Card:
     code: str
     red: bool
     _text: str
+    # Integer keys for fast move generation: a card fits a foundation whose top's `fwant` is its
+    # `fkey` (same suit, one higher), a house whose top's `hwant` is its `hkey` (one lower, other
+    # colour); 0 when nothing may follow.
+    fkey: int
+    fwant: int
+    hkey: int
+    hwant: int
 
     def __new__(cls, rank: int, suit: str, owner: int = 0) -> Card:
         key = (rank, suit, owner)
@@ -47,6 +54,12 @@ class Card:
         setter(card, "code", RANKS[rank - 1] + suit)
         setter(card, "red", suit in RED_SUITS)
         setter(card, "_text", f"{RANKS[rank - 1]}{suit}/{owner}")
+        suit_base = 16 * (SUITS.index(suit) + 1)
+        setter(card, "fkey", suit_base + rank)
+        setter(card, "fwant", suit_base + rank + 1 if rank < 13 else 0)
+        red = suit in RED_SUITS
+        setter(card, "hkey", 2 * rank + red)
+        setter(card, "hwant", 2 * (rank - 1) + (not red) if rank > 1 else 0)
         cls._interned[key] = card
         return card
 

@@ -70,6 +70,7 @@ def step_hash(h: int, p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> in
 
 
 _HOUSE_LIST = {4: house_indices(4), 2: house_indices(2)}
+_LOAD_PILES = ((RESERVE[1], WASTE[1]), (RESERVE[0], WASTE[0]))
 
 
 def houses_of(state: GameState) -> tuple[int, ...]:
@@ -105,56 +106,70 @@ def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
 def _raw_steps(state: GameState, seat: int) -> list[Step]:
     """Every move the building rules allow, repetitions not checked.
 
-    Runs for every position the engine meets, so the destinations are indexed once by the card
-    they want (suit and rank for foundations, rank and colour for houses) instead of testing
-    every source against every pile.
+    Runs for every position the engine meets, so the destinations are indexed once by the
+    integer key of the card they want (`Card.fkey`, `Card.hkey`) instead of testing every source
+    against every pile.
     """
     p = state.p
     ruleset = state.ruleset
-    houses = _HOUSE_LIST[ruleset.houses_per_player]
-    wanted_f: dict[tuple[str, int], list[int]] = {}
+    wanted_f: dict[int, list[int]] = {}
     empty_f: list[int] = []
     for f in FOUNDATIONS:
         pile = p[f]
-        if not pile:
+        if pile:
+            key = pile[-1].fwant
+            if key:
+                if key in wanted_f:
+                    wanted_f[key].append(f)
+                else:
+                    wanted_f[key] = [f]
+        else:
             empty_f.append(f)
-        elif pile[-1].rank < 13:
-            top = pile[-1]
-            wanted_f.setdefault((top.suit, top.rank + 1), []).append(f)
-    wanted_h: dict[tuple[int, bool], list[int]] = {}
+    wanted_h: dict[int, list[int]] = {}
     empty_h: list[int] = []
-    for h in houses:
+    for h in _HOUSE_LIST[ruleset.houses_per_player]:
         pile = p[h]
-        if not pile:
+        if pile:
+            key = pile[-1].hwant
+            if key:
+                if key in wanted_h:
+                    wanted_h[key].append(h)
+                else:
+                    wanted_h[key] = [h]
+        else:
             empty_h.append(h)
-        elif pile[-1].rank > 1:
-            top = pile[-1]
-            wanted_h.setdefault((top.rank - 1, not top.red), []).append(h)
-    other = 1 - seat
-    loads = [(i, p[i][-1]) for i in (RESERVE[other], WASTE[other]) if p[i]]
+    wanted_l: dict[int, list[int]] = {}
+    for i in _LOAD_PILES[seat]:  # the opponent's reserve and waste: same suit, one apart
+        pile = p[i]
+        if pile:
+            key = pile[-1].fkey
+            for k in (key - 1, key + 1):
+                if k in wanted_l:
+                    wanted_l[k].append(i)
+                else:
+                    wanted_l[k] = [i]
     option = ruleset.empty_house
     reserve = RESERVE[seat]
+    any_empty = option == "any" or option == "refill_at_once"
     reserve_lasts = bool(p[reserve])
     steps: list[Step] = []
     append = steps.append
     for src in sources(state, seat):
         card = p[src][-1]
-        for f in empty_f if card.rank == 1 else wanted_f.get((card.suit, card.rank), ()):
+        for f in empty_f if card.rank == 1 else wanted_f.get(card.fkey, ()):
             append((src, f))
-        targets = wanted_h.get((card.rank, card.red), [])
+        targets = wanted_h.get(card.hkey, ())
         if empty_h and (
-            option == "any"
-            or option == "refill_at_once"
+            any_empty
             or (option == "king_only" and card.rank == 13)
             or (option == "reserve_first" and (src == reserve or not reserve_lasts))
         ):
-            targets = sorted(targets + empty_h) if targets else empty_h
+            targets = sorted([*targets, *empty_h]) if targets else empty_h
         for h in targets:
             if h != src:
                 append((src, h))
-        for i, top in loads:
-            if top.suit == card.suit and (top.rank - card.rank == 1 or card.rank - top.rank == 1):
-                append((src, i))
+        for i in wanted_l.get(card.fkey, ()):
+            append((src, i))
     return steps
 
 
