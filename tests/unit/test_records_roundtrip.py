@@ -96,3 +96,20 @@ def test_export_reads_the_store_as_the_server_writes_it() -> None:
         expected_version=0,
     )
     assert export_match(store, "m-test") == record_from_events(events)
+
+
+@pytest.mark.parametrize(
+    ("preset", "bots"), [("classic", ("steady", "random")), ("danish", ("steady", "steady"))]
+)
+def test_bot_matches_round_trip(preset: str, bots: tuple[str, str]) -> None:
+    """Matches the bots play (domain.bots' arena, as `crapette selfplay` does) export and verify."""
+    from domain.bots import make_bot
+    from domain.bots.arena import derive_seed, play_match
+
+    players = (make_bot(bots[0], seed=1), make_bot(bots[1], seed=2))
+    seeds = (derive_seed("records", preset, n) for n in range(10))
+    report = play_match(domain.Ruleset.preset(preset), players, "m-bots", seeds, max_games=1)
+    record = record_from_events(report.events)
+    assert dump_record(from_text(to_text(record))) == record
+    verified = verify_record(record)
+    assert [e for batch in verified.batches for e in batch] == report.events
