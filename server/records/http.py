@@ -1,7 +1,7 @@
 """HTTP endpoints for match records (registered by the app factory as `records_bp`).
 
-- `GET /api/matches/<match_id>/record?format=json|text` — download the record (a live match with
-  public information only);
+- `GET /api/matches/<match_id>/record?format=json|text` (also `record.json`, `record.txt`) —
+  download the record (a live match with public information only);
 - `POST /api/records?match_id=ID` — upload a record (JSON body, text body, or a multipart form
   with a `file` field): it is verified and stored as a match; `201` with its id and replay URL;
 - `POST /api/records/verify` — the same check without storing anything.
@@ -59,12 +59,25 @@ def _error(exc: RecordError) -> tuple[Response, int]:
     return jsonify(body), status
 
 
+@records_bp.get("/api/matches/<match_id>/record.txt")
+def download_text(match_id: str) -> Response | tuple[Response, int]:
+    return _download(match_id, "text")
+
+
+@records_bp.get("/api/matches/<match_id>/record.json")
+def download_json(match_id: str) -> Response | tuple[Response, int]:
+    return _download(match_id, "json")
+
+
 @records_bp.get("/api/matches/<match_id>/record")
 def download(match_id: str) -> Response | tuple[Response, int]:
+    return _download(match_id, request.args.get("format", "json"))
+
+
+def _download(match_id: str, fmt: str) -> Response | tuple[Response, int]:
     from server.records.export import export_match
     from server.records.text import to_text
 
-    fmt = request.args.get("format", "json")
     if fmt not in ("json", "text"):
         return jsonify({"code": "invalid", "message": "format is json or text"}), 400
     try:

@@ -45,6 +45,9 @@ def test_upload_json_then_download_both_forms(client: FlaskClient) -> None:
     text = client.get("/api/matches/golden-win/record?format=text&inline=1")
     assert text.status_code == 200 and "Content-Disposition" not in text.headers
     assert text.get_data(as_text=True) == _golden_text("classic-win-recycle", "txt")
+    as_file = client.get("/api/matches/golden-win/record.txt")
+    assert as_file.get_data(as_text=True) == _golden_text("classic-win-recycle", "txt")
+    assert client.get("/api/matches/golden-win/record.json").json == download.json
 
 
 def test_upload_text_as_a_file_under_another_id(client: FlaskClient) -> None:
