@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import domain
+from domain.deal import new_seed
 from server import tables as t
 from server.bots import RandomLegalBot, make_bot
 from server.errors import (
@@ -344,7 +345,7 @@ class GameService:
                 return
             game = state.game
             if game is None or game.over:
-                command = domain.StartGame(seed=domain.new_seed(), packs=None, at_ms=self.clock())
+                command = domain.StartGame(seed=new_seed(), packs=None, at_ms=self.clock())
                 if not self._decide_system(entry, command, f"start-game-{entry.version}"):
                     return
                 continue
@@ -466,13 +467,14 @@ class GameService:
         with entry.lock:
             states = self.repo.replay_states(entry)
             live = not (entry.state is not None and entry.state.finished)
+            now = entry.state
         return {
             "match_id": match_id,
             "live": live,
             "version": len(states),
             "players": [s.name for s in entry.table.seats],
             "ruleset": entry.table.ruleset,
-            "frames": [replay_frame(a.version, a.at_ms, a.event, a.state, live) for a in states],
+            "frames": [replay_frame(a.version, a.at_ms, a.event, a.state, now) for a in states],
         }
 
     # -- helpers -------------------------------------------------------------------------------

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import domain
-
-log = logging.getLogger(__name__)
 
 Viewer = int | None  # seat 0, seat 1, or None for a spectator
 
@@ -29,16 +26,11 @@ REPLAY_VIEW_KEYS = (
 )
 
 
-def event_json(event: Any, viewer: Viewer) -> dict[str, Any] | None:
-    payload = domain.redact(event, viewer)
-    if payload is None:
-        return None
-    return {"type": type(event).__name__, **payload}
-
-
-def full_event_json(event: Any) -> dict[str, Any]:
-    event_type, payload = domain.event_to_payload(event)
-    return {"type": event_type, **payload}
+def event_json(event: Any, viewer: Viewer, state: Any) -> dict[str, Any] | None:
+    """The event as that viewer may see it, judged against `state` (seed and faults are shown
+    once the event's game is over)."""
+    payload: dict[str, Any] | None = domain.redact(event, viewer, state)
+    return payload
 
 
 def view_json(state: Any, viewer: Viewer) -> dict[str, Any] | None:
@@ -54,18 +46,19 @@ def update_payload(
     return {
         "match_id": match_id,
         "version": version,
-        "event": event_json(event, viewer),
+        "event": event_json(event, viewer, state),
         "view": view_json(state, viewer),
     }
 
 
-def replay_frame(version: int, at_ms: int, event: Any, state: Any, live: bool) -> dict[str, Any]:
+def replay_frame(version: int, at_ms: int, event: Any, state: Any, now: Any) -> dict[str, Any]:
+    """One replay step: the public event (judged against the match `now`, so finished games are
+    shown in full) and the spectator view after it."""
     view = view_json(state, None)
-    game = getattr(state, "game", None)
     return {
         "version": version,
-        "game_index": None if view is None or game is None else view.get("game_index"),
+        "game_index": None if view is None else view.get("game_index"),
         "at_ms": at_ms,
-        "event": event_json(event, None) if live else full_event_json(event),
+        "event": event_json(event, None, now),
         "view": None if view is None else {k: view.get(k) for k in REPLAY_VIEW_KEYS},
     }

@@ -93,16 +93,22 @@ class ServerProcess:
 
 
 class Client:
-    """One Socket.IO connection that records every message it receives."""
+    """One Socket.IO connection that records every message it receives.
+
+    The python-socketio client runs each event handler in its own thread, so messages the server
+    sent in order may be handled out of order here: updates are filed by version, and `version`
+    is the highest version up to which nothing is missing."""
 
     def __init__(self, server: ServerProcess, token: str | None = None) -> None:
         self.server = server
         self.token = token
         self.sio = socketio.Client(reconnection=False)
-        self.updates: list[dict[str, Any]] = []
+        self.by_version: dict[int, dict[str, Any]] = {}
+        self.duplicates: list[dict[str, Any]] = []
         self.messages: list[tuple[str, Any]] = []
         self.snapshot: dict[str, Any] | None = None
         self.table: dict[str, Any] | None = None
+        self.top = 0  # every update up to this version has arrived (or came before the join)
         self.cond = threading.Condition()
         for name in ("update", "snapshot", "table", "refused", "error"):
             self.sio.on(name, self._recorder(name))
@@ -112,14 +118,24 @@ class Client:
             with self.cond:
                 self.messages.append((name, data))
                 if name == "update":
-                    self.updates.append(data)
+                    if data["version"] in self.by_version:
+                        self.duplicates.append(data)
+                    self.by_version[data["version"]] = data
+                    while self.top + 1 in self.by_version:
+                        self.top += 1
                 elif name == "snapshot":
                     self.snapshot = data
+                    self.top = max(self.top, data["version"])
                 elif name == "table":
                     self.table = data
                 self.cond.notify_all()
 
         return record
+
+    @property
+    def updates(self) -> list[dict[str, Any]]:
+        with self.cond:
+            return [self.by_version[v] for v in sorted(self.by_version)]
 
     def connect(self) -> Client:
         self.sio.connect(self.server.url, transports=["websocket"], wait_timeout=10)
@@ -130,6 +146,9 @@ class Client:
             self.sio.disconnect()
 
     def join(self, match_id: str, last_version: int | None = None) -> dict[str, Any]:
+        if last_version is not None:
+            with self.cond:
+                self.top = max(self.top, last_version)
         payload = {"match_id": match_id, "seat_token": self.token, "last_version": last_version}
         ack: dict[str, Any] = self.sio.call("join_table", payload, timeout=WAIT_S)
         assert ack["ok"], ack
@@ -155,15 +174,13 @@ class Client:
     @property
     def version(self) -> int:
         with self.cond:
-            if self.updates:
-                return int(self.updates[-1]["version"])
-            return int(self.snapshot["version"]) if self.snapshot else 0
+            return self.top
 
     @property
     def view(self) -> dict[str, Any] | None:
         with self.cond:
-            if self.updates:
-                view: dict[str, Any] | None = self.updates[-1]["view"]
+            if self.top in self.by_version:
+                view: dict[str, Any] | None = self.by_version[self.top]["view"]
                 return view
             return self.snapshot["view"] if self.snapshot else None
 
