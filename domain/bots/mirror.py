@@ -110,6 +110,15 @@ def called_action(view: View) -> Action | None:
         return None
 
 
+def _loadable_under(card: Card, piles: dict[str, list[Card | None]]) -> Card | None:
+    visible = {c for cards in piles.values() for c in cards if c is not None}
+    for rank in (card.rank - 1, card.rank + 1):
+        for owner in (0, 1):
+            if 1 <= rank <= 13 and Card(rank, card.suit, owner) not in visible:
+                return Card(rank, card.suit, owner)
+    return None
+
+
 def position_before(view: View, action: Action, memory: Sighting) -> GameState | None:
     """The table as it was just before the opponent's `action`, worked back from the view (and,
     for a waste turned over into a new hand, from the last view remembered). None when the
@@ -121,7 +130,12 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
         src, dst = piles.get(action.src), piles.get(action.dst)
         if not dst or dst[-1] is None or src is None:
             return None
-        src.append(dst.pop())
+        card = dst.pop()
+        src.append(card)
+        if action.dst in ("R0", "R1") and dst and dst[-1] is None:
+            # Loaded onto a reserve: the top it covered is face down in the view now. Any card
+            # it could have been loaded on will do: priorities never look at that pile.
+            dst[-1] = _loadable_under(card, piles)
     elif isinstance(action, Turn):
         shown, hand, waste = piles[f"X{seat}"], piles[f"H{seat}"], piles[f"W{seat}"]
         card: Card | None
