@@ -253,3 +253,48 @@ def test_malformed_fields_are_named(path: tuple[Any, ...], value: Any, field: st
     with pytest.raises(RecordFormatError) as caught:
         verify_record(copy.deepcopy(record))
     assert field in caught.value.message
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every key path of a JSON value (the value itself included)."""
+    paths = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            paths += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            paths += _paths(item, (*prefix, index))
+    return paths
+
+
+def test_random_corruption_never_escapes_as_a_traceback() -> None:
+    """Whatever a file holds, verifying it ends in the record's own errors (or success)."""
+    import random
+
+    rng = random.Random(7)
+    junk: list[Any] = [None, -1, 0, 1, 2, 10**30, "", "R0", "AS", "x" * 300, [], {}, True, 1.5]
+    original = _golden("classic-calls-resign")
+    paths = _paths(original)[1:]
+    outcomes = {"ok": 0, "format": 0, "mismatch": 0}
+    for _ in range(400):
+        record = copy.deepcopy(original)
+        for _ in range(rng.randint(1, 3)):
+            path = rng.choice(paths)
+            target = record
+            try:
+                for key in path[:-1]:
+                    target = target[key]
+                if rng.random() < 0.2 and isinstance(target, dict):
+                    target.pop(path[-1], None)
+                else:
+                    target[path[-1]] = rng.choice(junk)
+            except (KeyError, IndexError, TypeError):
+                continue  # an earlier corruption removed this path
+        try:
+            verify_record(record)
+            outcomes["ok"] += 1
+        except RecordFormatError:
+            outcomes["format"] += 1
+        except RecordMismatchError:
+            outcomes["mismatch"] += 1
+    assert outcomes["format"] > 100 and outcomes["mismatch"] >= 1
