@@ -3,6 +3,7 @@ malformed files get a clear error, never a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from pathlib import Path
@@ -298,3 +299,21 @@ def test_random_corruption_never_escapes_as_a_traceback() -> None:
         except RecordMismatchError:
             outcomes["mismatch"] += 1
     assert outcomes["format"] > 100 and outcomes["mismatch"] >= 1
+
+
+def test_random_corruption_of_the_text_form_never_escapes() -> None:
+    import random
+
+    rng = random.Random(11)
+    text = (GOLDEN / "classic-calls-resign.txt").read_text(encoding="utf-8")
+    alphabet = ' "[]\\&@.-/0123456789ASKHDCFRTWXfault\n\t%{'
+    for _ in range(400):
+        chars = list(text)
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(chars))
+            if rng.random() < 0.3:
+                del chars[at]
+            else:
+                chars[at] = rng.choice(alphabet)
+        with contextlib.suppress(RecordFormatError, RecordMismatchError):
+            verify_record(parse_record_file("".join(chars)))
