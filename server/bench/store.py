@@ -235,6 +235,63 @@ def _store_rebuilder(store: EventStore, events: int) -> Callable[[], object]:
     return rebuild
 
 
+def _real_match_payloads(count: int) -> list[tuple[str, dict[str, Any]]]:
+    """The first `count` events of a match played by random legal moves (classic rules), as
+    stored payloads. Imported lazily: the benchmark of the store alone needs no domain."""
+    import random
+
+    from domain import (
+        PLAY_ACTIONS,
+        Act,
+        Ruleset,
+        StartGame,
+        StartMatch,
+        event_to_payload,
+        legal_actions,
+        play,
+    )
+
+    rng = random.Random(7)
+    at_ms = 1_700_000_000_000
+    events, state = play(
+        None, StartMatch("bench", Ruleset.preset("classic"), ("Ann", "Bob"), at_ms)
+    )
+    while len(events) < count and not state.finished:
+        at_ms += 1000
+        if state.game is None or state.game.over:
+            command: Any = StartGame(seed=f"{rng.getrandbits(256):064x}", packs=None, at_ms=at_ms)
+        else:
+            seat = state.game.to_move
+            actions = [a for a in legal_actions(state, seat) if isinstance(a, PLAY_ACTIONS)]
+            command = Act(rng.choice(actions), at_ms)
+        new_events, state = play(state, command)
+        events.extend(new_events)
+    return [event_to_payload(event) for event in events[:count]]
+
+
+def _domain_rebuild(store: EventStore, events: int, repeats: int) -> dict[str, Any]:
+    """Read and fold a real match stream with `domain.fold`: what the server pays to load a
+    match. Reported beside the target comparison, which uses the simple reducer."""
+    try:
+        from domain import event_from_payload
+        from domain import fold as domain_fold
+
+        payloads = _real_match_payloads(events)
+    except Exception as exc:  # the domain is another part's work in progress: report, go on
+        return {"skipped": f"{type(exc).__name__}: {exc}"}
+    stream = f"match-{uuid.uuid4().hex[:8]}"
+    store.append(stream, [NewEvent(kind, data) for kind, data in payloads], 0)
+
+    def rebuild() -> object:
+        return domain_fold(event_from_payload(e.type, e.data) for e in store.read(stream))
+
+    return {
+        "domain_events": len(payloads),
+        "store_read_ms": round(_median_ms(lambda: store.read(stream), repeats), 3),
+        "store_read_and_domain_fold_ms": round(_median_ms(rebuild, repeats), 3),
+    }
+
+
 # -- the two databases -------------------------------------------------------------------------
 
 
@@ -251,10 +308,11 @@ def bench_sqlite(appends: int, events: int, repeats: int, synchronous: str) -> d
                 "SQLITE_DBNAME": str(root / "eventsourcing.db"),
             }
             es_rebuild = _median_ms(_eventsourcing_rebuilder(es_env, events), repeats)
+            real_match = _domain_rebuild(store, events, repeats)
         finally:
             store.close()
             raw_db.close()
-    return _figures(
+    figures = _figures(
         f"SQLite (WAL, synchronous={synchronous})",
         "raw sqlite3",
         appends,
@@ -264,6 +322,8 @@ def bench_sqlite(appends: int, events: int, repeats: int, synchronous: str) -> d
         store_rebuild,
         es_rebuild,
     )
+    figures["real_match"] = real_match
+    return figures
 
 
 def _postgres_problem(url: str) -> str | None:
@@ -368,6 +428,13 @@ def _print_figures(f: dict[str, Any]) -> None:
         f"  speed-up           {f['rebuild_speedup']:>10.2f}x  (target >= {REBUILD_TARGET}x, "
         f"{verdict(f['rebuild_ok'])})"
     )
+    real = f.get("real_match")
+    if real is not None and "skipped" in real:
+        click.echo(f"  real match rebuild: skipped ({real['skipped']})")
+    elif real is not None:
+        click.echo(f"  a real match of {real['domain_events']} events (random legal play):")
+        click.echo(f"  store read         {real['store_read_ms']:>10.2f} ms")
+        click.echo(f"  read + domain.fold {real['store_read_and_domain_fold_ms']:>10.2f} ms")
 
 
 @click.command("store")
