@@ -130,12 +130,12 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
         src, dst = piles.get(action.src), piles.get(action.dst)
         if not dst or dst[-1] is None or src is None:
             return None
-        card = dst.pop()
-        src.append(card)
+        moved = dst.pop()
+        src.append(moved)
         if action.dst in ("R0", "R1") and dst and dst[-1] is None:
             # Loaded onto a reserve: the top it covered is face down in the view now. Any card
             # it could have been loaded on will do: priorities never look at that pile.
-            dst[-1] = _loadable_under(card, piles)
+            dst[-1] = _loadable_under(moved, piles)
     elif isinstance(action, Turn):
         shown, hand, waste = piles[f"X{seat}"], piles[f"H{seat}"], piles[f"W{seat}"]
         card: Card | None
