@@ -23,11 +23,8 @@ def test_bench_store_prints_every_figure_as_json() -> None:
         "eventsourcing_rebuild_ms",
     ]:
         assert sqlite[key] > 0, key
-    assert (
-        sqlite["append_ratio"]
-        == round(sqlite["store_appends_per_s"] / sqlite["raw_appends_per_s"], 3)
-        or abs(sqlite["append_ratio"] - sqlite["store_appends_per_s"] / sqlite["raw_appends_per_s"])
-        < 0.01
-    )
+    ratio = sqlite["store_appends_per_s"] / sqlite["raw_appends_per_s"]
+    assert abs(sqlite["append_ratio"] - ratio) < 0.01
+    assert "skipped" in sqlite["real_match"] or sqlite["real_match"]["domain_events"] > 0
     assert sqlite["rebuild_events"] == 30
     assert figures["postgres"] == {"skipped": "no --postgres-url given"}
