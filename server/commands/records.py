@@ -126,6 +126,9 @@ def export_cmd(
         except RecordError as exc:
             _fail(exc)
             return
+        except Exception as exc:  # the store's errors and the like: one line, never a traceback
+            click.echo(f"error: cannot export: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_MISMATCH)
         if fmt == "json":
             out.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
         else:

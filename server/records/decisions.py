@@ -29,6 +29,7 @@ from domain import (
     TurnEnded,
     WasteTurnedOver,
 )
+from server.records.errors import RecordError
 
 # The order in which decisions are compared (and written): the first that differs is reported.
 DECISION_KEYS = (
@@ -142,7 +143,8 @@ def describe(
         elif isinstance(event, (DrawOffered, DrawAccepted, TimeExpired)):
             pass  # the action itself says it all
         else:
-            raise ValueError(f"{type(event).__name__} has no place in a record's action")
+            # An event of a newer engine: refuse rather than write a record that loses it.
+            raise RecordError(f"{type(event).__name__} has no place in a record of this version")
         primary = False
     return out, game_result, match_result
 
