@@ -68,7 +68,12 @@ _DECISIONS = (
 
 
 def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A JSON string, readable (no \\u escapes for letters) but with every character that could
+    end or hide a line (U+2028, U+0085, controls...) escaped, so one value stays on one line."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    if quoted.isprintable():
+        return quoted
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in quoted)
 
 
 def _chunks(text: str, room: int) -> list[str]:
@@ -262,9 +267,11 @@ def _bad(number: int, message: str) -> RecordFormatError:
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip() and not line.lstrip().startswith("%"):  # `%` lines are comments
-            yield number, line.rstrip()
+    # Only \n ends a line (str.splitlines would also split at U+2028 and friends).
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip(" \t\r")
+        if line.strip(" \t") and not line.lstrip(" \t").startswith("%"):  # `%`: a comment
+            yield number, line
 
 
 class _Section:

@@ -98,6 +98,15 @@ def test_round_trip_of_every_decision() -> None:
     assert to_text(from_text(text)) == text
 
 
+@pytest.mark.parametrize("name", ["a\u2028b", "x\x85y", "z\x1cw", "tab\there", "\u00e9\u4e2d"])
+def test_names_with_odd_characters_stay_on_their_line(name: str) -> None:
+    record = _record()
+    record["players"] = [name, name * 40]
+    text = to_text(record)
+    assert max(len(line) for line in text.split("\n")) < 80
+    assert from_text(text)["players"] == [name, name * 40]
+
+
 def test_lines_are_shorter_than_80_characters() -> None:
     lines = to_text(_record()).splitlines()
     assert max(len(line) for line in lines) < 80
