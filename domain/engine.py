@@ -115,21 +115,7 @@ def _evolve(state: MatchState | None, event: Event) -> MatchState:
             wins=wins,
             game_scores=(*state.game_scores, (s0, s1)),
         )
-    return MatchState(
-        state.ruleset,
-        state.players,
-        state.match_id,
-        state.games_played,
-        state.totals,
-        state.wins,
-        state.game_scores,
-        new,
-        state.finished,
-        state.winner,
-        index + 1,
-        state.started_at_ms,
-        state.previous_first,
-    )
+    return state.with_game(new, index + 1)
 
 
 def _with(state: MatchState, **changes: object) -> MatchState:
@@ -441,9 +427,10 @@ def _call(scratch: _Scratch, action: Call, at: int) -> None:
             game.ruleset.wrong_call_penalty == "lose_turn_after_3"
             and game.wrong_calls[caller] + 1 >= 3
         )
-        scratch.emit(CrapetteCalled(caller, offender, window.index, "wrong", None, at, penalty))
+        target = window.first_index
+        scratch.emit(CrapetteCalled(caller, offender, target, "wrong", None, at, penalty))
         return
-    scratch.emit(CrapetteCalled(caller, offender, window.index, "right", window.fault, at))
+    scratch.emit(CrapetteCalled(caller, offender, window.first_index, "right", window.fault, at))
     for event in reversed(window.events):
         scratch.emit(_voiding(event, at))
     base = window.base

@@ -110,7 +110,7 @@ def _extend(
         return None
     return CallWindow(
         window.offender,
-        window.index,
+        window.first_index,
         window.action,
         fault or window.fault,
         (*window.events, event),
@@ -180,7 +180,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
         window = game.window
         continues = (
             window is not None
-            and window.index + len(window.events) == index
+            and window.first_index + len(window.events) == index
             and isinstance(window.events[-1], WasteTurnedOver)
         )
         if continues:
@@ -292,7 +292,7 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
         if window is not None:
             called = CallWindow(
                 window.offender,
-                window.index,
+                window.first_index,
                 window.action,
                 window.fault,
                 window.events,

@@ -8,7 +8,7 @@ of 24 tuples in `domain.piles.ALL_PILES` order (index -1 of a pile is its top).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain.actions import Action
 from domain.cards import Card
@@ -38,17 +38,17 @@ class GameResult:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class CallWindow:
+class CallWindow(NamedTuple):
     """The most recent play action, which the opponent may call "Crapette!" on.
 
+    A named tuple: one is made for every action, and tuples are the cheapest immutable records.
     `base` is the game as it was before the action (what a right call restores; kept only for
-    faults); `events` are the action's events so far (what a right call voids); `index` is the
-    stream index of its first event.
+    faults); `events` are the action's events so far (what a right call voids); `first_index`
+    is the stream index of its first event.
     """
 
     offender: int
-    index: int
+    first_index: int
     action: Action
     fault: str | None
     events: tuple[Any, ...]
@@ -194,7 +194,7 @@ class GameState(_Fields):
 
     @property
     def last_action_index(self) -> int | None:
-        return self.window.index if self.window is not None else None
+        return self.window.first_index if self.window is not None else None
 
     @property
     def last_fault(self) -> str | None:
@@ -253,6 +253,45 @@ class MatchState:
     started_at_ms: int
     previous_first: int | None = None
 
+    def with_game(self, game: GameState, version: int) -> MatchState:
+        """The same match with another current game (engine-internal, once per event: a frozen
+        dataclass's `__init__` costs several times more than these plain slot writes)."""
+        new = object.__new__(_MatchWritable)
+        new.ruleset = self.ruleset
+        new.players = self.players
+        new.match_id = self.match_id
+        new.games_played = self.games_played
+        new.totals = self.totals
+        new.wins = self.wins
+        new.game_scores = self.game_scores
+        new.game = game
+        new.finished = self.finished
+        new.winner = self.winner
+        new.version = version
+        new.started_at_ms = self.started_at_ms
+        new.previous_first = self.previous_first
+        new.__class__ = MatchState  # type: ignore[assignment]
+        return new  # type: ignore[return-value]
+
 
 def pile_names() -> tuple[str, ...]:
     return ALL_PILES
+
+
+class _MatchWritable:
+    """MatchState's slots without the frozen guard (see `MatchState.with_game`)."""
+
+    __slots__ = MatchState.__slots__
+    ruleset: Ruleset
+    players: tuple[str, str]
+    match_id: str
+    games_played: int
+    totals: tuple[int, int]
+    wins: tuple[int, int]
+    game_scores: tuple[tuple[int, int], ...]
+    game: GameState | None
+    finished: bool
+    winner: int | None
+    version: int
+    started_at_ms: int
+    previous_first: int | None
