@@ -83,22 +83,32 @@ class SQLiteStore(EventStore):
             )
         except sqlite3.Error as exc:
             raise StoreUnavailableError(f"cannot open SQLite store {path!r}: {exc}") from exc
-        with self._translate():
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={mode}")
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                found = self._db.execute("PRAGMA user_version").fetchone()[0]
-                if found not in (0, SCHEMA_VERSION):
-                    raise EventStoreError(
-                        f"{path} has event store schema v{found}; this code knows v{SCHEMA_VERSION}"
-                    )
-                self._db.execute(SCHEMA_SQL)
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        try:
+            with self._translate():
+                self._create_schema(mode)
+        except BaseException:
+            self._db.close()  # not a store we can use: release the file at once
+            raise
+
+    def _create_schema(self, mode: str) -> None:
+        db = self._db
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={mode}")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = db.execute("PRAGMA user_version").fetchone()[0]
+            if found not in (0, SCHEMA_VERSION):
+                raise EventStoreError(
+                    f"{self.path} has event store schema v{found}; "
+                    f"this code knows v{SCHEMA_VERSION}"
+                )
+            db.execute(SCHEMA_SQL)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def _translate(self) -> Iterator[None]:

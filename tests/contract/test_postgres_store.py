@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from eventstore import EventStore, open_store
+from eventstore import EventStore, StoreUnavailableError, open_store
 from eventstore.postgres import PostgresStore
 from tests.contract.store_contract import EventStoreContract, Handles
 
@@ -32,3 +32,9 @@ class TestPostgresStore(EventStoreContract):
         cleaner = PostgresStore(url, pool_size=1)
         cleaner.drop()
         cleaner.close()
+
+
+def test_an_unreachable_server_is_a_store_error() -> None:
+    # Port 1 on the loopback refuses connections at once: no PostgreSQL needed for this test.
+    with pytest.raises(StoreUnavailableError, match="cannot reach PostgreSQL at 127.0.0.1:1/test"):
+        open_store("postgresql://postgres@127.0.0.1:1/test", connect_timeout=1)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eventstore import EventStore, open_store
+from eventstore import EventStore, EventStoreError, StoreUnavailableError, open_store
 from tests.contract.store_contract import EventStoreContract, Handles
 
 
@@ -25,3 +25,15 @@ class TestSQLiteStore(EventStoreContract):
         yield handle
         for store in opened:
             store.close()
+
+
+def test_a_file_that_cannot_be_opened_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreUnavailableError, match="cannot open SQLite store"):
+        open_store(f"sqlite:///{tmp_path / 'no' / 'such' / 'folder.db'}")
+
+
+def test_a_database_that_is_not_sqlite_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(EventStoreError):
+        open_store(f"sqlite:///{path}")
