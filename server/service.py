@@ -295,7 +295,7 @@ class GameService:
     def _act(self, entry: MatchEntry, action: Any, command_id: str) -> int:
         """Decide and append one action; on a concurrency conflict re-read and re-decide once."""
         for _attempt in range(2):
-            self.repo.refresh(entry)
+            self.repo.refresh(entry, table=False)
             if command_id in entry.commands:
                 return entry.commands[command_id]
             if not entry.live:

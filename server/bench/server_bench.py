@@ -242,7 +242,8 @@ def server(
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server."""
     with tempfile.TemporaryDirectory(prefix="crapette-bench-") as tmp:
         tmp_path = Path(tmp)
-        store_url = store_url or f"sqlite:///{tmp_path / 'bench.sqlite3'}"
+        # The store `crapette serve` uses by default (SQLite, WAL, synchronous=NORMAL).
+        store_url = store_url or f"sqlite:///{tmp_path / 'bench.sqlite3'}?synchronous=NORMAL"
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
         command = [

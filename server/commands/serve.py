@@ -40,7 +40,11 @@ def serve(
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO)
     if store_url is None:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
-        store_url = f"sqlite:///{os.path.abspath(os.path.join(data_dir, 'crapette.sqlite3'))}"
+        # WAL with synchronous=NORMAL: a commit survives a crash of the server process (and a
+        # laptop's sleep), only an OS crash or power cut may lose the last moves. FULL costs one
+        # fsync per move (~10 ms here), which serialises every table behind the disk.
+        path = os.path.abspath(os.path.join(data_dir, "crapette.sqlite3"))
+        store_url = f"sqlite:///{path}?synchronous=NORMAL"
     config = ServerConfig(
         store_url=store_url,
         async_mode=async_mode,
