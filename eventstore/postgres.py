@@ -282,6 +282,15 @@ class PostgresStore(EventStore):
             row = conn.execute(self._sql["last"]).fetchone()
         return 0 if row is None else int(row[0])
 
+    def clear(self) -> None:
+        """Delete every event and restart positions at 1 (for tests; refuses `public`)."""
+        if self.schema == "public":
+            raise EventStoreError("refusing to clear the public schema")
+        schema = sql.Identifier(self.schema)
+        with self._connection() as conn, conn.transaction():
+            conn.execute(sql.SQL("TRUNCATE {}.events").format(schema))
+            conn.execute(sql.SQL("UPDATE {}.events_head SET position = 0").format(schema))
+
     def drop(self) -> None:
         """Delete this store's schema and everything in it (for tests and benchmarks)."""
         if self.schema == "public":

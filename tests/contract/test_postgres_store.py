@@ -1,5 +1,5 @@
-"""The contract on the PostgreSQL backend: each test gets its own schema, dropped afterwards;
-each handle is its own connection pool."""
+"""The contract on the PostgreSQL backend: the module gets its own schema, dropped afterwards, and
+emptied before each test; each handle is its own connection pool."""
 
 from __future__ import annotations
 
@@ -13,12 +13,23 @@ from eventstore.postgres import PostgresStore
 from tests.contract.store_contract import EventStoreContract, Handles
 
 
+@pytest.fixture(scope="module")
+def postgres_schema(postgres_url: str) -> Iterator[PostgresStore]:
+    """One schema for the module, dropped at the end; each test starts from an empty store."""
+    schema = f"es_test_{uuid.uuid4().hex[:12]}"
+    separator = "&" if "?" in postgres_url else "?"
+    admin = PostgresStore(f"{postgres_url}{separator}schema={schema}", pool_size=1)
+    yield admin
+    admin.drop()
+    admin.close()
+
+
 class TestPostgresStore(EventStoreContract):
     @pytest.fixture
-    def handles(self, postgres_url: str) -> Iterator[Handles]:
-        schema = f"es_test_{uuid.uuid4().hex[:12]}"
+    def handles(self, postgres_url: str, postgres_schema: PostgresStore) -> Iterator[Handles]:
         separator = "&" if "?" in postgres_url else "?"
-        url = f"{postgres_url}{separator}schema={schema}"
+        url = f"{postgres_url}{separator}schema={postgres_schema.schema}"
+        postgres_schema.clear()
         opened: list[EventStore] = []
 
         def handle() -> EventStore:
@@ -29,9 +40,6 @@ class TestPostgresStore(EventStoreContract):
         yield handle
         for store in opened:
             store.close()
-        cleaner = PostgresStore(url, pool_size=1)
-        cleaner.drop()
-        cleaner.close()
 
 
 def test_an_unreachable_server_is_a_store_error() -> None:
