@@ -3,6 +3,7 @@ export → text → JSON is lossless, the record verifies, and import → export
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -21,24 +22,18 @@ PRESETS = ("classic", "g4a", "danish", "italian", "finnish", "french", "beginner
 MATCHES = 36
 
 
-def _matches() -> list[tuple[int, str, list[Any]]]:
-    out = []
-    for number in range(MATCHES):
-        rng = random.Random(number)
-        preset = PRESETS[number % len(PRESETS)]
-        # Short games keep this fast; a game cut short ends by resignation.
-        events = random_match(rng, preset, max_games=2, max_actions=120, call_rate=0.3)
-        out.append((number, preset, events))
-    return out
+@functools.cache
+def _match(number: int) -> tuple[Any, ...]:
+    """Self-played match `number` (made when a test first needs it, not at collection)."""
+    rng = random.Random(number)
+    preset = PRESETS[number % len(PRESETS)]
+    # Short games keep this fast; a game cut short ends by resignation.
+    return tuple(random_match(rng, preset, max_games=2, max_actions=120, call_rate=0.3))
 
 
-SELFPLAYED = _matches()
-
-
-@pytest.mark.parametrize(
-    ("number", "preset", "events"), SELFPLAYED, ids=[f"{n}-{p}" for n, p, _ in SELFPLAYED]
-)
-def test_text_and_json_round_trip(number: int, preset: str, events: list[Any]) -> None:
+@pytest.mark.parametrize("number", range(MATCHES), ids=lambda n: f"{n}-{PRESETS[n % len(PRESETS)]}")
+def test_text_and_json_round_trip(number: int) -> None:
+    events = list(_match(number))
     record = record_from_events(events)
     text = to_text(record)
     assert max(len(line) for line in text.splitlines()) < 80
@@ -52,8 +47,8 @@ def test_text_and_json_round_trip(number: int, preset: str, events: list[Any]) -
 def test_the_selfplay_exercises_the_decisions() -> None:
     """The round trip above is only worth something if the matches hold calls and faults."""
     keys: set[str] = set()
-    for _, _, events in SELFPLAYED:
-        for game in record_from_events(events)["games"]:
+    for number in range(MATCHES):
+        for game in record_from_events(_match(number))["games"]:
             for action in game["actions"]:
                 keys.update(action)
                 keys.update(f"verdict {action['verdict']}" for _ in [0] if "verdict" in action)
@@ -62,8 +57,8 @@ def test_the_selfplay_exercises_the_decisions() -> None:
 
 def test_import_then_export_gives_the_record_back() -> None:
     store = open_store("memory://")
-    for number, _, events in SELFPLAYED[:6]:
-        record = record_from_events(events)
+    for number in range(6):
+        record = record_from_events(_match(number))
         summary = import_record(store, record, match_id=f"m-copy-{number}")
         assert summary.startswith(f"imported m-copy-{number}: ")
         again = export_match(store, f"m-copy-{number}")
@@ -89,7 +84,7 @@ def test_export_of_a_live_match_hides_the_running_deal() -> None:
 
 def test_export_reads_the_store_as_the_server_writes_it() -> None:
     store = open_store("memory://")
-    _, _, events = SELFPLAYED[0]
+    events = _match(0)
     store.append(
         "match-m-test",
         [NewEvent(*domain.event_to_payload(event)) for event in events],
