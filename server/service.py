@@ -405,7 +405,7 @@ class GameService:
             self._follow_up(entry)
             return
         limit = state.ruleset.move_time_limit_s
-        expired = limit and now >= game.turn_started_at_ms + limit * 1000
+        expired = limit and now >= game.move_started_at_ms + limit * 1000
         if expired and entry.failed_timeout_version != entry.version:
             action = domain.TimeOut(seat=game.to_move)
             command = domain.Act(action=action, at_ms=now)

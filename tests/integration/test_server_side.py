@@ -118,3 +118,40 @@ def test_pages_and_static_files(server: ServerProcess, tmp_path: Path) -> None:
         response = server.get(path)
         assert response.status_code in (200, 404)  # 404 until web/ ships the page
     assert server.get("/static/__init__.py").status_code == 404
+
+
+def test_claim_a_bot_for_the_absent_player_until_he_returns(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    ann.wait_for(lambda c: c.view is not None, "a view")
+    bob_token = bob.token
+    bob.close()
+    claim = {"match_id": match_id, "seat_token": ann.token, "what": "bot"}
+    for _ in range(100):
+        ack = ann.sio.call("claim", claim, timeout=10)
+        if ack["ok"]:
+            break
+        assert ack["code"] == "too_early", ack
+        time.sleep(0.1)
+    assert ack["ok"], ack
+    ann.wait_for(lambda c: c.table is not None and c.table["seats"][1]["bot"] == "steady", "a bot")
+    # The bot plays Bob's turns: Ann plays hers until the bot has moved at least once.
+    for _ in range(300):
+        view = ann.view or {}
+        if any(u["event"] and u["event"].get("seat") == 1 for u in ann.updates[2:]):
+            break
+        if view.get("to_move") == 0:
+            ack = ann.send(match_id, choose(view) or {})
+            assert ack["ok"], ack
+            ann.wait_version(ack["version"])
+        else:
+            version = ann.version
+            ann.wait_for(lambda c, v=version: c.version > v, "the bot's move")  # type: ignore[misc]
+    assert any(u["event"] and u["event"].get("seat") == 1 for u in ann.updates[2:])
+    # Bob comes back with his token: the bot leaves his seat.
+    back = Client(server, bob_token).connect()
+    clients.append(back)
+    back.join(match_id)
+    ann.wait_for(lambda c: c.table is not None and c.table["seats"][1]["bot"] is None, "Bob back")
+    assert ann.table["seats"][1]["connected"]  # type: ignore[index]
