@@ -17,13 +17,13 @@ from domain.actions import Action, Discard, Move, Pass, Turn, parse_action
 from domain.cards import Card, fresh_pack
 from domain.engine import fault_of
 from domain.errors import DomainError
-from domain.piles import INDEX, RESERVE
+from domain.piles import ALL_PILES, INDEX, RESERVE
 from domain.positions import position_from_text
 from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState
 from domain.views import View
 
-ALL_CARDS: tuple[Card, ...] = tuple(fresh_pack(0) + fresh_pack(1))
+ALL_CARDS: tuple[Card, ...] = tuple(sorted(fresh_pack(0) + fresh_pack(1)))
 
 
 @lru_cache(maxsize=64)
@@ -54,19 +54,12 @@ def _cards(shown: list[str | None]) -> list[Card | None]:
     return [_PARSED[text] if text is not None else None for text in shown]
 
 
-def _position(view: View, piles: dict[str, list[Card | None]] | None) -> MatchState:
-    """The viewer's picture of the game, built by the engine's own position reader."""
-    known = piles if piles is not None else {n: _cards(c) for n, c in view.piles.items()}
-    seen = {card for cards in known.values() for card in cards if card is not None}
-    unseen = iter(sorted(card for card in ALL_CARDS if card not in seen))
-    tokens = []
-    for name, cards in known.items():
-        if cards:
-            filled = (card if card is not None else next(unseen) for card in cards)
-            tokens.append(f"{name}={','.join(str(card) for card in filled)}")
-    to_move = view.to_move if view.to_move is not None else 0
-    tokens.append(f"to={to_move}")
-    return position_from_text(" ".join(tokens), ruleset_of(view), view.match_id)
+@lru_cache(maxsize=64)
+def _empty_table(ruleset: Ruleset) -> GameState:
+    """An empty table under these rules, made by the engine's own position reader."""
+    game = position_from_text("to=0", ruleset).game
+    assert game is not None
+    return game
 
 
 def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -> GameState:
@@ -74,9 +67,15 @@ def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -
 
     It starts a fresh turn: no call window and no repetition history (the view's `legal` list
     is what knows this turn's repetitions)."""
-    game = _position(view, piles).game
-    assert game is not None
-    return game
+    known = piles if piles is not None else {n: _cards(c) for n, c in view.piles.items()}
+    seen = {card for cards in known.values() for card in cards if card is not None}
+    unseen = iter([card for card in ALL_CARDS if card not in seen])
+    p = tuple(
+        tuple(card if card is not None else next(unseen) for card in known.get(name, ()))
+        for name in ALL_PILES
+    )
+    to_move = view.to_move if view.to_move is not None else 0
+    return _empty_table(ruleset_of(view))._evolved(p=p, to_move=to_move, seen=frozenset())
 
 
 def as_match(game: GameState) -> MatchState:

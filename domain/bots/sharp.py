@@ -48,12 +48,15 @@ STEP_COST = 0.01  # of two equally good lines, the shorter: no idle shuffles
 def evaluate(game: GameState, p: Piles, seat: int, turn_over: bool) -> float:
     """How good the table `p` is for `seat` (higher is better), mid-turn or at its end."""
     other = 1 - seat
-    value = -RESERVE_CARD * len(p[RESERVE[seat]])
-    value -= LOOSE_CARD * (len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]]))
-    value += OPPONENT_RESERVE * len(p[RESERVE[other]])
-    value += OPPONENT_LOOSE * (len(p[HAND[other]]) + len(p[SHOWN[other]]) + len(p[WASTE[other]]))
-    value += FOUNDATION_CARD * sum(len(p[f]) for f in FOUNDATIONS)
-    empty = sum(1 for h in houses_of(game) if not p[h])
+    value = (
+        OPPONENT_RESERVE * len(p[RESERVE[other]])
+        - RESERVE_CARD * len(p[RESERVE[seat]])
+        + OPPONENT_LOOSE * (len(p[HAND[other]]) + len(p[SHOWN[other]]) + len(p[WASTE[other]]))
+        - LOOSE_CARD * (len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]]))
+        + FOUNDATION_CARD * sum(map(len, p[FOUNDATIONS[0] : FOUNDATIONS[-1] + 1]))
+    )
+    # Houses that do not exist in a two-house layout are always empty: leave them out.
+    empty = p[8:16].count(()) - (8 - 2 * game.ruleset.houses_per_player)
     if not turn_over:
         return value + EMPTY_HOUSE_MID * empty
     value += EMPTY_HOUSE_END * empty
