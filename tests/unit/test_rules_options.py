@@ -167,3 +167,14 @@ def test_finnish_preset_turned_unplayable_card_is_discarded_at_once() -> None:
     finnish = rules("finnish")
     events, _ = act(position(f"R0: 9D\nH0: 2C 3C\n{QUIET}", finnish), "turn")
     assert kinds(events) == ["HandCardTurned", "CardDiscarded", "TurnEnded"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: empty_house=refill_at_once is applied only under classic priorities",
+)
+@pytest.mark.parametrize("priorities", ["finnish", "french6"])
+def test_empty_house_refill_at_once_under_every_priority_order(priorities: str) -> None:
+    ruleset = rules(empty_house="refill_at_once", enforcement="enforce", priorities=priorities)
+    state = position(EMPTY_T3.replace("QH/1", "2H/1") + "\nF0: AH", ruleset)
+    assert legal_texts(state) == {"R0-T3"}

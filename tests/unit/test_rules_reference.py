@@ -24,6 +24,10 @@ C1 = "priority: reserve to foundation first"
 C2 = "priority: foundation first"
 E = "priority: fill the empty house from your reserve first"
 PLAYABLE = "discard: the hand card can still be played"
+ACES = "priority: Aces to the foundations first"
+RESERVE_TO_HOUSE = "priority: reserve to house first"
+SHUFFLE = "priority: house to house only to free a better move"
+HAND_TO_HOUSE = "priority: hand card to a house before the waste"
 
 Piles = dict[str, tuple[Card, ...]]
 Layout = tuple[tuple[Card, ...], ...]
@@ -94,34 +98,63 @@ def reference_moves(rules: Ruleset, piles: Piles, seat: int, seen: set[Layout]) 
 
 
 def reference_faults(
-    rules: Ruleset, piles: Piles, seat: int, moves: set[str]
+    rules: Ruleset, piles: Piles, seat: int, moves: set[str], seen: set[Layout]
 ) -> dict[str, str | None]:
-    """§6 (classic): the priority rule each legal action would break."""
-    reserve = f"R{seat}"
+    """§6 and §9's orders: the priority rule each legal action would break."""
+    reserve, x = f"R{seat}", f"X{seat}"
     c1 = {m for m in moves if m.startswith(reserve + "-F")}
     c2 = {m for m in moves if "-F" in m and m not in c1}
-    fill = {m for m in moves if m.startswith(reserve + "-T") and not piles[m.split("-")[1]]}
-    required, rule = set(), None
+    to_house = {m for m in moves if m.startswith(reserve + "-T")}
+    fill = {m for m in to_house if not piles[m.split("-")[1]]}
+    x_plays = {m for m in moves if m.startswith(x + "-")}
+    playable = PLAYABLE if rules.discard_rule == "only_if_unplayable" and x_plays else None
+    required: set[str] = set()
+    rule = turn_rule = None
+    end_rule = playable
+    bad: dict[str, str] = {}
     if fill and rules.empty_house == "refill_at_once":
         required, rule = fill, E
+    elif rules.priorities == "finnish" and (aces := {m for m in c1 | c2 if is_ace(piles, m)}):
+        required, rule = aces, ACES
     elif c1:
         required, rule = c1, C1
     elif c2:
         required, rule = c2, C2
+    elif rules.priorities != "classic" and to_house:
+        required, rule = to_house, RESERVE_TO_HOUSE
+    elif rules.priorities == "classic":
+        turn_rule = E if fill else None
+    elif rules.priorities == "french6":
+        for m in moves:
+            src, dst = m.split("-")
+            if src[0] == dst[0] == "T" and not frees(rules, moved(piles, src, dst), seat, seen):
+                bad[m] = SHUFFLE
+        if end_rule is None and any(m.split("-")[1][0] == "T" for m in x_plays):
+            end_rule = HAND_TO_HOUSE
     faults: dict[str, str | None] = {
-        m: (rule if required and m not in required else None) for m in moves
+        m: (rule if required and m not in required else bad.get(m)) for m in moves
     }
-    x = f"X{seat}"
     if piles[x]:
-        x_plays = any(m.startswith(x + "-") for m in moves)
-        playable = rules.discard_rule == "only_if_unplayable" and x_plays
-        faults["discard"] = rule if required else (PLAYABLE if playable else None)
+        faults["discard"] = rule if required else end_rule
     elif piles[f"H{seat}"] or piles[f"W{seat}"]:
         # E as the engine reads it: a reserve card that can go to an empty house.
-        faults["turn"] = rule if required else (E if fill else None)
+        faults["turn"] = rule if required else turn_rule
     else:
         faults["pass"] = rule if required else None
     return faults
+
+
+def is_ace(piles: Piles, move: str) -> bool:
+    return piles[move.split("-")[0]][-1].rank == 1
+
+
+def frees(rules: Ruleset, after: Piles, seat: int, seen: set[Layout]) -> bool:
+    """french6: after a house-to-house move, can a card go to a foundation or the reserve top
+    onto a house?"""
+    for m in reference_moves(rules, after, seat, seen | {layout(after)}):
+        if "-F" in m or m.startswith(f"R{seat}-T"):
+            return True
+    return False
 
 
 class Guard:
@@ -145,20 +178,32 @@ class Guard:
             self.seen = {layout(piles)}
 
 
-RULESETS = st.builds(
-    lambda waste, empty, discard, houses, enforcement: replace(
+def ruleset(
+    priorities: str, waste: str, empty: str, discard: str, houses: int, enforcement: str
+) -> Ruleset:
+    return replace(
         Ruleset(),
+        priorities=priorities,
         waste_playable=waste,
         empty_house=empty,
         discard_rule=discard,
         houses_per_player=houses,
         enforcement=enforcement,
-    ),
+    )
+
+
+RULESETS = st.builds(
+    ruleset,
+    st.sampled_from(["classic", "finnish", "french6"]),
     st.sampled_from(["never", "always", "after_hand_empty"]),
     st.sampled_from(["any", "king_only", "reserve_first", "refill_at_once"]),
     st.sampled_from(["unless_foundation", "only_if_unplayable"]),
     st.sampled_from([4, 2]),
     st.sampled_from(["call", "enforce", "lenient"]),
+).filter(
+    # refill_at_once under finnish/french6 is pinned by its own (xfail) test in
+    # test_rules_options.py; kept out here so that the rest is still compared.
+    lambda r: r.empty_house != "refill_at_once" or r.priorities == "classic"
 )
 
 
@@ -189,7 +234,7 @@ def test_engine_agrees_with_a_second_reading_of_the_rules(
         seat = game.to_move
         piles = game.piles
         moves = reference_moves(rules, piles, seat, guard.seen)
-        faults = reference_faults(rules, piles, seat, moves)
+        faults = reference_faults(rules, piles, seat, moves, guard.seen)
         listed = [a for a in legal_actions(state, seat) if not isinstance(a, Call)]
         if rules.enforcement == "enforce":
             expected = {text for text, fault in faults.items() if fault is None}
