@@ -13,7 +13,8 @@ from server.errors import InvalidInputError
 
 BOTS = ("random", "steady", "sharp")
 _NAME = validate.Length(min=1, max=40)
-_MATCH_ID = validate.Regexp(r"^m-[0-9a-f]{6,32}$", error="Not a match id.")
+# Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
+_MATCH_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$", error="Not a match id.")
 _TOKEN = validate.Length(min=8, max=128)
 _SEAT = validate.OneOf([0, 1])
 
