@@ -16,6 +16,7 @@ const SUIT_SHAPES = {
 };
 
 export const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const RANK_TEXT = { 1: "A", 10: "10", 11: "J", 12: "Q", 13: "K" };
 const RANK_OF = { A: 1, T: 10, J: 11, Q: 12, K: 13 };
 const RANK_WORD = { 1: "ace", 11: "jack", 12: "queen", 13: "king" };
@@ -59,7 +60,7 @@ export function cardWords(card) {
 export function cardShort(card) {
   const c = typeof card === "string" ? parseCard(card) : card;
   if (!c) return "?";
-  return `${RANK_TEXT[c.rank] ?? c.rank}${{ S: "♠", H: "♥", D: "♦", C: "♣" }[c.suit]}`;
+  return `${RANK_TEXT[c.rank] ?? c.rank}${SUIT_GLYPH[c.suit]}`;
 }
 
 function suitUse(suit, cls) {
@@ -83,7 +84,8 @@ export function makeCard(text, backOwner = 0, doc = document) {
   el.dataset.card = text;
   el.setAttribute("aria-label", cardWords(c));
   const rank = RANK_TEXT[c.rank] ?? String(c.rank);
-  const index = `<span class="rank">${rank}</span>${suitUse(c.suit, "pip")}`;
+  // The small corner suits are text (cheap to lay out); the big centre one is the SVG shape.
+  const index = `<span class="rank">${rank}</span><span class="pip">${SUIT_GLYPH[c.suit]}</span>`;
   const centre =
     c.rank > 10
       ? `<span class="court">${rank}</span>${suitUse(c.suit, "court-pip")}`
