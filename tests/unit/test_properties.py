@@ -206,3 +206,58 @@ def test_legal_actions_are_exactly_what_decide_accepts(
             if game.ruleset.enforcement == "enforce":
                 assert expected is None, candidate
     assert listed == accepted
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(["classic", "danish", "finnish", "french", "italian"]),
+    seed=st.binary(min_size=32, max_size=32).map(bytes.hex),
+    choices=st.integers(0, 2**32),
+)
+def test_right_call_restores_the_position_before_the_fault_plus_the_compulsory_move(
+    preset: str, seed: str, choices: int
+) -> None:
+    rng = random.Random(choices)
+    _, state = start(preset, seed)
+    before_last: MatchState = state
+    for _ in range(400):
+        game = state.game
+        assert game is not None
+        if game.over:
+            return
+        seat = game.to_move
+        calls = [a for a in legal_actions(state, 1 - seat) if isinstance(a, Call)]
+        window = game.window
+        if calls and window is not None and window.fault is not None:
+            events, after = play(state, Act(calls[0], 0))
+            assert events[0].verdict == "right"
+            check_right_call(before_last, events, after, window.offender)
+            state = after
+            before_last = state
+            continue
+        choices_ = [a for a in legal_actions(state, seat) if not isinstance(a, SKIPPED)]
+        before_last = state
+        _, state = play(state, Act(rng.choice(choices_), 0))
+
+
+def check_right_call(
+    before: MatchState, events: list[Any], after: MatchState, offender: int
+) -> None:
+    assert before.game is not None and after.game is not None
+    expected = dict(before.game.piles)
+    compulsory = [e for e in events if type(e).__name__ == "CompulsoryMovePlayed"]
+    if compulsory:
+        move = compulsory[0]
+        # The compulsory move respects priority in the position before the fault.
+        assert fault_of(before, Move(offender, move.src, move.dst)) is None
+        card = expected[move.src][-1]
+        assert card == move.card
+        expected[move.src] = expected[move.src][:-1]
+        expected[move.dst] = expected[move.dst] + (card,)
+    x, w = f"X{offender}", f"W{offender}"
+    if expected[x] and not after.game.over:
+        expected[w] = expected[w] + expected[x]
+        expected[x] = ()
+    assert after.game.piles == expected
+    if not after.game.over:
+        assert after.game.to_move == 1 - offender
