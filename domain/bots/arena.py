@@ -23,7 +23,8 @@ CARDS = 104
 
 
 class PlayingBot(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def choose(self, view: Any) -> Action | None: ...
 

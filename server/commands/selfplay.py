@@ -84,11 +84,18 @@ class Tally:
 
 
 def _export(report: MatchReport, directory: Path) -> Path:
-    """Write the match record with server/records' exporter (JSON form)."""
+    """Write the match record with server/records' exporter (JSON form), after checking that
+    the verifier, recomputing it from the deals and actions alone, agrees with it."""
     from server.records import export as exporting
+    from server.records.errors import RecordError
+    from server.records.verify import verify_record
 
     directory.mkdir(parents=True, exist_ok=True)
-    record = exporting.record_from_events(report.events, public=False)
+    try:
+        record = exporting.record_from_events(report.events, public=False)
+        verify_record(json.loads(json.dumps(record)))
+    except RecordError as exc:
+        raise InvariantError(f"{report.match_id}: its record does not verify: {exc}") from exc
     path = directory / f"{report.match_id}.json"
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return path
@@ -101,8 +108,10 @@ def run_selfplay(
     seed: str,
     export_dir: Path | None,
     progress: Any = None,
+    single_games: bool = False,
 ) -> tuple[dict[str, Any], list[Path]]:
-    """Play `games` games (matches follow each other, the bots swap seats each match)."""
+    """Play `games` games: matches follow each other and the bots swap seats each match.
+    With `single_games` every game is a match of its own (so seats swap every game)."""
     ruleset = Ruleset.preset(preset)
     tally = Tally(bots)
     exported: list[Path] = []
@@ -135,7 +144,7 @@ def run_selfplay(
             (pair[0], pair[1]),
             f"selfplay-{seed}-{match_number:04d}",
             seed_stream,
-            games - tally.games,
+            1 if single_games else games - tally.games,
             on_game,
         )
         if export_dir is not None:
@@ -147,7 +156,7 @@ def run_selfplay(
 def _print_summary(summary: dict[str, Any], preset: str) -> None:
     a, b = summary["bots"]["A"], summary["bots"]["B"]
     out = [
-        f"{summary['games']} games of {preset}: {a} (A) against {b} (B), seats swapped each match",
+        f"{summary['games']} games of {preset}: {a} (A) against {b} (B)",
         f"  wins by bot   A {a}: {summary['wins_by_bot'][f'A:{a}']}   "
         f"B {b}: {summary['wins_by_bot'][f'B:{b}']}   stalemates: {summary['stalemates']}",
         f"  wins by seat  0: {summary['wins_by_seat']['0']}   1: {summary['wins_by_seat']['1']}",
@@ -172,14 +181,26 @@ def _print_summary(summary: dict[str, Any], preset: str) -> None:
     default=None,
     help="write each match record (crapette-record/1 JSON) into this directory",
 )
+@click.option(
+    "--single-games",
+    is_flag=True,
+    help="make every game a match of its own, so the bots swap seats every game",
+)
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 def selfplay(
-    games: int, preset: str, bots: str, seed: str, export_dir: Path | None, as_json: bool
+    games: int,
+    preset: str,
+    bots: str,
+    seed: str,
+    export_dir: Path | None,
+    single_games: bool,
+    as_json: bool,
 ) -> None:
     """Bots play GAMES games against each other; a summary is printed at the end.
 
     Exits 1 if an invariant of the rules breaks (104 cards accounted for, every game ends,
-    the stored events fold to the live state, every bot action accepted by the engine).
+    the stored events fold to the live state, every bot action accepted by the engine, every
+    exported record verifies).
     """
     pair = _bot_pair(bots)
     hex_seed = _seed(seed)
@@ -187,9 +208,13 @@ def selfplay(
     try:
         if show_bar:
             with click.progressbar(length=games, label="selfplay", file=sys.stderr) as bar:
-                summary, exported = run_selfplay(games, preset, pair, hex_seed, export_dir, bar)
+                summary, exported = run_selfplay(
+                    games, preset, pair, hex_seed, export_dir, bar, single_games
+                )
         else:
-            summary, exported = run_selfplay(games, preset, pair, hex_seed, export_dir)
+            summary, exported = run_selfplay(
+                games, preset, pair, hex_seed, export_dir, None, single_games
+            )
     except InvariantError as exc:
         click.echo(f"invariant broken: {exc}", err=True)
         sys.exit(1)

@@ -1,0 +1,106 @@
+"""`crapette selfplay`: plays games through the domain, prints a summary, exports records, and
+exits non-zero when an invariant breaks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from domain.bots import arena
+from server.cli import main
+
+
+def selfplay(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["selfplay", *args])
+    return result.exit_code, result.output
+
+
+def test_json_summary_adds_up() -> None:
+    code, out = selfplay("--games", "3", "--bots", "steady,random", "--seed", "abc", "--json")
+    assert code == 0, out
+    summary = json.loads(out)
+    assert summary["games"] == 3
+    wins = summary["wins_by_bot"]
+    assert set(wins) == {"A:steady", "B:random"}
+    assert sum(wins.values()) + summary["stalemates"] == 3
+    assert sum(summary["wins_by_seat"].values()) == sum(wins.values())
+    assert summary["average_actions"] > 20
+    assert summary["games_per_second"] > 0
+    assert summary["faults"] >= summary["calls"]["right"]
+
+
+def test_same_seed_same_run_other_seed_other_run() -> None:
+    def run(seed: str) -> dict[str, object]:
+        code, out = selfplay("--games", "2", "--bots", "steady,steady", "--seed", seed, "--json")
+        assert code == 0, out
+        summary = json.loads(out)
+        summary.pop("seconds"), summary.pop("games_per_second")
+        return summary
+
+    assert run("1f") == run("1f")
+    assert run("1f") != run("2f")
+
+
+def test_single_games_swap_seats_every_game() -> None:
+    code, out = selfplay(
+        "--games", "4", "--bots", "steady,random", "--single-games", "--preset", "g4a", "--json"
+    )
+    assert code == 0, out
+    summary = json.loads(out)
+    # steady wins every game against random here; seats alternate, so both seats win.
+    assert summary["wins_by_bot"]["A:steady"] == 4
+    assert summary["wins_by_seat"] == {"0": 2, "1": 2}
+
+
+def test_text_summary_names_the_bots(tmp_path: Path) -> None:
+    code, out = selfplay("--games", "2", "--bots", "sharp,steady", "--preset", "french")
+    assert code == 0, out
+    assert "sharp (A) against steady (B)" in out
+    assert "games/s" in out and "stalemates" in out
+
+
+def test_export_writes_records_that_verify(tmp_path: Path) -> None:
+    code, out = selfplay(
+        "--games", "2", "--bots", "steady,random", "--single-games", "--export", str(tmp_path)
+    )
+    assert code == 0, out
+    files = sorted(tmp_path.glob("*.json"))
+    assert len(files) == 2
+    record = json.loads(files[0].read_text())
+    assert record["format"] == "crapette-record/1"
+    assert len(record["games"]) == 1
+    verify = CliRunner().invoke(main, ["verify", str(files[1])])
+    assert verify.exit_code == 0, verify.output
+
+
+def test_bad_arguments_are_refused() -> None:
+    code, out = selfplay("--bots", "steady")
+    assert code == 2 and "two of random, steady, sharp" in out
+    code, out = selfplay("--seed", "xyz")
+    assert code == 2 and "not hexadecimal" in out
+
+
+def test_a_broken_invariant_exits_non_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = {"n": 0}
+    real = arena.check_cards
+
+    def lose_a_card_later(state: object) -> None:
+        calls["n"] += 1
+        if calls["n"] > 50:
+            raise arena.InvariantError("game 0: 103 cards on the table, 103 distinct")
+        real(state)
+
+    monkeypatch.setattr(arena, "check_cards", lose_a_card_later)
+    code, out = selfplay("--games", "1", "--bots", "steady,steady")
+    assert code == 1
+    assert "invariant broken: game 0: 103 cards" in out
+
+
+def test_a_game_that_never_ends_is_an_invariant_break(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arena, "MAX_ACTIONS_PER_GAME", 30)
+    code, out = selfplay("--games", "1", "--bots", "random,random")
+    assert code == 1
+    assert "no end after 30 actions" in out
