@@ -217,6 +217,7 @@ class EventStore(ABC):
         fold a stream), so it avoids per-event overhead: one C-level JSON decode per payload,
         empty metadata not decoded at all, upcasters looked up only when any are registered."""
         decode = _DECODER.raw_decode
+        new = tuple.__new__  # RecordedEvent is a NamedTuple: skip its Python-level __new__
         upcasters = self._upcasters
         events = []
         for stream, version, pos, type_, data_json, meta_json, event_id, schema, at in rows:
@@ -232,7 +233,10 @@ class EventStore(ABC):
             if upcasters:
                 data, schema = self._upcast(stream, version, type_, data, schema)
             events.append(
-                RecordedEvent(stream, version, pos, type_, data, metadata, event_id, schema, at)
+                new(
+                    RecordedEvent,
+                    (stream, version, pos, type_, data, metadata, event_id, schema, at),
+                )
             )
         return events
 

@@ -9,7 +9,7 @@ import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from eventstore.errors import (
     EventTooLargeError,
@@ -49,10 +49,11 @@ class NewEvent:
     schema_version: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedEvent:
+class RecordedEvent(NamedTuple):
     """A stored event. `version` is 1-based within its stream; `position` is 1-based across the
-    whole store, in commit order, without gaps. `data`/`metadata` are fresh dicts on every read."""
+    whole store, in commit order, without gaps. `data`/`metadata` are fresh dicts on every read.
+    A NamedTuple rather than a frozen dataclass: it is built once per event read, and building
+    a tuple costs a quarter of a frozen dataclass, which shows in every rebuild of a match."""
 
     stream: str
     version: int
