@@ -139,6 +139,18 @@ class TimeOut:
         return {"do": "time-out", "seat": self.seat}
 
 
+_SHARED_MOVES: dict[tuple[int, str, str], Move] = {}
+
+
+def shared_move(seat: int, src: str, dst: str) -> Move:
+    """The one `Move(seat, src, dst)` without a card (actions are immutable, so one will do)."""
+    key = (seat, src, dst)
+    move = _SHARED_MOVES.get(key)
+    if move is None:
+        move = _SHARED_MOVES[key] = Move(seat, src, dst)
+    return move
+
+
 Action = Move | Turn | Discard | Pass | Call | Resign | OfferDraw | AcceptDraw | TimeOut
 PLAY_ACTIONS = (Move, Turn, Discard, Pass)  # the actions of the player to move
 

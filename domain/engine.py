@@ -500,7 +500,7 @@ def legal_actions(state: MatchState | None, seat: int) -> list[Action]:
     if state is None or state.finished or state.game is None or state.game.over:
         return []
     game = state.game
-    key = ("legal", seat)
+    key = 4 + seat  # see domain.priority for the other cache keys
     cached = game._cache.get(key)
     if cached is not None:
         return list(cached)

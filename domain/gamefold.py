@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain import deal
-from domain.actions import Action, Discard, Move, Pass, Turn
+from domain.actions import Action, Discard, Pass, Turn, shared_move
 from domain.cards import Card
 from domain.events import (
     ActionVoided,
@@ -169,9 +169,10 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
     if isinstance(event, CardMoved):
         src, dst = INDEX[event.src], INDEX[event.dst]
         changes = _move(game, event.seat, src, dst)
-        window = _open(
-            game, event.seat, index, Move(event.seat, event.src, event.dst), event.fault, event
-        )
+        window = None
+        if game.ruleset.enforcement == "call":
+            move = shared_move(event.seat, event.src, event.dst)
+            window = _open(game, event.seat, index, move, event.fault, event)
         return game._evolved(window=window, move_started_at_ms=event.at_ms, **changes)
     if isinstance(event, HandCardTurned):
         seat = event.seat

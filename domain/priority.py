@@ -7,7 +7,7 @@ RULES.md §7: foundations lowest-numbered first, sources X, T0…T7, then the wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from domain.moves import Step, apply_step, building_steps, houses_of
 from domain.piles import FOUNDATIONS, RESERVE, SHOWN
@@ -36,8 +36,7 @@ MESSAGES: dict[str, str] = {
 _FOUNDATION_SET = frozenset(FOUNDATIONS)
 
 
-@dataclass(frozen=True, slots=True)
-class Level:
+class Level(NamedTuple):
     """What priority demands now.
 
     `required`/`required_rule`: when set, every action but these moves breaks that rule (and a
@@ -61,22 +60,18 @@ FREE = Level()  # no priority binds: any legal action respects it
 
 def priority(state: GameState, seat: int) -> Level:
     """The priority level of the position for `seat` (cached on the state)."""
-    key = ("priority", seat)
-    cached = state._cache.get(key)
+    cached: Level | None = state._cache.get(seat)  # keys: seat, 2 + seat, 4 + seat (engine)
     if cached is None:
         cached = _compute(state, seat, legal_steps(state, seat))
-        state._cache[key] = cached
-    assert isinstance(cached, Level)
+        state._cache[seat] = cached
     return cached
 
 
 def legal_steps(state: GameState, seat: int) -> list[Step]:
-    key = ("steps", seat)
-    cached = state._cache.get(key)
+    cached: list[Step] | None = state._cache.get(2 + seat)
     if cached is None:
         cached = building_steps(state, seat)
-        state._cache[key] = cached
-    assert isinstance(cached, list)
+        state._cache[2 + seat] = cached
     return cached
 
 
@@ -118,6 +113,9 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     scheme = state.ruleset.priorities
     if scheme == "classic":
         return _classic(state, seat, steps)
+    refill = _refill(state, seat, steps)
+    if refill is not None:
+        return refill
     reserve, shown = RESERVE[seat], SHOWN[seat]
     to_foundation = [s for s in steps if s[1] in _FOUNDATION_SET]
     c1 = tuple(s for s in to_foundation if s[0] == reserve)
@@ -160,6 +158,15 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     else:
         end_moves = from_x if end_rule else ()
     return Level(end_rule=end_rule, end_moves=end_moves, bad_steps=bad, bad_rule=HOUSE_TO_HOUSE)
+
+
+def _refill(state: GameState, seat: int, steps: list[Step]) -> Level | None:
+    """`empty_house=refill_at_once` binds before any priority order (the Danish "at once")."""
+    if state.ruleset.empty_house != "refill_at_once":
+        return None
+    p, reserve = state.p, RESERVE[seat]
+    fill = tuple(s for s in steps if s[0] == reserve and 8 <= s[1] < 16 and not p[s[1]])
+    return Level(required=fill, required_rule=FILL_EMPTY_HOUSE) if fill else None
 
 
 def _reserve_to_house(state: GameState, steps: list[Step], reserve: int) -> tuple[Step, ...]:

@@ -169,10 +169,6 @@ def test_finnish_preset_turned_unplayable_card_is_discarded_at_once() -> None:
     assert kinds(events) == ["HandCardTurned", "CardDiscarded", "TurnEnded"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: empty_house=refill_at_once is applied only under classic priorities",
-)
 @pytest.mark.parametrize("priorities", ["finnish", "french6"])
 def test_empty_house_refill_at_once_under_every_priority_order(priorities: str) -> None:
     ruleset = rules(empty_house="refill_at_once", enforcement="enforce", priorities=priorities)
