@@ -242,6 +242,12 @@ def check_replay(server: ServerProcess, new_page: Any, match_id: str, artifact_d
     linked.goto(page.url)
     linked.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
     assert linked.locator("[data-testid=pos]").inner_text() == f"3 / {frames}"
+    # The record downloads linked from the page.
+    record = server.get(page.get_attribute("#dl-json", "href") or "")
+    assert record.ok, record.text
+    assert "crapette-record/1" in record.text
+    text = server.get(page.get_attribute("#dl-text", "href") or "")
+    assert text.ok and text.text.startswith("["), text.text[:200]
     page.keyboard.press("End")
     page.screenshot(path=str(artifact_dir / "replay-desktop.png"))
     phone = new_page({"width": 390, "height": 844})

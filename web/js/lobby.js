@@ -143,7 +143,30 @@ async function refreshTables() {
   }
 }
 
+/** Upload a record file (JSON or text): the server checks it and stores it as a finished match. */
+async function uploadRecord(e) {
+  e.preventDefault();
+  const file = $("record-file").files?.[0];
+  const msg = $("upload-msg");
+  if (!file) {
+    msg.textContent = "Choose a record file first.";
+    msg.className = "message refused";
+    return;
+  }
+  const form = new FormData();
+  form.append("file", file);
+  const res = await fetch("/api/records", { method: "POST", body: form });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) {
+    msg.textContent = body?.message ?? `HTTP ${res.status}`;
+    msg.className = "message refused";
+    return;
+  }
+  location.href = body.replay_url ?? `/replay/${body.match_id}`;
+}
+
 $("name").value = savedName();
+$("upload").addEventListener("submit", uploadRecord);
 $("preset").addEventListener("change", showPreset);
 $("create").addEventListener("submit", createTable);
 serverInfo = await getJSON("/api/server-info").catch(() => null);

@@ -92,7 +92,9 @@ export class SeatPanel {
       const serverNow = Date.now() - this.skewMs;
       const used = serverNow - clock.turn_started_at_ms;
       if (clock.limit_s) {
-        const left = clock.limit_s * 1000 - used;
+        // The limit is per move (docs/protocol.md): it restarts with every action.
+        const since = serverNow - (clock.move_started_at_ms ?? clock.turn_started_at_ms);
+        const left = clock.limit_s * 1000 - since;
         setText(el, `time left ${mmss(left)}`);
         el.classList.toggle("low", left < 5000);
       } else {
