@@ -200,10 +200,6 @@ RULESETS = st.builds(
     st.sampled_from(["unless_foundation", "only_if_unplayable"]),
     st.sampled_from([4, 2]),
     st.sampled_from(["call", "enforce", "lenient"]),
-).filter(
-    # refill_at_once under finnish/french6 is pinned by its own (xfail) test in
-    # test_rules_options.py; kept out here so that the rest is still compared.
-    lambda r: r.empty_house != "refill_at_once" or r.priorities == "classic"
 )
 
 
