@@ -75,7 +75,7 @@ def presets() -> Response:
 
 @bp.post("/api/tables")
 def open_table() -> tuple[Response, int]:
-    data = schemas.load(schemas.CreateTableSchema(), _body())
+    data = schemas.load(schemas.CREATE_TABLE, _body())
     created = _service().open_table(**data)
     created["table_url"] = f"/table/{created['match_id']}"
     created["invite_url"] = _invite_url(created["match_id"])
@@ -104,13 +104,13 @@ def get_table(match_id: str) -> Response:
 
 @bp.post("/api/tables/<match_id>/join")
 def join_seat(match_id: str) -> Response:
-    data = schemas.load(schemas.JoinSeatSchema(), _body())
+    data = schemas.load(schemas.JOIN_SEAT, _body())
     return jsonify(_service().join_seat(match_id, data["name"], data["seat"]))
 
 
 @bp.post("/api/tables/<match_id>/rematch")
 def rematch(match_id: str) -> tuple[Response, int]:
-    data = schemas.load(schemas.RematchSchema(), _body())
+    data = schemas.load(schemas.REMATCH, _body())
     created = _service().rematch(match_id, data["seat_token"])
     created["table_url"] = f"/table/{created['match_id']}"
     created["invite_url"] = _invite_url(created["match_id"])

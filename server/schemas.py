@@ -79,6 +79,16 @@ class LeaveTableSchema(_Strict):
     match_id = fields.String(required=True, validate=_MATCH_ID)
 
 
+# One instance of each: building a schema binds every field (costly); loading is reentrant.
+CREATE_TABLE = CreateTableSchema()
+JOIN_SEAT = JoinSeatSchema()
+REMATCH = RematchSchema()
+JOIN_TABLE = JoinTableSchema()
+COMMAND = CommandSchema()
+CLAIM = ClaimSchema()
+LEAVE_TABLE = LeaveTableSchema()
+
+
 def load(schema: Schema, payload: Any) -> dict[str, Any]:
     """Validate `payload`; raise InvalidInputError with marshmallow's per-field messages."""
     if not isinstance(payload, dict):

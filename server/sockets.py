@@ -115,7 +115,7 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     @socketio.on("join_table")
     @guarded("join_table")
     def join_table(payload: Any) -> dict[str, Any]:
-        data = schemas.load(schemas.JoinTableSchema(), payload)
+        data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
         seat = service.seat_for(match_id, data["seat_token"])
         entry = service.entry(match_id)
@@ -145,7 +145,7 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     @socketio.on("command")
     @guarded("command")
     def command(payload: Any) -> dict[str, Any]:
-        data = schemas.load(schemas.CommandSchema(), payload)
+        data = schemas.load(schemas.COMMAND, payload)
         return service.execute(
             data["match_id"], data["seat_token"], data["command_id"], data["action"]
         )
@@ -153,13 +153,13 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     @socketio.on("claim")
     @guarded("claim")
     def claim(payload: Any) -> dict[str, Any]:
-        data = schemas.load(schemas.ClaimSchema(), payload)
+        data = schemas.load(schemas.CLAIM, payload)
         return service.claim(data["match_id"], data["seat_token"], data["what"])
 
     @socketio.on("leave_table")
     @guarded("leave_table")
     def leave_table(payload: Any) -> dict[str, Any]:
-        schemas.load(schemas.LeaveTableSchema(), payload)
+        schemas.load(schemas.LEAVE_TABLE, payload)
         _leave(request.sid)
         return {"ok": True}
 
