@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain import RulesError
 from tests.unit.rules_kit import (
     AT,
     act,
@@ -160,9 +161,9 @@ TIMED = rules(move_time_limit_s=10)
 
 def test_time_out_before_the_limit_is_refused() -> None:
     state = position(f"R0: 9D\nX0: 7D\n{QUIET}", TIMED)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(RulesError) as caught:
         act(state, "time-out", at=AT + 9_999)
-    assert getattr(caught.value, "rule", None) == "time not up"
+    assert caught.value.rule == "time not up"
 
 
 def test_time_out_ends_the_turn_as_by_discard() -> None:
@@ -180,15 +181,15 @@ def test_time_out_without_a_hand_card_just_ends_the_turn() -> None:
 
 def test_time_out_without_a_time_limit_is_refused() -> None:
     state = position(f"R0: 9D\nX0: 7D\n{QUIET}")
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(RulesError) as caught:
         act(state, "time-out", at=AT + 10**9)
-    assert getattr(caught.value, "rule", None) == "no time limit"
+    assert caught.value.rule == "no time limit"
 
 
 def test_clock_restarts_after_each_action() -> None:
     state = position(f"R0: 9D\nH0: 4C 8C\n{QUIET}", TIMED)
     _, state = act(state, "turn", at=AT + 9_000)
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(RulesError) as caught:
         act(state, "time-out", at=AT + 12_000)
-    assert getattr(caught.value, "rule", None) == "time not up"
+    assert caught.value.rule == "time not up"
     assert of_kind(act(state, "time-out", at=AT + 19_000)[0], "TimeExpired")
