@@ -313,3 +313,20 @@ def test_wrong_call_after_a_faultless_discard_leaves_the_caller_to_move() -> Non
     events, after = act(state, "crapette", seat=1)
     assert events[0].verdict == "wrong" and piles_of(after) == piles_of(state)
     assert after.game is not None and after.game.to_move == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: a time-out closes the call window on the offender's faulty last action",
+)
+def test_a_time_out_keeps_the_call_window_open_like_a_discard() -> None:
+    """RULES.md §8: a time-out ends the turn as by discard; §7: against a discard the call may
+    come until the caller's own first action. The offender's faulty move is still his most
+    recent action, so the opponent may still call it."""
+    ruleset = rules(enforcement="call", move_time_limit_s=10)
+    _, state = act(position(C1_POSITION, ruleset), "T1-F1", at=1000)  # breaks C1
+    _, state = act(state, "time-out", at=11_000)
+    assert state.game is not None and state.game.to_move == 1
+    events, after = act(state, "crapette", seat=1, at=12_000)
+    assert events[0].verdict == "right"
+    assert pile(after, "T1") == "2S" and pile(after, "F0") == "AH 2H"
