@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO_ROOT
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 
@@ -113,11 +113,18 @@ def test_rematch_links_the_tables(server: ServerProcess, clients: list[Client]) 
     assert bad.status_code == 403
 
 
-def test_pages_and_static_files(server: ServerProcess, tmp_path: Path) -> None:
-    for path in ("/", "/table/m-0123456789", "/replay/m-0123456789"):
+def test_pages_and_static_files(server: ServerProcess) -> None:
+    for path, page in (("/", "index"), ("/table/m-0123456789", "table"), ("/replay/m-1", "replay")):
         response = server.get(path)
-        assert response.status_code in (200, 404)  # 404 until web/ ships the page
+        assert response.status_code == 200, path
+        assert "text/html" in response.headers["content-type"]
+        assert response.text == (REPO_ROOT / "web" / f"{page}.html").read_text()
+    script = server.get("/static/js/table.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    assert server.get("/static/css/crapette.css").status_code == 200
     assert server.get("/static/__init__.py").status_code == 404
+    assert server.get("/static/../server/app.py").status_code == 404
+    assert server.get("/static/no-such-file.js").status_code == 404
 
 
 def test_claim_a_bot_for_the_absent_player_until_he_returns(
