@@ -251,3 +251,78 @@ def step(state: MatchState, listed: list[Action], rng: random.Random, guard: Gua
     assert state.game is not None
     guard.after(events, state.game.piles)
     return state
+
+
+class Streaks:
+    """RULES.md §8's stalemate bookkeeping, kept from the events alone."""
+
+    def __init__(self, loose: int) -> None:
+        self.streaks = [0, 0]
+        self.targets = [0, 0]
+        self.quiet = 0
+        self.loose_at_start = loose
+        self.productive = False
+        self.founded = False
+
+    def see(self, event: object, mover: int) -> None:
+        if isinstance(event, CardMoved):
+            if event.src in (f"R{mover}", f"X{mover}") or event.dst[0] == "F":
+                self.productive = True
+            if event.dst[0] == "F":
+                self.founded = True
+
+    def turn_ended(self, seat: int, next_loose: int) -> bool:
+        """Bookkeeping at the end of `seat`'s turn; True when the game is now stalemated."""
+        if self.productive:
+            self.streaks, self.targets = [0, 0], [0, 0]
+        else:
+            if self.streaks[seat] == 0:
+                self.targets[seat] = max(1, self.loose_at_start)
+            self.streaks[seat] += 1
+        self.quiet = 0 if self.founded else self.quiet + 1
+        self.productive = self.founded = False
+        self.loose_at_start = next_loose
+        both = all(self.streaks[s] > 0 and self.streaks[s] >= self.targets[s] for s in (0, 1))
+        return both or self.quiet >= 400
+
+
+def loose(state: MatchState, seat: int) -> int:
+    assert state.game is not None
+    return sum(len(state.game.pile(f"{kind}{seat}")) for kind in "HXW")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(["g4a", "finnish", "french"]),
+    seed=st.binary(min_size=32, max_size=32).map(bytes.hex),
+    choices=st.integers(0, 2**32),
+)
+def test_stalemate_comes_exactly_when_a_second_reading_says(
+    preset: str, seed: str, choices: int
+) -> None:
+    rng = random.Random(choices)
+    lazy = rng.random() < 0.5
+    mode = "lenient" if lazy else "enforce"  # no calls: voided turns would need a replay here
+    rules = replace(Ruleset.preset(preset), enforcement=mode, move_time_limit_s=None)
+    _, state = play(None, StartMatch("m-ref", rules, ("a", "b"), 0))
+    _, state = play(state, StartGame(seed, None, 0))
+    assert state.game is not None
+    book = Streaks(loose(state, state.game.to_move))
+    # Eager players build foundations (games end by a win); lazy ones turn and discard at once
+    # when they may (null turns: games end in a stalemate).
+    while state.game is not None and not state.game.over:
+        mover = state.game.to_move
+        listed = legal_actions(state, mover)
+        founding = [a for a in listed if a.notation().split("-")[-1].startswith("F")]
+        ending = [a for a in listed if a.notation() in ("turn", "discard", "pass")]
+        if lazy and ending and rng.random() < 0.95:
+            action = rng.choice(ending)
+        else:
+            action = rng.choice(founding if founding and rng.random() < 0.9 else listed)
+        events, state = play(state, Act(action, 0))
+        for i, event in enumerate(events):
+            book.see(event, mover)
+            if type(event).__name__ == "TurnEnded":
+                due = book.turn_ended(event.seat, loose(state, event.next_seat))
+                rest = [type(e).__name__ for e in events[i + 1 :]]
+                assert due == (rest[:1] == ["GameStalemated"]), (event, rest, book.__dict__)
