@@ -116,8 +116,21 @@ def test_random_play_keeps_every_invariant(
         action = choose(state, rng)
         assert action is not None, "a running game always offers its mover an action"
         before = foundations(state)
+        previous = state
         new_events, state = play(state, Act(action, 0))
         events.extend(new_events)
+        if isinstance(action, Call):
+            window = game.window
+            right = window is not None and window.fault is not None
+            assert new_events[0].verdict == ("right" if right else "wrong")
+            if not right:  # a wrong call changes nothing but the call count
+                assert state.game is not None and previous.game is not None
+                assert state.game.piles == previous.game.piles
+                assert (
+                    state.game.to_move == previous.game.to_move
+                    or new_events[-1:]
+                    and (type(new_events[-1]).__name__ == "TurnEnded")
+                )
         check_cards(state)
         check_foundation_order(state)
         if not any(isinstance(e, ActionVoided) for e in new_events):
