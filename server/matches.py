@@ -102,10 +102,10 @@ class MatchRepository:
 
     # -- reading newer events ------------------------------------------------------------------
 
-    def refresh(self, entry: MatchEntry, table: bool = True) -> None:
+    def refresh(self, entry: MatchEntry, with_table: bool = True) -> None:
         """Fold whatever other writers appended since we last looked (and publish it). Moves
         skip the table stream: seats change only through lobby calls, which refresh it."""
-        version = self.store.stream_version(table_stream(entry.match_id)) if table else 0
+        version = self.store.stream_version(table_stream(entry.match_id)) if with_table else 0
         if version > entry.table.version:
             table = entry.table
             for record in self.store.read(table_stream(entry.match_id), entry.table.version + 1):

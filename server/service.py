@@ -295,7 +295,7 @@ class GameService:
     def _act(self, entry: MatchEntry, action: Any, command_id: str) -> int:
         """Decide and append one action; on a concurrency conflict re-read and re-decide once."""
         for _attempt in range(2):
-            self.repo.refresh(entry, table=False)
+            self.repo.refresh(entry, with_table=False)
             if command_id in entry.commands:
                 return entry.commands[command_id]
             if not entry.live:
@@ -331,8 +331,8 @@ class GameService:
             if state is None:
                 if not table.full:
                     return
-                players = tuple(s.name or "?" for s in table.seats)
-                command = domain.StartMatch(
+                players = (table.seats[0].name or "?", table.seats[1].name or "?")
+                command: Any = domain.StartMatch(
                     match_id=entry.match_id,
                     ruleset=domain.Ruleset.from_json(table.ruleset),
                     players=players,

@@ -26,6 +26,12 @@ _REFUSAL_CODES = {"refused", "forbidden", "conflict", "not_playing", "too_early"
 _VIEWERS: tuple[int | None, ...] = (0, 1, None)
 
 
+def _sid() -> str:
+    """The Socket.IO session id Flask-SocketIO puts on the request of an event handler."""
+    sid: str = request.sid  # type: ignore[attr-defined]
+    return sid
+
+
 def room_of(match_id: str, viewer: int | None) -> str:
     return f"{match_id}:{'spect' if viewer is None else viewer}"
 
@@ -103,9 +109,9 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
                     extra = {k: payload[k] for k in ("match_id", "command_id") if k in payload}
                     extra = {k: v for k, v in extra.items() if isinstance(v, str)}
                 if event == "command" and reply["code"] in _REFUSAL_CODES:
-                    socketio.emit("refused", {**extra, **reply}, to=request.sid)
+                    socketio.emit("refused", {**extra, **reply}, to=_sid())
                 else:
-                    socketio.emit("error", {**extra, **reply, "event": event}, to=request.sid)
+                    socketio.emit("error", {**extra, **reply, "event": event}, to=_sid())
                 return {"ok": False, **reply}
 
             return run
@@ -119,7 +125,7 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
         match_id = data["match_id"]
         seat = service.seat_for(match_id, data["seat_token"])
         entry = service.entry(match_id)
-        sid = request.sid
+        sid = _sid()
         _leave(sid)
         last = data["last_version"]
         with entry.lock:
@@ -160,20 +166,20 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     @guarded("leave_table")
     def leave_table(payload: Any) -> dict[str, Any]:
         schemas.load(schemas.LEAVE_TABLE, payload)
-        _leave(request.sid)
+        _leave(_sid())
         return {"ok": True}
 
     @socketio.on("disconnect")
     def disconnect(*_args: Any) -> None:
         try:
-            _leave(request.sid)
+            _leave(_sid())
         except Exception:
             log.exception("disconnect cleanup failed")
 
     @socketio.on("*")
     def unknown(event: Any, *_args: Any) -> dict[str, Any]:
         reply = {"code": "invalid", "message": f"Unknown message {str(event)[:40]!r}."}
-        socketio.emit("error", {**reply, "event": str(event)[:40]}, to=request.sid)
+        socketio.emit("error", {**reply, "event": str(event)[:40]}, to=_sid())
         return {"ok": False, **reply}
 
     @socketio.on_error_default

@@ -20,6 +20,11 @@ from flask_socketio import SocketIO  # noqa: E402
 from server.netopts import run_options  # noqa: E402
 
 
+def _sid() -> str:
+    sid: str = request.sid  # type: ignore[attr-defined]
+    return sid
+
+
 def create_echo_app(async_mode: str) -> tuple[Flask, SocketIO]:
     app = Flask(__name__)
     socketio = SocketIO(app, async_mode=async_mode)
@@ -31,7 +36,7 @@ def create_echo_app(async_mode: str) -> tuple[Flask, SocketIO]:
 
     @socketio.on("command")
     def command(payload: Any) -> dict[str, Any]:
-        sid = request.sid
+        sid = _sid()
         versions[sid] = versions.get(sid, 0) + 1
         update = {"match_id": "echo", "version": versions[sid], "event": payload, "view": None}
         socketio.emit("update", update, to=sid)

@@ -263,7 +263,7 @@ def server(
             echo_stats = asyncio.run(_run_echo(url, games, warmup, seconds))
         finally:
             _stop(proc)
-    result = {
+    result: dict[str, Any] = {
         "games": games,
         "seconds": seconds,
         "async_mode": async_mode,
