@@ -184,12 +184,17 @@ def building_steps(state: GameState, seat: int) -> list[Step]:
     if len(state.seen) < 2:
         # Only the current layout was seen, and a house-to-house move always changes it.
         return steps
-    houses = _HOUSE_SET[state.ruleset.houses_per_player]
-    return [
-        (src, dst)
-        for src, dst in steps
-        if not (src in houses and dst in houses and repeats(state, src, dst))
-    ]
+    p, seen, h = state.p, state.seen, state.hhash
+    kept = []
+    for step in steps:
+        src, dst = step
+        if 8 <= src < 16 and 8 <= dst < 16:  # inline `repeats`: this runs for every position
+            keys = _ZOBRIST[p[src][-1]]
+            after = h ^ keys[(src - 8) * _DEPTH + len(p[src]) - 1]
+            if after ^ keys[(dst - 8) * _DEPTH + len(p[dst])] in seen:
+                continue
+        kept.append(step)
+    return kept
 
 
 def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tuple[Card, ...], ...]:
