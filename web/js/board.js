@@ -158,9 +158,10 @@ export class Board {
     const before = this.animate ? this.cardRects() : null;
     if (this.houseSpan === undefined) this.readHouseSpan();
     this.lastView = view;
-    const piles = view.piles;
+    // Before the deal there are no piles at all: show the empty table.
+    const piles = view.piles && Object.keys(view.piles).length ? view.piles : null;
     for (const [name, el] of this.piles) {
-      const cards = piles[name];
+      const cards = piles ? piles[name] : [];
       el.hidden = cards === undefined; // a pile the ruleset does not use (houses_per_player=2)
       if (cards === undefined) continue;
       const key = cards.join(",") + "|" + cards.length;

@@ -2,7 +2,7 @@
 // invite link, and join or watch the tables already open.
 
 import { lanBase, renderInvite } from "./invite.js";
-import { getJSON, postJSON, saveName, saveSeat, savedName } from "./net.js";
+import { getJSON, loadSeat, postJSON, saveName, saveSeat, savedName } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -86,6 +86,14 @@ function tableItem(t) {
   const score = t.status === "open" ? "" : ` — ${t.totals.join("–")}`;
   what.textContent = `${t.preset}: ${names}${score}`;
   li.append(what);
+  const mine = loadSeat(t.match_id);
+  if (mine && t.status !== "finished") {
+    const back = document.createElement("a");
+    back.href = `/table/${t.match_id}`;
+    back.textContent = "Your table";
+    li.append(back);
+    return li;
+  }
   if (t.status === "open") {
     const join = document.createElement("button");
     join.textContent = "Join";
