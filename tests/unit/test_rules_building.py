@@ -202,3 +202,14 @@ def test_legal_moves_list_matches_the_building_rules() -> None:
     # 5H: onto 6S, 6C; 4C: onto 5H? no (5H is in R0, not a house); houses: QC on KH; 9S on TH...
     assert {"R0-T0", "R0-T1", "T4-T3", "T6-T7"} <= moves
     assert "R0-T2" not in moves and "T2-T0" not in moves
+
+
+@pytest.mark.parametrize("card,top", [("KH", "AH"), ("AH", "KH")])
+def test_loading_has_no_wrap_around_between_ace_and_king(card: str, top: str) -> None:
+    state = position(f"R0: 9D {card}\nR1: {top}", LENIENT)
+    assert refused(state, "R0-R1").rule == "building"
+
+
+def test_house_has_no_wrap_around_king_onto_ace() -> None:
+    state = position("R0: 9D KS\nT0: AH", LENIENT)
+    assert refused(state, "R0-T0").rule == "building"
