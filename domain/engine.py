@@ -464,6 +464,8 @@ def _voiding(event: object, at: int) -> ActionVoided:
         return ActionVoided(event.seat, "CardDiscarded", x, w, event.card, 1, at)
     if isinstance(event, Passed):
         return ActionVoided(event.seat, "Passed", None, None, None, 0, at)
+    if isinstance(event, TimeExpired):
+        return ActionVoided(event.seat, "TimeExpired", None, None, None, 0, at)
     assert isinstance(event, TurnEnded)
     return ActionVoided(event.seat, "TurnEnded", None, None, None, 0, at)
 

@@ -120,6 +120,15 @@ def _extend(
     )
 
 
+def _after_time_out(window: CallWindow | None, seat: int, event: Event) -> CallWindow | None:
+    """A time-out ends the turn as a discard would: the offender's last action stays callable
+    until the caller's own first action, and a right call voids the time-out's events too. A
+    window on the opponent's action is not touched (a time-out is no action of the caller's)."""
+    if window is None or window.offender != seat:
+        return window
+    return _extend(window, event, turn_over=True)
+
+
 def _move(game: GameState, seat: int, src: int, dst: int) -> dict[str, object]:
     """Pile and bookkeeping changes of one card moved by `seat`."""
     p = apply_step(game.p, src, dst)
@@ -205,6 +214,8 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
             window = _open(game, seat, index, Discard(seat), event.fault, event)
         elif event.auto == "hand card lock":
             window = _extend(game.window, event)
+        elif event.auto == "time":
+            window = _after_time_out(game.window, seat, event)
         else:
             window = None
         return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
@@ -226,7 +237,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
     if isinstance(event, DrawAccepted):
         return game._evolved(draw_offer=None)
     if isinstance(event, TimeExpired):
-        return game._evolved(window=None)
+        return game._evolved(window=_after_time_out(game.window, event.seat, event))
     if isinstance(event, GameWon):
         result = GameResult("win", event.winner, event.reason, event.score)
         return game._evolved(over=True, result=result, window=None)
@@ -258,6 +269,8 @@ def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
         skip = (False, skip[1]) if seat == 0 else (skip[0], False)
     if event.reason in ("discard", "pass", "hand card lock"):
         window = _extend(game.window, event, turn_over=True)
+    elif event.reason == "time":
+        window = _after_time_out(game.window, seat, event)
     else:
         window = None
     p = game.p

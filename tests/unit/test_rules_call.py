@@ -315,10 +315,6 @@ def test_wrong_call_after_a_faultless_discard_leaves_the_caller_to_move() -> Non
     assert after.game is not None and after.game.to_move == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: a time-out closes the call window on the offender's faulty last action",
-)
 def test_a_time_out_keeps_the_call_window_open_like_a_discard() -> None:
     """RULES.md §8: a time-out ends the turn as by discard; §7: against a discard the call may
     come until the caller's own first action. The offender's faulty move is still his most
