@@ -1,0 +1,23 @@
+"""`crapette bench server` runs end to end (tiny and short: it checks that it works, not speed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+
+def test_bench_server_prints_one_json_object() -> None:
+    command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
+               "--seconds", "1", "--warmup", "0.5", "--json"]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["games"] == 2
+    assert result["server"]["moves_per_s"] > 0 and result["echo"]["moves_per_s"] > 0
+    assert result["server"]["refused"] == 0
+    server, echo = result["server"], result["echo"]
+    assert result["ratio_to_echo"] == server["moves_per_s"] / echo["moves_per_s"]
+    assert result["server"]["p50_ms"] <= result["server"]["p99_ms"]
