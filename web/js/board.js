@@ -71,6 +71,10 @@ export class Board {
   card(text, owner) {
     if (text === null) return makeCard(null, owner, this.root.ownerDocument);
     let el = this.faces.get(text);
+    if (el && el.isConnected && el.parentElement?.dataset.drawn === String(this.pass)) {
+      // Already placed in this redraw: a view naming one card twice is drawn as it says.
+      return makeCard(text, owner, this.root.ownerDocument);
+    }
     if (!el) {
       el = makeCard(text, owner, this.root.ownerDocument);
       el.dataset.base = el.className;
@@ -157,6 +161,7 @@ export class Board {
   render(view) {
     const before = this.animate ? this.cardRects() : null;
     if (this.houseSpan === undefined) this.readHouseSpan();
+    this.pass = (this.pass ?? 0) + 1;
     this.lastView = view;
     // Before the deal there are no piles at all: show the empty table.
     const piles = view.piles && Object.keys(view.piles).length ? view.piles : null;
@@ -164,15 +169,21 @@ export class Board {
       const cards = piles ? piles[name] : [];
       el.hidden = cards === undefined; // a pile the ruleset does not use (houses_per_player=2)
       if (cards === undefined) continue;
-      const key = cards.join(",") + "|" + cards.length;
+      const down = view.face_down?.[name] ?? null;
+      const key = cards.join(",") + "|" + cards.length + "|" + down;
       if (this.keys.get(name) === key) continue;
       this.keys.set(name, key);
-      this.drawPile(name, el, cards);
+      this.drawPile(name, el, cards, down);
     }
     if (before) this.flyFrom(before);
   }
 
-  drawPile(name, el, cards) {
+  /**
+   * Draw one pile. `down` (a finished match's replay only) is how many of its bottom cards are
+   * face down although the view reveals them: those are drawn face up, marked "peek".
+   */
+  drawPile(name, el, cards, down = null) {
+    el.dataset.drawn = String(this.pass);
     for (const old of el.querySelectorAll(":scope > .card, :scope > .count")) old.remove();
     const kind = pileKind(name);
     const owner = pileSeat(name) ?? 0;
@@ -186,6 +197,7 @@ export class Board {
       const step = n > 1 ? Math.min(FAN_STEP, (span - 1) / (n - 1)) : 0;
       cards.forEach((text, i) => {
         const card = this.card(text, owner);
+        if (down !== null && i < down) card.classList.add("peek");
         const offset = i * step;
         if (fan < 0) card.style.right = `calc(var(--cw) * ${offset})`;
         else card.style.left = `calc(var(--cw) * ${offset})`;
@@ -199,14 +211,16 @@ export class Board {
         under.classList.add("under");
         el.append(under);
       }
-      el.append(this.card(topText, owner));
+      const top = this.card(topText, owner);
+      if (down !== null && cards.length <= down) top.classList.add("peek");
+      el.append(top);
     }
     if (kind !== "house" && kind !== "foundation" && kind !== "turned") {
-      const down = cards.filter((c) => c === null).length;
+      const faceDown = down ?? cards.filter((c) => c === null).length;
       const badge = this.root.ownerDocument.createElement("span");
       badge.className = "count";
       badge.textContent = String(cards.length);
-      badge.title = `${cards.length} cards, ${down} face down`;
+      badge.title = `${cards.length} cards, ${faceDown} face down`;
       el.append(badge);
     }
   }

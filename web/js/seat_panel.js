@@ -40,7 +40,8 @@ export class SeatPanel {
       const toMove = view && !view.over && view.to_move === seat;
       const p = view?.piles ?? {};
       const counts = view
-        ? `reserve ${p[`R${seat}`]?.length ?? 0} (${countDown(p[`R${seat}`])} down) · ` +
+        ? `reserve ${p[`R${seat}`]?.length ?? 0} ` +
+          `(${view.face_down?.[`R${seat}`] ?? countDown(p[`R${seat}`])} down) · ` +
           `hand ${p[`H${seat}`]?.length ?? 0} · waste ${p[`W${seat}`]?.length ?? 0}`
         : "";
       const games = view?.totals ? `${view.totals[seat]} pts` : "";
