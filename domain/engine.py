@@ -540,26 +540,38 @@ _PASS = (Pass(0), Pass(1))
 
 
 def _play_actions(game: GameState, seat: int) -> list[Action]:
+    """The mover's moves, turn, discard or pass that `decide` accepts. Priority filters them only
+    under `enforce` (elsewhere a breach is a fault, or nothing), so only then is it computed."""
     p = game.p
-    level = priority(game, seat)
-    strict = game.ruleset.enforcement == "enforce"
-    required = level.required
     moves = _MOVES_OF[seat]
     steps = legal_steps(game, seat)
-    if strict and required is not None:
-        steps = [step for step in steps if step in required]
-    elif strict and level.bad_steps:
-        steps = [step for step in steps if step not in level.bad_steps]
+    turn_ok = end_ok = True
+    if game.ruleset.enforcement == "enforce":
+        level = priority(game, seat)
+        if level.required is not None:
+            steps = [step for step in steps if step in level.required]
+            turn_ok = end_ok = False
+        else:
+            if level.bad_steps:
+                steps = [step for step in steps if step not in level.bad_steps]
+            turn_ok = not level.turn_rule
+            end_ok = not level.end_rule
     actions: list[Action] = [moves[step] for step in steps]
-    free = not strict or required is None
-    if not p[SHOWN[seat]]:
-        if (p[HAND[seat]] or p[WASTE[seat]]) and (free and (not strict or not level.turn_rule)):
+    shown, hand, waste = p[SHOWN[seat]], p[HAND[seat]], p[WASTE[seat]]
+    if shown:
+        if end_ok:
+            actions.append(_DISCARD[seat])
+    elif hand or waste:
+        if turn_ok:
             actions.append(_TURN[seat])
-    elif free and (not strict or not level.end_rule):
-        actions.append(_DISCARD[seat])
-    if not p[SHOWN[seat]] and not p[HAND[seat]] and not p[WASTE[seat]] and free:
+    elif end_ok or game.ruleset.enforcement != "enforce" or _pass_ok(game, seat):
         actions.append(_PASS[seat])
     return actions
+
+
+def _pass_ok(game: GameState, seat: int) -> bool:
+    """Under `enforce`: a pass breaks priority only while a required move waits."""
+    return priority(game, seat).required is None
 
 
 def fault_of(state: MatchState, action: Action) -> str | None:
