@@ -310,6 +310,7 @@ class GameService:
                 raise CommandRefusedError(exc.message, rule=exc.rule) from None
             if self.repo.append_match(entry, events, command_id):
                 return entry.version
+        self.repo.refresh(entry, with_table=False)  # show everyone what the other writer did
         raise CommandConflictError(
             "The position changed while your command was judged; send it again."
         )
@@ -452,6 +453,7 @@ class GameService:
     def view_at(self, match_id: str, version: int | None) -> dict[str, Any]:
         entry = self._entry(match_id)
         with entry.lock:
+            self.repo.refresh(entry)
             current = entry.version
             if version is None or version == current:
                 return {"version": current, "view": view_json(entry.state, None)}
@@ -465,6 +467,7 @@ class GameService:
     def replay(self, match_id: str) -> dict[str, Any]:
         entry = self._entry(match_id)
         with entry.lock:
+            self.repo.refresh(entry)
             states = self.repo.replay_states(entry)
             live = not (entry.state is not None and entry.state.finished)
             now = entry.state

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from pathlib import Path
 from typing import Any
 
 from tests.integration.conftest import seat_two
@@ -90,3 +91,44 @@ def test_a_seat_token_used_by_the_wrong_client(
     assert server.get(f"/api/matches/{match_id}/view").json()["version"] == 2
     assert mover.send(match_id, action)["ok"]
     other.wait_for(lambda c: any(m[0] == "refused" for m in c.messages), "a refused message")
+
+
+def test_two_server_processes_on_one_store_never_both_win(
+    tmp_path: Path, clients: list[Client]
+) -> None:
+    """Two servers share one SQLite store: the append's expected version lets one command win;
+    the other server re-reads, re-decides and refuses with the reason."""
+    first = ServerProcess(tmp_path).start()
+    second = ServerProcess(tmp_path).start()
+    try:
+        match_id, ann, bob = seat_two(first, clients, preset="beginner")
+        ann.wait_for(lambda c: c.view is not None, "a view")
+        seat = ann.view["to_move"]  # type: ignore[index]
+        mover = (ann, bob)[seat]
+        twin = Client(second, mover.token).connect()
+        clients.append(twin)
+        twin.join(match_id, last_version=0)
+        twin.wait_version(mover.version)
+        turn = {"do": "turn", "seat": seat}
+        assert any(a["do"] == "turn" for a in (mover.view or {})["legal"])
+        acks: list[Any] = [None, None]
+        barrier = threading.Barrier(2)
+
+        def send(index: int, client: Client) -> None:
+            barrier.wait()
+            acks[index] = client.send(match_id, turn)
+
+        threads = [threading.Thread(target=send, args=(i, c)) for i, c in enumerate((mover, twin))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(a["ok"] for a in acks) == [False, True], acks
+        loser = next(a for a in acks if not a["ok"])
+        assert loser["code"] == "refused" and loser["rule"] == "hand card showing", loser
+        # Both servers agree on the match once they have read the store.
+        path = f"/api/matches/{match_id}/view"
+        assert first.get(path).json() == second.get(path).json()
+    finally:
+        first.stop()
+        second.stop()
