@@ -101,3 +101,43 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     assert live.locator("a").get_attribute("href") == f"/table/{match_id}"
     lobby.screenshot(path=str(artifact_dir / "lobby.png"))
     assert not (page.errors or watcher.errors or phone.errors or lobby.errors)
+
+
+def test_resign_ends_the_match_then_replay_and_rematch(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    page = new_page()
+    page.goto(server.url + "/")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    page.fill("#name", "Dora")
+    page.select_option("#opponent", "steady")
+    page.select_option("#match", "wins:1")
+    page.click("#create-btn")
+    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+    wait_my_turn(page)
+    match_id = page.url.rsplit("/", 1)[1]
+    page.click("#btn-resign")
+    assert page.inner_text("#btn-resign") == "Really resign?"  # a stray tap does not resign
+    page.click("#btn-resign")
+    page.locator("[data-testid=after-match]").wait_for(state="visible", timeout=WAIT_MS)
+    assert page.inner_text("[data-testid=turn]") == "Match over."
+    page.screenshot(path=str(artifact_dir / "match-over.png"))
+
+    # The finished match's replay ends on the whole layout: every card face up.
+    replay = new_page()
+    replay.goto(f"{server.url}/replay/{match_id}")
+    replay.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+    assert "finished" in replay.inner_text("[data-testid=replay-title]")
+    frames = replay.evaluate("window.replay.frames")
+    last_game_view = next(f["view"] for f in reversed(frames) if f["view"] and f["view"]["over"])
+    assert all(card is not None for cards in last_game_view["piles"].values() for card in cards)
+
+    page.click("#rematch-btn")
+    page.wait_for_function(
+        "mid => location.pathname.startsWith('/table/') && !location.pathname.endsWith(mid)",
+        arg=match_id,
+        timeout=WAIT_MS,
+    )
+    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    assert page.evaluate("window.crapette.seat") is not None
+    assert not (page.errors or replay.errors), page.errors + replay.errors

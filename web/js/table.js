@@ -170,7 +170,7 @@ class TablePage {
     this.seats.draw(view, players, this.table, this.seat);
     const ruleset = view?.ruleset ?? this.table?.ruleset ?? {};
     if (view) {
-      const target = ruleset.match ? ` to ${String(ruleset.match).replace(":", " ")}` : "";
+      const target = matchTarget(ruleset.match);
       $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
       $("game-no").textContent =
         view.game_index === null ? "" : `game ${view.game_index + 1}, turn ${view.turn_number}`;
@@ -328,6 +328,14 @@ class TablePage {
     clearTimeout(this.bannerTimer);
     this.bannerTimer = setTimeout(() => (b.hidden = true), ms);
   }
+}
+
+/** "points:300" → " · first to 300 points"; "wins:2" → " · first to 2 games won". */
+function matchTarget(match) {
+  const m = /^(points|wins):(\d+)$/.exec(match ?? "");
+  if (!m) return "";
+  if (m[1] === "points") return ` · first to ${m[2]} points`;
+  return m[2] === "1" ? " · one game" : ` · first to ${m[2]} games won`;
 }
 
 function lastActionPiles(action) {
