@@ -4,11 +4,13 @@ psycopg_pool connection pool.
 Global commit order: PostgreSQL sequences hand out numbers in call order, not commit order, so a
 reader could see position 11 committed before position 10 and skip 10 for ever. Instead each
 append (the server-side function `append_events`, one statement in its own transaction) first
-increments the single row of `events_head` (UPDATE ... RETURNING). That row lock is
-held until the append commits, so appends are serialised from that point: positions are assigned
-in commit order, without gaps (a rolled-back append rolls its increment back too), and any
+takes the store's transaction-level advisory lock, then numbers its events from max(position) + 1.
+The lock is released only after the commit is visible, so appends are serialised from that point:
+positions are assigned in commit order, without gaps (a refused append writes nothing), and any
 snapshot that sees position p also sees every position below p. The price is one writer at a time
-across the whole store, like SQLite - ample for a game server.
+across the whole store, like SQLite - ample for a game server. (A one-row counter table updated
+under its row lock gives the same order, but measured 15-40% slower: every append then also
+writes, and leaves behind, a new version of that row.)
 
 Durability: PostgreSQL's default `synchronous_commit=on`; an acknowledged append is on disk.
 
@@ -48,8 +50,9 @@ _MAX_VERSION = 2**31 - 1
 _VERSION_CONFLICT = "CR409"  # the SQLSTATE append_events raises on an expected-version mismatch
 
 # The whole append as one server-side function, so that an append costs one round trip. The
-# events_head row lock taken first is held until the statement's transaction commits: that is
+# advisory lock taken first is held until the statement's transaction has committed: that is
 # what makes positions follow commit order (see the module docstring).
+_LOCK_CLASS = 4242  # first key of our advisory locks; the second is hashtext('eventstore:<schema>')
 _APPEND_FUNCTION = """
 CREATE OR REPLACE FUNCTION {schema}.append_events(
     p_stream text, p_expected integer, p_types text[], p_data text[], p_metadata text[],
@@ -60,8 +63,8 @@ DECLARE
     head bigint;
     actual integer;
 BEGIN
-    UPDATE {schema}.events_head SET position = position + n WHERE id = 1
-        RETURNING position INTO head;
+    PERFORM pg_advisory_xact_lock({lock_class}, hashtext({lock_name}));
+    SELECT coalesce(max(position), 0) INTO head FROM {schema}.events;
     SELECT coalesce(max(version), 0) INTO actual FROM {schema}.events WHERE stream = p_stream;
     IF NOT (p_expected = -2 OR (p_expected = -1 AND actual = 0) OR p_expected = actual) THEN
         RAISE EXCEPTION 'stream % is at version %', p_stream, actual
@@ -69,7 +72,7 @@ BEGIN
     END IF;
     INSERT INTO {schema}.events (position, stream, version, type, data, metadata, event_id,
                                  schema_version, recorded_at_ms)
-    SELECT head - n + i, p_stream, actual + i, p_types[i], p_data[i], p_metadata[i], p_ids[i],
+    SELECT head + i, p_stream, actual + i, p_types[i], p_data[i], p_metadata[i], p_ids[i],
            p_schema_versions[i], p_now
     FROM generate_series(1, n) AS i;
     RETURN actual + n;
@@ -122,6 +125,7 @@ class PostgresStore(EventStore):
         super().__init__(**options)
         self.green = cooperate_with_eventlet()
         conninfo, self.schema = split_url(url)
+        self._lock_name = f"eventstore:{self.schema}"
         parts = urllib.parse.urlsplit(conninfo)  # named in errors, without the password
         self._where = f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
         s = sql.Identifier(self.schema)
@@ -151,7 +155,7 @@ class PostgresStore(EventStore):
                 " ORDER BY e.stream LIMIT 1) FROM names n WHERE n.stream IS NOT NULL)"
                 " SELECT stream FROM names WHERE stream IS NOT NULL AND starts_with(stream, %s)"
             ).format(s=s),
-            "last": sql.SQL("SELECT position FROM {}.events_head WHERE id = 1").format(s),
+            "last": sql.SQL("SELECT coalesce(max(position), 0) FROM {}.events").format(s),
         }
         try:
             self._pool = psycopg_pool.ConnectionPool(
@@ -173,8 +177,9 @@ class PostgresStore(EventStore):
         s = sql.Identifier(self.schema)
         with self._connection() as conn, conn.transaction():
             # Two processes opening a new store at once must not both create the tables.
-            lock_name = f"eventstore:{self.schema}"
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (lock_name,))
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, self._lock_name)
+            )
             conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(s))
             conn.execute(
                 sql.SQL(
@@ -192,19 +197,10 @@ class PostgresStore(EventStore):
                 ).format(s)
             )
             conn.execute(
-                sql.SQL(
-                    "CREATE TABLE IF NOT EXISTS {}.events_head ("
-                    " id integer PRIMARY KEY CHECK (id = 1), position bigint NOT NULL)"
-                ).format(s)
+                sql.SQL(_APPEND_FUNCTION).format(
+                    schema=s, lock_class=_LOCK_CLASS, lock_name=sql.Literal(self._lock_name)
+                )
             )
-            conn.execute(
-                sql.SQL(
-                    "INSERT INTO {}.events_head (id, position)"
-                    " SELECT 1, coalesce(max(position), 0) FROM {}.events"
-                    " ON CONFLICT (id) DO NOTHING"
-                ).format(s, s)
-            )
-            conn.execute(sql.SQL(_APPEND_FUNCTION).format(schema=s))
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
@@ -287,9 +283,8 @@ class PostgresStore(EventStore):
         if self.schema == "public":
             raise EventStoreError("refusing to clear the public schema")
         schema = sql.Identifier(self.schema)
-        with self._connection() as conn, conn.transaction():
+        with self._connection() as conn:
             conn.execute(sql.SQL("TRUNCATE {}.events").format(schema))
-            conn.execute(sql.SQL("UPDATE {}.events_head SET position = 0").format(schema))
 
     def drop(self) -> None:
         """Delete this store's schema and everything in it (for tests and benchmarks)."""
