@@ -150,7 +150,15 @@ def test_two_browsers_play_and_call_crapette(
             act_through_ui(playing, harmless(v), use_drag=step % 2 == 0)
             sync(pages, version(playing))
             continue
+        # Count card animations from here on: the voided card must fly back.
+        for page in pages:
+            page.evaluate(
+                """() => { window.flights = 0; const animate = Element.prototype.animate;
+                    Element.prototype.animate = function (...args) {
+                      window.flights++; return animate.apply(this, args); }; }"""
+            )
         act_through_ui(playing, fault, use_drag=True)
+        flights_before_call = playing.evaluate("window.flights")
         sync(pages, version(playing))
         waiting.wait_for_function(
             "window.crapette.view.legal.some(a => a.do === 'call')", timeout=WAIT_MS
@@ -169,6 +177,8 @@ def test_two_browsers_play_and_call_crapette(
         )
         assert "right" in message(page)
     sync(pages, version(waiting))
+    # The offender's page animated the voided card (and the compulsory move) after the call.
+    assert playing.evaluate("window.flights") > flights_before_call
     ann.screenshot(path=str(artifact_dir / "table-after-call-ann.png"))
     bob.screenshot(path=str(artifact_dir / "table-after-call-bob.png"))
     assert not ann.errors and not bob.errors, ann.errors + bob.errors
@@ -213,6 +223,18 @@ def check_replay(server: ServerProcess, new_page: Any, match_id: str, artifact_d
         "ActionVoided",
         "CompulsoryMovePlayed",
     ) or marked.get("fault")
+    # Autoplay at the fastest speed moves on by itself; space again stops it.
+    page.select_option("[data-testid=speed]", "15")
+    page.keyboard.press("Home")
+    page.keyboard.press("Space")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=pos]').textContent.startsWith('3 /')",
+        timeout=WAIT_MS,
+    )
+    page.keyboard.press("Space")
+    stopped = pos.inner_text()
+    page.wait_for_timeout(300)  # not a speed check: nothing may move once stopped
+    assert pos.inner_text() == stopped
     # The slider: move it to the middle.
     middle = frames // 2
     page.locator("[data-testid=slider]").fill(str(middle))

@@ -267,7 +267,11 @@ export class Replay {
 
   bindKeys() {
     $("slider").addEventListener("input", (e) => this.go(Number(e.target.value)));
-    $("game").addEventListener("change", (e) => this.go(this.gameStart(Number(e.target.value))));
+    $("game").addEventListener("change", (e) => {
+      this.go(this.gameStart(Number(e.target.value)));
+      e.target.blur(); // give the keys back to the viewer
+    });
+    $("speed").addEventListener("change", (e) => e.target.blur());
     const buttons = {
       "b-start": () => this.go(0),
       "b-prev-turn": () => this.turn(-1),
