@@ -70,7 +70,15 @@ def static_file(path: str) -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    return jsonify({"presets": _service().presets()})
+    return jsonify({"presets": _service().presets(), "bots": _bots()})
+
+
+def _bots() -> list[dict[str, str]]:
+    try:
+        from domain.bots import BOT_DESCRIPTIONS
+    except ImportError:
+        BOT_DESCRIPTIONS = {}
+    return [{"name": name, "description": BOT_DESCRIPTIONS.get(name, "")} for name in schemas.BOTS]
 
 
 @bp.post("/api/tables")

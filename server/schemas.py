@@ -11,7 +11,10 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from server.errors import InvalidInputError
 
-BOTS = ("random", "steady", "sharp")
+try:
+    from domain.bots import BOT_NAMES as BOTS
+except ImportError:  # the bots package is optional for the server: a random bot stands in
+    BOTS = ("random", "steady", "sharp")
 _NAME = validate.Length(min=1, max=40)
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
 _MATCH_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$", error="Not a match id.")
