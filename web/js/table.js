@@ -137,6 +137,8 @@ class TablePage {
       this.say(describeEvent(ev, players), "verdict");
     } else if (["GameWon", "GameStalemated", "GameResigned", "MatchWon"].includes(ev.type)) {
       this.showBanner(ev.type === "MatchWon" ? "Match over" : "Game over", describeEvent(ev, players));
+    } else if (ev.type === "TimeExpired" || ev.type === "GameStarted") {
+      this.say(describeEvent(ev, players), "info");
     } else if (ev.fault) {
       this.say(describeEvent(ev, players), "info");
     } else if (ev.type === "DrawOffered" && ev.seat !== this.seat) {
