@@ -113,6 +113,9 @@ class MatchRepository:
             entry.table = table
         self._fold_new(entry, publish=True)
 
+    def has_newer(self, entry: MatchEntry) -> bool:
+        return bool(self.store.stream_version(match_stream(entry.match_id)) > entry.version)
+
     def _fold_new(self, entry: MatchEntry, publish: bool) -> None:
         stream = match_stream(entry.match_id)
         if self.store.stream_version(stream) <= entry.version:

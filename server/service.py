@@ -293,27 +293,38 @@ class GameService:
             ) from None
 
     def _act(self, entry: MatchEntry, action: Any, command_id: str) -> int:
-        """Decide and append one action; on a concurrency conflict re-read and re-decide once."""
-        for _attempt in range(2):
-            self.repo.refresh(entry, with_table=False)
+        """Decide on the cached state and append at its version: the store's version check is
+        what guards against another writer, so the common case costs no read. On a conflict, or
+        a refusal while the store has moved on, read the newer events and decide once more."""
+        for attempt in range(2):
+            if attempt:
+                self.repo.refresh(entry, with_table=False)
             if command_id in entry.commands:
                 return entry.commands[command_id]
-            if not entry.live:
-                raise NotPlayingError(
-                    "The match has not started yet."
-                    if entry.state is None
-                    else "The match is over."
-                )
             try:
-                events = domain.decide(entry.state, domain.Act(action=action, at_ms=self.clock()))
-            except domain.RulesError as exc:
-                raise CommandRefusedError(exc.message, rule=exc.rule) from None
+                events = self._decide_act(entry, action)
+            except (NotPlayingError, CommandRefusedError):
+                if attempt == 0 and self.repo.has_newer(entry):
+                    continue
+                raise
             if self.repo.append_match(entry, events, command_id):
                 return entry.version
         self.repo.refresh(entry, with_table=False)  # show everyone what the other writer did
         raise CommandConflictError(
             "The position changed while your command was judged; send it again."
         )
+
+    def _decide_act(self, entry: MatchEntry, action: Any) -> list[Any]:
+        if not entry.live:
+            started = entry.state is not None
+            raise NotPlayingError("The match is over." if started else "The match has not started.")
+        try:
+            events: list[Any] = domain.decide(
+                entry.state, domain.Act(action=action, at_ms=self.clock())
+            )
+        except domain.RulesError as exc:
+            raise CommandRefusedError(exc.message, rule=exc.rule) from None
+        return events
 
     def _decide_system(self, entry: MatchEntry, command: Any, command_id: str) -> bool:
         """A command of the server itself (start, next game, time-out, bot move)."""
