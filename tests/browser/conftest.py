@@ -8,6 +8,7 @@ separate cookie/localStorage jars, as on two laptops.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 DESKTOP = {"width": 1280, "height": 860}
+LOCAL_URL = re.compile(r"^(data:|blob:|about:|https?://(127\.0\.0\.1|localhost)[:/])")
 PHONE = {"width": 390, "height": 844}
 
 
@@ -54,9 +56,16 @@ def browser() -> Iterator[object]:
 def new_page(browser: object) -> Iterator[object]:
     """Make pages, each in its own context (another player's browser); all closed afterwards.
 
-    Every page fails its test on an uncaught JavaScript error: `page.errors` collects them.
+    Every page fails its test on an uncaught JavaScript error: `page.errors` collects them. Any
+    request to another host than this machine fails the test too (the client must work offline).
     """
     contexts = []
+    foreign: list[str] = []
+
+    def watch(request: object) -> None:
+        url = str(request.url)  # type: ignore[attr-defined]
+        if not LOCAL_URL.match(url):
+            foreign.append(url)
 
     def make(viewport: dict[str, int] | None = None) -> object:
         context = browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[attr-defined]
@@ -64,8 +73,10 @@ def new_page(browser: object) -> Iterator[object]:
         page = context.new_page()
         page.errors = []  # type: ignore[attr-defined]
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))  # type: ignore[attr-defined]
+        page.on("request", watch)  # type: ignore[attr-defined]
         return page
 
     yield make
     for context in contexts:
         context.close()
+    assert not foreign, f"the client asked another host: {foreign}"

@@ -1,0 +1,43 @@
+"""The vendored browser libraries are the npm packages' files, unmodified, with their licences;
+and the client's own modules load nothing from outside the page's server."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from tests.conftest import REPO_ROOT
+
+VENDOR = REPO_ROOT / "web" / "vendor"
+
+
+def recorded_hashes() -> dict[str, str]:
+    text = (VENDOR / "README.md").read_text()
+    return {path: digest for digest, path in re.findall(r"^([0-9a-f]{64})  (\S+)$", text, re.M)}
+
+
+def test_vendored_files_match_their_recorded_hashes() -> None:
+    hashes = recorded_hashes()
+    assert len(hashes) == 2
+    for path, digest in hashes.items():
+        assert hashlib.sha256((VENDOR / path).read_bytes()).hexdigest() == digest, path
+
+
+def test_each_vendored_package_has_its_version_and_licence() -> None:
+    for folder in VENDOR.iterdir():
+        if not folder.is_dir():
+            continue
+        package = json.loads((folder / "package.json").read_text())
+        assert folder.name == f"{package['name']}-{package['version']}"
+        assert package["license"] == "MIT"
+        assert (folder / "LICENSE").exists(), folder.name
+
+
+def test_client_modules_import_nothing_from_the_internet() -> None:
+    for path in (REPO_ROOT / "web").rglob("*"):
+        if path.suffix not in (".js", ".html", ".css") or "vendor" in path.parts:
+            continue
+        text = path.read_text()
+        assert not re.search(r"""(src|href|from|import\()\s*=?\s*["']https?://""", text), path
+        assert "@import url(http" not in text, path
