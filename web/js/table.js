@@ -155,9 +155,12 @@ class TablePage {
     this.view = view;
     this.board.render(view);
     const last = ev ? eventPiles(ev) : lastActionPiles(view.last_action);
-    this.board.mark("last-from", last.from ? [last.from] : []);
-    this.board.mark("last-to", last.to ? [last.to] : []);
-    this.board.mark("fault", ev?.fault && last.to ? [last.to] : []);
+    // An event that moves no card (a turn ending, a call) leaves the last move marked.
+    if (!ev || last.from || last.to) {
+      this.board.mark("last-from", last.from ? [last.from] : []);
+      this.board.mark("last-to", last.to ? [last.to] : []);
+      this.board.mark("fault", ev?.fault && last.to ? [last.to] : []);
+    }
     this.input.onView(view);
     this.refreshPanels();
   }
