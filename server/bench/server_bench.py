@@ -83,13 +83,21 @@ class Stats:
 class BenchClient:
     """One seat (or one echo loop): send a command, wait for the ack, measure the first update."""
 
-    def __init__(self, url: str, stats: Stats, match_id: str = "echo", token: str = "x" * 16):
+    def __init__(
+        self,
+        url: str,
+        stats: Stats,
+        match_id: str = "echo",
+        token: str = "x" * 16,
+        think_s: float = 0.0,
+    ):
         import socketio
 
         self.url = url
         self.stats = stats
         self.match_id = match_id
         self.token = token
+        self.think_s = think_s
         self.sio = socketio.AsyncClient(reconnection=False)
         self.view: dict[str, Any] | None = None
         self.version = 0
@@ -155,10 +163,14 @@ class BenchClient:
                     await asyncio.wait_for(self.changed.wait(), timeout=0.5)
                 continue
             await self.send(action)
+            if self.think_s:
+                await asyncio.sleep(self.think_s)
 
     async def echo(self, stop_at: float) -> None:
         while time.perf_counter() < stop_at:
             await self.send({"do": "turn", "seat": 0})
+            if self.think_s:
+                await asyncio.sleep(self.think_s)
 
     async def close(self) -> None:
         await self.sio.disconnect()
@@ -180,7 +192,9 @@ async def _measure(
     return seconds
 
 
-async def _run_server_games(url: str, games: int, warmup_s: float, seconds: float) -> Stats:
+async def _run_server_games(
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float
+) -> Stats:
     import aiohttp
 
     stats = Stats()
@@ -194,8 +208,10 @@ async def _run_server_games(url: str, games: int, warmup_s: float, seconds: floa
                 f"{url}/api/tables/{opened['match_id']}/join", json={"name": f"b{index}"}
             ) as response:
                 joined = await response.json()
-            clients.append(BenchClient(url, stats, opened["match_id"], opened["seat_token"]))
-            clients.append(BenchClient(url, stats, joined["match_id"], joined["seat_token"]))
+            for seat in (opened, joined):
+                clients.append(
+                    BenchClient(url, stats, seat["match_id"], seat["seat_token"], think_s)
+                )
     await asyncio.gather(*(c.connect() for c in clients))
     await asyncio.gather(*(c.join() for c in clients))
     try:
@@ -205,9 +221,9 @@ async def _run_server_games(url: str, games: int, warmup_s: float, seconds: floa
     return stats
 
 
-async def _run_echo(url: str, games: int, warmup_s: float, seconds: float) -> Stats:
+async def _run_echo(url: str, games: int, warmup_s: float, seconds: float, think_s: float) -> Stats:
     stats = Stats()
-    clients = [BenchClient(url, stats) for _ in range(games)]
+    clients = [BenchClient(url, stats, think_s=think_s) for _ in range(games)]
     await asyncio.gather(*(c.connect() for c in clients))
     try:
         await _measure(clients, stats, warmup_s, seconds, echo=True)
@@ -233,13 +249,26 @@ def _summary(stats: Stats, seconds: float) -> dict[str, float]:
 @click.option("--games", default=100, show_default=True, help="Concurrent games.")
 @click.option("--seconds", default=8.0, show_default=True, help="Measured time per phase.")
 @click.option("--warmup", default=1.0, show_default=True, help="Unmeasured time per phase.")
+@click.option(
+    "--think-ms",
+    default=0.0,
+    show_default=True,
+    help="Pause of each client after each command (0: as fast as the server answers).",
+)
 @click.option("--async-mode", type=click.Choice(["eventlet", "threading"]), default="eventlet")
 @click.option("--store", "store_url", default=None, help="Store URL (default: a temp SQLite).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
-    games: int, seconds: float, warmup: float, async_mode: str, store_url: str | None, as_json: bool
+    games: int,
+    seconds: float,
+    warmup: float,
+    think_ms: float,
+    async_mode: str,
+    store_url: str | None,
+    as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server."""
+    think_s = think_ms / 1000
     with tempfile.TemporaryDirectory(prefix="crapette-bench-") as tmp:
         tmp_path = Path(tmp)
         # The store `crapette serve` uses by default (SQLite, WAL, synchronous=NORMAL).
@@ -252,7 +281,7 @@ def server(
         ]  # fmt: skip
         proc = _start(command, url + "/api/server-info", tmp_path / "server.log")
         try:
-            game_stats = asyncio.run(_run_server_games(url, games, warmup, seconds))
+            game_stats = asyncio.run(_run_server_games(url, games, warmup, seconds, think_s))
         finally:
             _stop(proc)
         port = _free_port()
@@ -260,13 +289,14 @@ def server(
         command = [sys.executable, "-m", "server.bench.echo_server", str(port), async_mode]
         proc = _start(command, url + "/ping", tmp_path / "echo.log")
         try:
-            echo_stats = asyncio.run(_run_echo(url, games, warmup, seconds))
+            echo_stats = asyncio.run(_run_echo(url, games, warmup, seconds, think_s))
         finally:
             _stop(proc)
     result: dict[str, Any] = {
         "games": games,
         "seconds": seconds,
         "async_mode": async_mode,
+        "think_ms": think_ms,
         "server": _summary(game_stats, seconds),
         "echo": _summary(echo_stats, seconds),
     }
@@ -276,7 +306,10 @@ def server(
         click.echo(json.dumps(result))
         return
     s, e = result["server"], result["echo"]
-    click.echo(f"{games} concurrent games, {seconds:.0f} s measured, async mode {async_mode}")
+    click.echo(
+        f"{games} concurrent games, {seconds:.0f} s measured, think {think_ms:.0f} ms, "
+        f"async mode {async_mode}"
+    )
     click.echo(
         f"server: {s['moves_per_s']:.0f} moves/s, p50 {s['p50_ms']:.2f} ms, "
         f"p99 {s['p99_ms']:.2f} ms, refused {s['refused']}"
