@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import domain
 from domain.deal import new_seed
+from eventstore import NewEvent
 from server import tables as t
 from server.bots import RandomLegalBot, make_bot
 from server.errors import (
@@ -126,8 +127,6 @@ class GameService:
         batch.append((t.SEAT_TAKEN, taken))
         if bot is not None:
             batch.append((t.BOT_SEATED, {"seat": 1 - seat, "bot": bot, "name": f"{bot} bot"}))
-        from eventstore import NewEvent
-
         self.repo.store.append(
             t.table_stream(match_id),
             [NewEvent(type=kind, data=data) for kind, data in batch],
