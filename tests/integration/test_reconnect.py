@@ -3,6 +3,7 @@ server still knows its tables, seats and matches."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from tests.integration.conftest import seat_two
@@ -82,6 +83,9 @@ def test_server_restart_keeps_tables_and_matches(tmp_path: Path, clients: list[C
         before = ann.version
         ann_token, bob_token = ann.token, bob.token
         view_before = first.get(f"/api/matches/{match_id}/view").json()
+        # A timed table whose player to move will not move: its clock must survive the restart.
+        timed = first.open_table(name="Cy", preset="beginner", move_time_limit_s=3)
+        first.join(timed["match_id"], "Di")
     finally:
         first.stop()
     for client in clients:
@@ -102,5 +106,13 @@ def test_server_restart_keeps_tables_and_matches(tmp_path: Path, clients: list[C
         bob2.wait_version(before)
         assert ann2.version == before
         step(match_id, [ann2, bob2], 3)
+        # Nobody is connected to the timed table: the restarted server times the move out itself.
+        replay_path = f"/api/matches/{timed['match_id']}/replay"
+        for _ in range(100):
+            kinds = [f["event"]["type"] for f in second.get(replay_path).json()["frames"]]
+            if "TimeExpired" in kinds:
+                break
+            time.sleep(0.1)
+        assert "TimeExpired" in kinds
     finally:
         second.stop()
