@@ -66,8 +66,7 @@ class RecordedEvent(NamedTuple):
     recorded_at_ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedEvent:
+class PreparedEvent(NamedTuple):
     """A validated NewEvent with its payloads already serialized, ready for any backend."""
 
     type: str
@@ -129,8 +128,14 @@ def prepare(event: object, max_event_bytes: int) -> PreparedEvent:
     version = event.schema_version
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise InvalidEventError(f"schema_version must be an int >= 1, not {version!r}")
-    data_json = to_json(event.data, f"{event.type}.data")
-    metadata_json = to_json(event.metadata, f"{event.type}.metadata")
+    data_json = to_json(event.data, event.type, "data")
+    metadata = event.metadata
+    # Most events carry no metadata: skip the encoder for the empty dict.
+    metadata_json = (
+        "{}"
+        if type(metadata) is dict and not metadata
+        else to_json(metadata, event.type, "metadata")
+    )
     size = len(data_json) + len(metadata_json)
     # A str's length is a lower bound of its UTF-8 size; only encode when it could matter.
     if size * 4 > max_event_bytes:
@@ -154,13 +159,14 @@ _ENCODER = json.JSONEncoder(
 _CONTAINERS = (dict, list, tuple)
 
 
-def to_json(payload: object, where: str) -> str:
+def to_json(payload: object, owner: str, part: str = "") -> str:
     """Serialize a JSON object, refusing anything that would not read back the same way
-    (non-str keys, NaN, sets, arbitrary objects) with the path of the offending value."""
+    (non-str keys, NaN, sets, arbitrary objects) with the path of the offending value, which
+    starts at `owner.part` (e.g. "CardMoved.data")."""
     if type(payload) is not dict:
         if not isinstance(payload, Mapping):
             raise SerializationError(
-                f"{where} must be a JSON object (a dict), not {_kind(payload)}"
+                f"{_where(owner, part)} must be a JSON object (a dict), not {_kind(payload)}"
             )
         payload = dict(payload)
     # Fast path: the C encoder refuses bad values; only non-str keys (which it would silently
@@ -170,8 +176,13 @@ def to_json(payload: object, where: str) -> str:
             return _ENCODER.encode(payload)
     except (TypeError, ValueError, RecursionError):
         pass
+    where = _where(owner, part)
     _check_json(payload, where)
     raise SerializationError(f"{where} cannot be stored as JSON")  # pragma: no cover
+
+
+def _where(owner: str, part: str) -> str:
+    return f"{owner}.{part}" if part else owner
 
 
 def _str_keys_only(value: Any) -> bool:
