@@ -22,6 +22,7 @@ from domain.actions import (
     Resign,
     TimeOut,
     Turn,
+    shared_move,
 )
 from domain.commands import Act, Command, StartGame, StartMatch
 from domain.errors import RulesError
@@ -50,6 +51,7 @@ from domain.gamefold import evolve_game, new_game
 from domain.moves import Step, explain
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.priority import MESSAGES, Level, legal_steps, priority
+from domain.sequences import is_sequence_move, plan
 from domain.state import GameState, MatchState
 
 STALEMATE_TURNS = 400
@@ -258,6 +260,9 @@ def _act(scratch: _Scratch, command: Act) -> None:
     if isinstance(action, TimeOut):
         _time_out(scratch, action, at)
         return
+    if isinstance(action, Move) and is_sequence_move(game, action):
+        _sequence(scratch, action, at)
+        return
     fault = _judge(game, action)
     if isinstance(action, Move):
         card = game.p[INDEX[action.src]][-1]
@@ -281,6 +286,17 @@ def _act(scratch: _Scratch, command: Act) -> None:
         _end_turn(scratch, seat, "pass", at)
     else:  # pragma: no cover - every action type is handled above
         raise RulesError("unknown action", f"{action!r}")
+
+
+def _sequence(scratch: _Scratch, action: Move, at: int) -> None:
+    """A sequence move, played as the single moves it stands for (each one judged alone)."""
+    assert action.card is not None
+    seat = action.seat
+    for src, dst in plan(scratch.game, action.src, action.dst, action.card.code):
+        game = scratch.game
+        step = shared_move(seat, ALL_PILES[src], ALL_PILES[dst])
+        fault = _judge(game, step)
+        scratch.emit(CardMoved(seat, step.src, step.dst, game.p[src][-1], fault, at))
 
 
 def _judge(game: GameState, action: Action) -> str | None:

@@ -458,3 +458,33 @@ def test_folding_the_events_again_gives_the_same_state() -> None:
     assert refolded.game is not None and s2.game is not None
     assert refolded.game.p == s2.game.p and refolded.game.to_move == s2.game.to_move
     assert isinstance(e2[-1], TurnEnded) and not isinstance(e2[-1], WasteTurnedOver)
+
+
+# ------------------------------------------------------------------------------ sequence moves
+
+
+def test_a_sequence_moves_through_empty_houses_as_single_moves() -> None:
+    # 9C 8H 7S on T0; two empty houses (T2 T3 … are all empty here) carry three cards to TD.
+    text = "R0=2D T0=KS,9C,8H,7S T1=TD T4=3C T5=3H T6=3D T7=3S H0=4H R1=4C"
+    events, after = act(pos(text), "T0-T1 9C")
+    moves = [(e.src, e.dst) for e in events if isinstance(e, CardMoved)]
+    assert len(moves) == 5 and moves[-1][1] == "T1"
+    assert after.game is not None
+    assert [c.code for c in after.game.pile("T1")] == ["TD", "9C", "8H", "7S"]
+    assert [c.code for c in after.game.pile("T0")] == ["KS"]
+
+
+def test_a_sequence_needs_enough_empty_houses_and_a_fitting_house() -> None:
+    full = "T2=KD T3=KC T4=3C T5=3H T6=3D T7=3S"
+    text = f"R0=2D T0=KS,9C,8H,7S T1=TD {full} H0=4H R1=4C"
+    assert refused(pos(text), "T0-T1 9C") == "building"  # no empty house: one card at a time
+    assert refused(pos(text.replace("T1=TD", "T1=TH")), "T0-T1 9C") == "building"  # 9C on TH
+    one_empty = text.replace(" T3=KC", "")
+    assert refused(pos(one_empty), "T0-T1 9C") == "building"  # three cards need two
+    _, after = act(pos(one_empty.replace("T1=TD", "T1=9S")), "T0-T1 8H")  # two need one
+    assert after.game is not None and [c.code for c in after.game.pile("T1")] == ["9S", "8H", "7S"]
+
+
+def test_a_sequence_move_is_refused_under_king_only() -> None:
+    text = "R0=2D T0=KS,9C,8H,7S T1=TD T4=3C T5=3H T6=3D T7=3S H0=4H R1=4C"
+    assert refused(pos(text, empty_house="king_only"), "T0-T1 9C") == "building"
