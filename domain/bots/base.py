@@ -18,6 +18,8 @@ from domain.bots.mirror import (
     ruleset_of,
 )
 from domain.bots.options import BotOptions
+from domain.engine import compulsory_moves
+from domain.piles import ALL_PILES, RESERVE, SHOWN
 from domain.state import GameState
 from domain.views import View
 
@@ -32,6 +34,8 @@ class Bot:
     DEFAULTS: ClassVar[dict[str, Any]] = {}
     # In `call` mode, leave out priority-breaking actions (save for the `fault_rate` slips).
     AVOIDS_FAULTS: ClassVar[bool] = True
+    # On a right call, name the compulsory move that helps the offender least (RULES.md §7).
+    NAMES_CALLS: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.options = BotOptions.build(self.DEFAULTS, options)
@@ -104,7 +108,9 @@ class Bot:
             before = position_before(view, action, self._memory)
             faulty = before is not None and fault_in(before, action) is not None
             if faulty and self.rng.random() >= self.options.miss_call_rate:
-                verdict = Call(view.viewer if view.viewer is not None else 0)
+                caller = view.viewer if view.viewer is not None else 0
+                named = _least_helpful(before, action) if self.NAMES_CALLS and before else None
+                verdict = Call(caller, named)
         self._judged = {key: verdict}  # older windows are closed for good
         return verdict
 
@@ -122,3 +128,16 @@ class Bot:
         game = mirror_game(view)
         me = view.viewer if view.viewer is not None else 0
         return game.penalty(me) <= game.penalty(1 - me)
+
+
+def _least_helpful(before: GameState, action: Action) -> Move | None:
+    """Of the compulsory moves a right call may play for the offender, the one that takes the
+    fewest cards off his hands: a house card before his hand card, his hand card before his
+    reserve card. None when there is no choice to make."""
+    steps = compulsory_moves(before, action)
+    if len(steps) < 2:
+        return None
+    seat = action.seat
+    cost = {RESERVE[seat]: 2, SHOWN[seat]: 1}
+    src, dst = min(steps, key=lambda step: cost.get(step[0], 0))
+    return Move(seat, ALL_PILES[src], ALL_PILES[dst])

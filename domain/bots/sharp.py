@@ -172,6 +172,7 @@ class SharpBot(Bot):
         "call_delay_ms": 900,
         "budget": 120,
     }
+    NAMES_CALLS: ClassVar[bool] = True
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
