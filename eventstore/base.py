@@ -79,7 +79,7 @@ class EventStore(ABC):
 
     # -- writing ---------------------------------------------------------------------------
 
-    def append(self, stream: str, events: Sequence[Any], expected_version: int) -> int:
+    def append(self, stream: str, events: Sequence[NewEvent], expected_version: int) -> int:
         """Append a batch atomically; return the stream's new version. `expected_version` is the
         version the writer last saw (0 or NO_STREAM for a new stream) or ANY. Raises
         ConcurrencyError (with `.actual_version`) on a mismatch. Appending a batch whose event ids

@@ -547,7 +547,7 @@ class EventStoreContract:
         with pytest.raises(InvalidEventError, match="list"):
             store.append("s", NewEvent("T", {}), NO_STREAM)  # type: ignore[arg-type]
         with pytest.raises(InvalidEventError):
-            store.append("s", [{"type": "T"}], NO_STREAM)
+            store.append("s", [{"type": "T"}], NO_STREAM)  # type: ignore[list-item]
 
     def test_a_closed_store_refuses_work(self, handles: Handles) -> None:
         store = handles()
