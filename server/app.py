@@ -11,7 +11,7 @@ from flask_socketio import SocketIO
 from socketio.packet import Packet
 from werkzeug.exceptions import HTTPException
 
-from server import http, sockets
+from server import fastjson, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.service import GameService
@@ -44,9 +44,11 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
 
 class JsonPacket(Packet):  # type: ignore[misc]
     """Everything this server sends is JSON. The default packet scans each outgoing payload,
-    recursively, for bytes: on a view with 24 piles that scan cost more than deciding the move."""
+    recursively, for bytes: on a view with 24 piles that scan cost more than deciding the move.
+    Its codec is `server.fastjson` (orjson to encode)."""
 
     uses_binary_events = False
+    json = fastjson
 
 
 def _register_records(app: Flask) -> None:

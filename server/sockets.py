@@ -55,9 +55,15 @@ class SocketPublisher:
             room = room_of(entry.match_id, viewer)
             if not self.occupied(room):
                 continue
+            last = items[-1].version
             for item in items:
                 payload = update_payload(
-                    entry.match_id, item.version, item.event, item.state, viewer
+                    entry.match_id,
+                    item.version,
+                    item.event,
+                    item.state,
+                    viewer,
+                    final=item.version == last,
                 )
                 self.socketio.emit("update", payload, to=room)
 
@@ -139,7 +145,10 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
                 socketio.emit("snapshot", snapshot, to=sid)
             else:
                 for item in service.history(entry, last):
-                    payload = update_payload(match_id, item.version, item.event, item.state, seat)
+                    final = item.version == entry.version
+                    payload = update_payload(
+                        match_id, item.version, item.event, item.state, seat, final=final
+                    )
                     socketio.emit("update", payload, to=sid)
             version = entry.version
         if seat is not None:

@@ -41,13 +41,19 @@ def view_json(state: Any, viewer: Viewer) -> dict[str, Any] | None:
 
 
 def update_payload(
-    match_id: str, version: int, event: Any, state: Any, viewer: Viewer
+    match_id: str, version: int, event: Any, state: Any, viewer: Viewer, final: bool = True
 ) -> dict[str, Any]:
+    """`final` is False for an event that other events of the same batch follow: its position is
+    already past when the client sees it, so its view offers no legal actions (a client acting on
+    it would only be refused)."""
+    view = view_json(state, viewer)
+    if view is not None and not final:
+        view["legal"] = []
     return {
         "match_id": match_id,
         "version": version,
         "event": event_json(event, viewer, state),
-        "view": view_json(state, viewer),
+        "view": view,
     }
 
 

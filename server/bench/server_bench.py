@@ -77,6 +77,7 @@ class Stats:
     rtts: list[float] = field(default_factory=list)
     moves: int = 0
     refused: int = 0
+    refusals: list[str] = field(default_factory=list)  # the first few, to say why
     measuring: bool = False
 
 
@@ -111,8 +112,9 @@ class BenchClient:
             if self.stats.measuring:
                 self.stats.rtts.append(time.perf_counter() - self.sent_at)
             self.sent_at = None
-        self.version = data["version"]
-        self.view = data.get("view")
+        if data["version"] > self.version:  # handlers may run out of order: keep the newest
+            self.version = data["version"]
+            self.view = data.get("view")
         self.changed.set()
 
     async def _on_snapshot(self, data: dict[str, Any]) -> None:
@@ -145,6 +147,15 @@ class BenchClient:
             self.stats.moves += 1
             if not ack.get("ok"):
                 self.stats.refused += 1
+                if len(self.stats.refusals) < 5:
+                    self.stats.refusals.append(f"{action}: {ack.get('rule') or ack.get('code')}")
+        # python-socketio handles an ack at once but each event in a task of its own: the ack
+        # may overtake the command's last updates. Act only on the position the ack names.
+        target = int(ack.get("version") or 0)
+        while self.match_id != "echo" and self.version < target:
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), timeout=1.0)
         return ack
 
     def my_action(self) -> dict[str, Any] | None:
@@ -232,16 +243,23 @@ async def _run_echo(url: str, games: int, warmup_s: float, seconds: float, think
     return stats
 
 
-def _summary(stats: Stats, seconds: float) -> dict[str, float]:
+def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
     rtts = sorted(stats.rtts)
     if not rtts:
-        return {"moves_per_s": 0.0, "p50_ms": float("nan"), "p99_ms": float("nan"), "refused": 0}
+        return {
+            "moves_per_s": 0.0,
+            "p50_ms": float("nan"),
+            "p99_ms": float("nan"),
+            "refused": 0,
+            "refusals": [],
+        }
     p99 = rtts[min(len(rtts) - 1, int(len(rtts) * 0.99))]
     return {
         "moves_per_s": stats.moves / seconds,
         "p50_ms": statistics.median(rtts) * 1000,
         "p99_ms": p99 * 1000,
         "refused": stats.refused,
+        "refusals": stats.refusals,
     }
 
 
