@@ -487,7 +487,10 @@ class GameService:
             "version": len(states),
             "players": [s.name for s in entry.table.seats],
             "ruleset": entry.table.ruleset,
-            "frames": [replay_frame(a.version, a.at_ms, a.event, a.state, now) for a in states],
+            "frames": [
+                replay_frame(a.version, a.at_ms, a.event, a.state, now, show_all=not live)
+                for a in states
+            ],
         }
 
     # -- helpers -------------------------------------------------------------------------------

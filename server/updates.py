@@ -57,14 +57,26 @@ def update_payload(
     }
 
 
-def replay_frame(version: int, at_ms: int, event: Any, state: Any, now: Any) -> dict[str, Any]:
+def replay_frame(
+    version: int, at_ms: int, event: Any, state: Any, now: Any, show_all: bool = False
+) -> dict[str, Any]:
     """One replay step: the public event (judged against the match `now`, so finished games are
-    shown in full) and the spectator view after it."""
+    shown in full) and the spectator view after it. With `show_all` (a finished match) the view
+    shows every card, and `face_down` says how many at the bottom of each pile were hidden."""
     view = view_json(state, None)
+    if view is None:
+        frame_view = None
+    else:
+        frame_view = {k: view.get(k) for k in REPLAY_VIEW_KEYS}
+        game = getattr(state, "game", None)
+        if show_all and game is not None:
+            hidden = {name: cards.count(None) for name, cards in view["piles"].items()}
+            frame_view["piles"] = {name: [str(c) for c in game.piles[name]] for name in hidden}
+            frame_view["face_down"] = hidden
     return {
         "version": version,
         "game_index": None if view is None else view.get("game_index"),
         "at_ms": at_ms,
         "event": event_json(event, None, now),
-        "view": None if view is None else {k: view.get(k) for k in REPLAY_VIEW_KEYS},
+        "view": frame_view,
     }

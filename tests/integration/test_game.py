@@ -73,6 +73,11 @@ def test_whole_game_to_its_result_with_a_spectator(
     replay = server.get(f"/api/matches/{match_id}/replay").json()
     assert [f["version"] for f in replay["frames"]] == list(range(1, final + 1))
     assert replay["frames"][1]["event"]["seed"] is not None  # finished: full events
+    dealt = replay["frames"][1]["view"]  # finished: every card shown, face-down ones counted
+    assert all(None not in cards for cards in dealt["piles"].values())
+    assert dealt["face_down"]["H0"] == len(dealt["piles"]["H0"]) > 0
+    assert dealt["face_down"]["R0"] == len(dealt["piles"]["R0"]) - 1
+    assert sum(len(cards) for cards in dealt["piles"].values()) == 104
     middle = server.get(f"/api/matches/{match_id}/view?version={final // 2}").json()
     assert middle["version"] == final // 2
     assert middle["view"]["version"] == final // 2
