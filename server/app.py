@@ -11,11 +11,11 @@ from flask_socketio import SocketIO
 from socketio.packet import Packet
 from werkzeug.exceptions import HTTPException
 
+from eventstore import open_store
 from server import fastjson, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.service import GameService
-from server.storeproxy import store_for
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,9 @@ log = logging.getLogger(__name__)
 def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
-        store = store_for(config.store_url, config.async_mode)
+        # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait
+        # greenly under eventlet itself, and tpool would break its green locks (docs/eventstore.md).
+        store = open_store(config.store_url)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config

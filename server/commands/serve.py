@@ -14,7 +14,13 @@ from server.config import ServerConfig
 @click.command()
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--store", "store_url", default=None, help="Event store URL (default: SQLite file).")
+@click.option(
+    "--store",
+    "store_url",
+    default=None,
+    envvar="CRAPETTE_STORE",
+    help="Event store URL (default: $CRAPETTE_STORE, else a SQLite file in the data dir).",
+)
 @click.option("--data-dir", default="./data", show_default=True, type=click.Path(file_okay=False))
 @click.option(
     "--async-mode",
