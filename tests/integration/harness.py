@@ -24,8 +24,15 @@ WAIT_S = 15.0  # upper bound of any wait; never an assertion about speed
 class ServerProcess:
     """`python -m server serve` with a temporary SQLite store; stopped by its PID."""
 
-    def __init__(self, data_dir: Path, async_mode: str = "eventlet", grace_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        async_mode: str = "eventlet",
+        grace_s: float = 1.0,
+        store_url: str | None = None,
+    ) -> None:
         self.data_dir = data_dir
+        self.store_url = store_url or f"sqlite:///{data_dir / 'store.sqlite3'}"
         self.async_mode = async_mode
         self.grace_s = grace_s
         self.port = find_free_port()
@@ -34,7 +41,7 @@ class ServerProcess:
         self.log_path = data_dir / f"server-{self.port}.log"
 
     def start(self) -> ServerProcess:
-        store = f"sqlite:///{self.data_dir / 'store.sqlite3'}"
+        store = self.store_url
         command = [
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
