@@ -6,6 +6,7 @@ which appends with the expected version, so two writers can never both win."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +16,8 @@ from typing import Any
 import domain
 from eventstore import ConcurrencyError, NewEvent
 from server.tables import Table, evolve_table, match_stream, table_stream
+
+log = logging.getLogger(__name__)
 
 
 def now_ms() -> int:
@@ -69,7 +72,10 @@ class MatchRepository:
 
     def load_all(self) -> None:
         for stream in self.store.list_streams("table-"):
-            self.get(stream.removeprefix("table-"))
+            try:
+                self.get(stream.removeprefix("table-"))
+            except Exception:  # one unreadable table must not keep the server from starting
+                log.exception("cannot load %s; it is left out of the lobby", stream)
 
     def entries(self) -> list[MatchEntry]:
         with self._lock:

@@ -69,7 +69,10 @@ class GameService:
         self.repo.load_all()
         for entry in self.repo.entries():
             with entry.lock:
-                self._follow_up(entry)
+                try:
+                    self._follow_up(entry)
+                except Exception:
+                    log.exception("cannot resume match %s", entry.match_id)
 
     # -- lobby ---------------------------------------------------------------------------------
 
