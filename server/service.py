@@ -340,6 +340,8 @@ class GameService:
     def _follow_up(self, entry: MatchEntry) -> None:
         """What the server does on its own after any change: start the match once both seats are
         taken, start the next game after one ends, resign for a forfeited seat."""
+        if entry.table.imported:
+            return
         for _ in range(_MAX_FOLLOW_UPS):
             table, state = entry.table, entry.state
             if state is None:

@@ -61,6 +61,7 @@ class Table:
     seats: tuple[Seat, Seat] = (Seat(), Seat())
     rematch_of: str | None = None
     rematch: str | None = None
+    imported: bool = False  # a match played elsewhere: kept for replay, never continued here
     version: int = 0
 
     @property
@@ -95,6 +96,7 @@ def evolve_table(table: Table | None, event_type: str, data: dict[str, Any]) -> 
             preset=data["preset"],
             created_at_ms=data["at_ms"],
             rematch_of=data.get("rematch_of"),
+            imported=bool(data.get("imported", False)),
             version=1,
         )
     if table is None:
