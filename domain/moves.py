@@ -103,12 +103,13 @@ def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
     return top.suit == card.suit and top.rank + 1 == card.rank
 
 
-def _raw_steps(state: GameState, seat: int) -> list[Step]:
-    """Every move the building rules allow, repetitions not checked.
+def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) -> list[Step]:
+    """Every move the building rules allow; with `seen`, house-to-house moves that recreate one
+    of those house layouts (the repetition guard) are left out.
 
     Runs for every position the engine meets, so the destinations are indexed once by the
     integer key of the card they want (`Card.fkey`, `Card.hkey`) instead of testing every source
-    against every pile.
+    against every pile, and the sources are listed inline (the order of `sources`).
     """
     p = state.p
     ruleset = state.ruleset
@@ -119,56 +120,85 @@ def _raw_steps(state: GameState, seat: int) -> list[Step]:
         if pile:
             key = pile[-1].fwant
             if key:
-                if key in wanted_f:
-                    wanted_f[key].append(f)
-                else:
+                got = wanted_f.get(key)
+                if got is None:
                     wanted_f[key] = [f]
+                else:
+                    got.append(f)
         else:
             empty_f.append(f)
+    houses = _HOUSE_LIST[ruleset.houses_per_player]
     wanted_h: dict[int, list[int]] = {}
     empty_h: list[int] = []
-    for h in _HOUSE_LIST[ruleset.houses_per_player]:
+    sources: list[int] = []
+    reserve, shown, waste = RESERVE[seat], SHOWN[seat], WASTE[seat]
+    if p[reserve]:
+        sources.append(reserve)
+    if p[shown]:
+        sources.append(shown)
+    for h in houses:
         pile = p[h]
         if pile:
+            sources.append(h)
             key = pile[-1].hwant
             if key:
-                if key in wanted_h:
-                    wanted_h[key].append(h)
-                else:
+                got = wanted_h.get(key)
+                if got is None:
                     wanted_h[key] = [h]
+                else:
+                    got.append(h)
         else:
             empty_h.append(h)
+    if p[waste]:
+        option = ruleset.waste_playable
+        if option == "always" or (option == "after_hand_empty" and not p[HAND[seat]]):
+            sources.append(waste)
     wanted_l: dict[int, list[int]] = {}
     for i in _LOAD_PILES[seat]:  # the opponent's reserve and waste: same suit, one apart
         pile = p[i]
         if pile:
             key = pile[-1].fkey
             for k in (key - 1, key + 1):
-                if k in wanted_l:
-                    wanted_l[k].append(i)
-                else:
+                got = wanted_l.get(k)
+                if got is None:
                     wanted_l[k] = [i]
+                else:
+                    got.append(i)
     option = ruleset.empty_house
-    reserve = RESERVE[seat]
     any_empty = option == "any" or option == "refill_at_once"
+    king_only = option == "king_only"
+    reserve_first = option == "reserve_first"
     reserve_lasts = bool(p[reserve])
+    hhash = state.hhash
     steps: list[Step] = []
     append = steps.append
-    for src in sources(state, seat):
-        card = p[src][-1]
-        for f in empty_f if card.rank == 1 else wanted_f.get(card.fkey, ()):
+    for src in sources:
+        pile = p[src]
+        card = pile[-1]
+        fkey = card.fkey
+        for f in empty_f if card.rank == 1 else wanted_f.get(fkey, ()):
             append((src, f))
         targets = wanted_h.get(card.hkey, ())
         if empty_h and (
             any_empty
-            or (option == "king_only" and card.rank == 13)
-            or (option == "reserve_first" and (src == reserve or not reserve_lasts))
+            or (king_only and card.rank == 13)
+            or (reserve_first and (src == reserve or not reserve_lasts))
         ):
             targets = sorted([*targets, *empty_h]) if targets else empty_h
-        for h in targets:
-            if h != src:
-                append((src, h))
-        for i in wanted_l.get(card.fkey, ()):
+        if targets:
+            if seen is not None and 8 <= src < 16:
+                # The repetition guard, inline: the layout after this move is the current hash
+                # without the card at its old place, with it at its new one.
+                keys = _ZOBRIST[card]
+                lifted = hhash ^ keys[(src - 8) * _DEPTH + len(pile) - 1]
+                for h in targets:
+                    if h != src and lifted ^ keys[(h - 8) * _DEPTH + len(p[h])] not in seen:
+                        append((src, h))
+            else:
+                for h in targets:
+                    if h != src:
+                        append((src, h))
+        for i in wanted_l.get(fkey, ()):
             append((src, i))
     return steps
 
@@ -180,21 +210,9 @@ def destinations(state: GameState, seat: int, src: int) -> list[int]:
 
 def building_steps(state: GameState, seat: int) -> list[Step]:
     """Every move the building rules allow the seat now, repetitions excluded."""
-    steps = _raw_steps(state, seat)
-    if len(state.seen) < 2:
-        # Only the current layout was seen, and a house-to-house move always changes it.
-        return steps
-    p, seen, h = state.p, state.seen, state.hhash
-    kept = []
-    for step in steps:
-        src, dst = step
-        if 8 <= src < 16 and 8 <= dst < 16:  # inline `repeats`: this runs for every position
-            keys = _ZOBRIST[p[src][-1]]
-            after = h ^ keys[(src - 8) * _DEPTH + len(p[src]) - 1]
-            if after ^ keys[(dst - 8) * _DEPTH + len(p[dst])] in seen:
-                continue
-        kept.append(step)
-    return kept
+    seen = state.seen
+    # With only the current layout seen, a house-to-house move always changes it: no check.
+    return _raw_steps(state, seat, seen if len(seen) >= 2 else None)
 
 
 def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tuple[Card, ...], ...]:
