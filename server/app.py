@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import Flask, Response, jsonify
 from flask_socketio import SocketIO
-from socketio.packet import Packet
 from werkzeug.exceptions import HTTPException
 
 from eventstore import open_store
@@ -37,20 +36,11 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     _register_records(app)
     _register_error_pages(app)
     socketio = SocketIO(
-        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=JsonPacket
+        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
     )
     sockets.register(socketio, service)
     service.start()
     return app, socketio
-
-
-class JsonPacket(Packet):  # type: ignore[misc]
-    """Everything this server sends is JSON. The default packet scans each outgoing payload,
-    recursively, for bytes: on a view with 24 piles that scan cost more than deciding the move.
-    Its codec is `server.fastjson` (orjson to encode)."""
-
-    uses_binary_events = False
-    json = fastjson
 
 
 def _register_records(app: Flask) -> None:

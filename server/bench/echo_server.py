@@ -1,7 +1,11 @@
 """The ceiling for `crapette bench server`: a bare Flask-SocketIO server that answers each
-`command` with one `update` to the sender and an ack, doing nothing else.
+`command` with one `update` to the sender's room and an ack, doing nothing else.
 
-Run as `python -m server.bench.echo_server PORT [eventlet|threading]`."""
+It carries the same traffic as the game server, so that the ratio measures the server's own work:
+clients join a room in pairs (two seats of a table), each update goes to both of them and carries
+a view of the size and shape of a real one (read from a JSON file), and packets are encoded with
+the game server's codec. Run as `python -m server.bench.echo_server PORT [eventlet|threading]
+[VIEW_JSON_FILE]`."""
 
 from __future__ import annotations
 
@@ -12,11 +16,13 @@ if __name__ == "__main__" and (len(sys.argv) < 3 or sys.argv[2] == "eventlet"):
 
     eventlet.monkey_patch()
 
+import json  # noqa: E402
 from typing import Any  # noqa: E402
 
 from flask import Flask, request  # noqa: E402
-from flask_socketio import SocketIO  # noqa: E402
+from flask_socketio import SocketIO, join_room  # noqa: E402
 
+from server.fastjson import JsonPacket  # noqa: E402
 from server.netopts import run_options  # noqa: E402
 
 
@@ -25,22 +31,28 @@ def _sid() -> str:
     return sid
 
 
-def create_echo_app(async_mode: str) -> tuple[Flask, SocketIO]:
+def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]:
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode=async_mode)
+    socketio = SocketIO(app, async_mode=async_mode, serializer=JsonPacket)
     versions: dict[str, int] = {}
 
     @app.get("/ping")
     def ping() -> str:
         return "pong"
 
+    @socketio.on("join_table")
+    def join_table(payload: Any) -> dict[str, Any]:
+        room = str(payload.get("match_id")) if isinstance(payload, dict) else _sid()
+        join_room(room)
+        return {"ok": True, "version": versions.get(room, 0)}
+
     @socketio.on("command")
     def command(payload: Any) -> dict[str, Any]:
-        sid = _sid()
-        versions[sid] = versions.get(sid, 0) + 1
-        update = {"match_id": "echo", "version": versions[sid], "event": payload, "view": None}
-        socketio.emit("update", update, to=sid)
-        return {"ok": True, "version": versions[sid]}
+        room = str(payload.get("match_id")) if isinstance(payload, dict) else _sid()
+        versions[room] = version = versions.get(room, 0) + 1
+        update = {"match_id": room, "version": version, "event": payload, "view": view}
+        socketio.emit("update", update, to=room)
+        return {"ok": True, "version": version}
 
     return app, socketio
 
@@ -48,7 +60,11 @@ def create_echo_app(async_mode: str) -> tuple[Flask, SocketIO]:
 def main() -> None:
     port = int(sys.argv[1])
     async_mode = sys.argv[2] if len(sys.argv) > 2 else "eventlet"
-    app, socketio = create_echo_app(async_mode)
+    view = None
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], encoding="utf-8") as file:
+            view = json.load(file)
+    app, socketio = create_echo_app(async_mode, view)
     socketio.run(
         app,
         host="127.0.0.1",

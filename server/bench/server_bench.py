@@ -1,8 +1,10 @@
 """`crapette bench server`: N concurrent bot-vs-bot games through real Socket.IO clients.
 
 In the same run, the same asyncio client drives a bare Flask-SocketIO echo server (the ceiling of
-the transport on this machine). Prints moves/s, p50/p99 command round trip (command sent → the
-sender's first update) and the ratio to the echo ceiling. Everything it starts, it stops by PID."""
+the transport on this machine) with the same traffic: as many clients, in pairs that both receive
+each update, updates of a real view's size, the same codec, transport and async mode. Prints
+moves/s, p50/p99 command round trip (command sent → the sender's first update) and the ratio to
+the echo ceiling. Everything it starts, it stops by PID."""
 
 from __future__ import annotations
 
@@ -152,7 +154,7 @@ class BenchClient:
         # python-socketio handles an ack at once but each event in a task of its own: the ack
         # may overtake the command's last updates. Act only on the position the ack names.
         target = int(ack.get("version") or 0)
-        while self.match_id != "echo" and self.version < target:
+        while self.version < target:
             self.changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), timeout=1.0)
@@ -233,14 +235,39 @@ async def _run_server_games(
 
 
 async def _run_echo(url: str, games: int, warmup_s: float, seconds: float, think_s: float) -> Stats:
+    """As many clients as in the games, in pairs sharing a room like the two seats of a table;
+    one of each pair sends (in a game only the player to move does), both receive each update."""
     stats = Stats()
-    clients = [BenchClient(url, stats, think_s=think_s) for _ in range(games)]
+    pairs = [
+        (BenchClient(url, stats, f"echo-{i}", think_s=think_s),
+         BenchClient(url, stats, f"echo-{i}", think_s=think_s))
+        for i in range(games)
+    ]  # fmt: skip
+    clients = [client for pair in pairs for client in pair]
     await asyncio.gather(*(c.connect() for c in clients))
+    await asyncio.gather(*(c.join() for c in clients))
     try:
-        await _measure(clients, stats, warmup_s, seconds, echo=True)
+        await _measure([sender for sender, _ in pairs], stats, warmup_s, seconds, echo=True)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
+
+
+def _sample_view() -> dict[str, Any]:
+    """A player's view early in a beginner game: what the echo sends in place of the real view,
+    so that both servers carry updates of the same size and shape."""
+    import domain
+    from domain.deal import new_seed
+
+    at_ms = int(time.time() * 1000)
+    start = domain.StartMatch(
+        match_id="m-echo", ruleset=domain.PRESETS["beginner"], players=("a", "b"), at_ms=at_ms
+    )
+    state = domain.fold(domain.decide(None, start))
+    game = domain.StartGame(seed=new_seed(), packs=None, at_ms=at_ms)
+    state = domain.fold(domain.decide(state, game), state)
+    view: dict[str, Any] = domain.view(state, 0).to_json()
+    return view
 
 
 def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
@@ -301,7 +328,10 @@ def server(
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(server_port), "--store", store_url, "--async-mode", async_mode, "--quiet",
         ]  # fmt: skip
-        echo = [sys.executable, "-m", "server.bench.echo_server", str(echo_port), async_mode]
+        view_path = tmp_path / "view.json"
+        view_path.write_text(json.dumps(_sample_view()))
+        echo = [sys.executable, "-m", "server.bench.echo_server", str(echo_port), async_mode,
+                str(view_path)]  # fmt: skip
         procs = [_start(serve, server_url + "/api/server-info", tmp_path / "server.log")]
         try:
             procs.append(_start(echo, echo_url + "/ping", tmp_path / "echo.log"))
