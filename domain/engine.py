@@ -47,7 +47,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.gamefold import evolve_game, new_game
+from domain.gamefold import card_moved, evolve_game, new_game
 from domain.moves import Step, explain
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.priority import MESSAGES, Level, legal_steps, priority
@@ -76,6 +76,11 @@ def evolve(state: MatchState | None, event: Event) -> MatchState:
 
 
 def _evolve(state: MatchState | None, event: Event) -> MatchState:
+    if type(event) is CardMoved and state is not None:
+        game = state.game
+        if game is not None:  # the commonest event, without the dispatch below
+            index = state.version
+            return state.with_game(card_moved(game, event, index), index + 1)
     if isinstance(event, MatchStarted):
         return MatchState(
             ruleset=event.ruleset,
@@ -233,6 +238,15 @@ def _act(scratch: _Scratch, command: Act) -> None:
     seat = action.seat
     if seat not in (0, 1):
         raise RulesError("no such seat", f"seat {seat!r} does not exist")
+    if type(action) is Move and action.card is None:
+        # The commonest command: a single move (a move naming no card is never a sequence).
+        if seat != game.to_move:
+            raise RulesError("not your turn", f"it is seat {game.to_move}'s turn")
+        fault = _judge(game, action)
+        card = game.p[INDEX[action.src]][-1]
+        scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
+        _won(scratch, seat, at)
+        return
     if isinstance(action, Call):
         _call(scratch, action, at)
         return

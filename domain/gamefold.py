@@ -24,7 +24,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.moves import apply_step, houses_hash, step_hash
+from domain.moves import apply_step, houses_hash, move_card, step_hash
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.ruleset import Ruleset
 from domain.state import CallWindow, GameResult, GameState, Piles
@@ -168,10 +168,40 @@ _SHOWN_AS_LAST = (
 
 def evolve_game(game: GameState, event: Event, index: int) -> GameState:
     """The game after `event`, which is the match stream's event number `index`."""
+    if type(event) is CardMoved:
+        return card_moved(game, event, index)
     new = _evolve_game(game, event, index)
     if isinstance(event, _SHOWN_AS_LAST):
         object.__setattr__(new, "last_event", event)  # `new` is fresh: nobody has seen it yet
     return new
+
+
+def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
+    """The game after a player's card move: the commonest event, so `_move` and `_open` are
+    unrolled here (same result as the general path)."""
+    seat = event.seat
+    src, dst = INDEX[event.src], INDEX[event.dst]
+    p, hhash = move_card(game.p, game.hhash, src, dst)
+    # Only a house-to-house move can lead back to an earlier layout of this turn.
+    seen = game.seen | {hhash} if src in _HOUSE_SET and dst in _HOUSE_SET else frozenset({hhash})
+    founded = dst in _FOUNDATION_SET
+    window = None
+    if game.ruleset.enforcement == "call":
+        fault = event.fault
+        move = shared_move(seat, event.src, event.dst)
+        window = CallWindow(
+            seat, index, move, fault, (event,), _base(game) if fault is not None else None
+        )
+    return game._moved(
+        p,
+        seen,
+        hhash,
+        game.turn_productive or founded or src == RESERVE[seat] or src == SHOWN[seat],
+        game.turn_founded or founded,
+        window,
+        event.at_ms,
+        event,
+    )
 
 
 def _evolve_game(game: GameState, event: Event, index: int) -> GameState:

@@ -223,6 +223,23 @@ def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tup
     return tuple(piles)
 
 
+def move_card(
+    p: tuple[tuple[Card, ...], ...], hhash: int, src: int, dst: int
+) -> tuple[tuple[tuple[Card, ...], ...], int]:
+    """`apply_step` and `step_hash` at once (the evolve of every card move runs it)."""
+    pile, target = p[src], p[dst]
+    card = pile[-1]
+    keys = _ZOBRIST[card]
+    if 8 <= src < 16:
+        hhash ^= keys[(src - 8) * _DEPTH + len(pile) - 1]
+    if 8 <= dst < 16:
+        hhash ^= keys[(dst - 8) * _DEPTH + len(target)]
+    piles = list(p)
+    piles[src] = pile[:-1]
+    piles[dst] = target + (card,)
+    return tuple(piles), hhash
+
+
 def repeats(state: GameState, src: int, dst: int) -> bool:
     """Would this house-to-house move recreate a layout already seen this turn?"""
     return step_hash(state.hhash, state.p, src, dst) in state.seen

@@ -184,6 +184,52 @@ class GameState(_Fields):
         new.__class__ = GameState  # type: ignore[assignment]  # from here on, immutable
         return new  # type: ignore[return-value]
 
+    def _moved(
+        self,
+        p: Piles,
+        seen: frozenset[int],
+        hhash: int,
+        turn_productive: bool,
+        turn_founded: bool,
+        window: CallWindow | None,
+        move_started_at_ms: int,
+        last_event: Any,
+    ) -> GameState:
+        """`_evolved` for one card moved by the player to move, the commonest event (no keyword
+        dictionary, no `setattr` loop)."""
+        new = object.__new__(_Writable)
+        new.ruleset = self.ruleset
+        new.game_index = self.game_index
+        new.seed = self.seed
+        new.packs = self.packs
+        new.commitment = self.commitment
+        new.first_player = self.first_player
+        new.first_player_reason = self.first_player_reason
+        new.p = p
+        new.to_move = self.to_move
+        new.turn_number = self.turn_number
+        new.over = self.over
+        new.result = self.result
+        new.window = window
+        new.turn_productive = turn_productive
+        new.turn_founded = turn_founded
+        new.turn_start_cards = self.turn_start_cards
+        new.streaks = self.streaks
+        new.targets = self.targets
+        new.quiet_turns = self.quiet_turns
+        new.seen = seen
+        new.hhash = hhash
+        new.wrong_calls = self.wrong_calls
+        new.skip_next = self.skip_next
+        new.draw_offer = self.draw_offer
+        new.started_at_ms = self.started_at_ms
+        new.turn_started_at_ms = self.turn_started_at_ms
+        new.move_started_at_ms = move_started_at_ms
+        new.last_event = last_event
+        new._cache = {}
+        new.__class__ = GameState  # type: ignore[assignment]
+        return new  # type: ignore[return-value]
+
     @property
     def piles(self) -> dict[str, tuple[Card, ...]]:
         """Every pile of the layout by name, bottom to top."""
