@@ -1,10 +1,13 @@
 """`crapette bench engine [--json] [--games N]`: the rules engine's speed, with a same-run baseline.
 
 Measures µs per `evolve` (replaying recorded events), µs per `legal_actions` (on positions met in
-play) and complete random games per second for every preset. A machine's speed varies from run to
-run, so each figure is also given as a ratio to a baseline measured in the same run: the cost of a
-bare Python loop copying a dict of 24 tuples (roughly what one evolve must at least do). Times
-are the process's CPU time, so that other work on a busy machine does not count.
+play) and complete random games per second for every preset, twice: as played (the engine plus
+the random player choosing its actions) and as the engine alone (the same games replayed from
+their recorded choices: the same `legal_actions` queries and `play` calls, no choosing). A
+machine's speed varies from run to run, so each figure is also given as a ratio to a baseline
+measured in the same run: the cost of a bare Python loop copying a dict of 24 tuples (roughly what
+one evolve must at least do). Times are the process's CPU time, so that other work on a busy
+machine does not count.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ class PlayedGame:
     events: list[Event] = field(default_factory=list)
     actions: int = 0
     finished: bool = False
+    # Per action: did the player ask for the opponent's / the mover's legal actions, and what
+    # was played (what `replay_game` needs to do the engine's work again without the choosing).
+    script: list[tuple[bool, bool, Action]] = field(default_factory=list)
 
 
 def game_seed(preset: str, index: int) -> str:
@@ -54,18 +60,24 @@ def _apply(state: MatchState | None, command: Command, played: PlayedGame) -> Ma
     return new
 
 
-def _is_shuffle(action: Action) -> bool:
-    return isinstance(action, Move) and action.src[0] == "T" and action.dst[0] == "T"
-
-
 def _pick(choices: list[Action], rng: random.Random, policy: str) -> Action:
     """`uniform`: any legal action alike. `eager`: a foundation build when there is one, and
     house-to-house shuffles only one time in ten (closer to how people play)."""
     if policy == "eager":
-        founding = [a for a in choices if isinstance(a, Move) and a.dst[0] == "F"]
+        # One pass; `type(a) is Move` because a list of legal actions holds no subclasses.
+        founding: list[Action] = []
+        settled: list[Action] = []
+        for a in choices:
+            if type(a) is Move:
+                dst = a.dst[0]
+                if dst == "F":
+                    founding.append(a)
+                elif dst != "T" or a.src[0] != "T":
+                    settled.append(a)
+            else:
+                settled.append(a)
         if founding:
             return rng.choice(founding)
-        settled = [a for a in choices if not _is_shuffle(a)]
         if settled and rng.random() < 0.9:
             return rng.choice(settled)
     return rng.choice(choices)
@@ -78,6 +90,7 @@ def random_game(
     played = PlayedGame()
     state = _apply(None, StartMatch("bench", ruleset, ("a", "b"), 0), played)
     state = _apply(state, StartGame(seed, None, 0), played)
+    script = played.script
     while played.actions < MAX_ACTIONS_PER_GAME:
         game = state.game
         assert game is not None
@@ -86,17 +99,39 @@ def random_game(
             break
         seat = game.to_move
         action: Action | None = None
-        if rng.random() < CALL_CHANCE:
-            calls = [a for a in legal_actions(state, 1 - seat) if isinstance(a, Call)]
+        asked_opponent = rng.random() < CALL_CHANCE
+        if asked_opponent:
+            calls = [a for a in legal_actions(state, 1 - seat) if type(a) is Call]
             action = calls[0] if calls else None
+        asked_mover = action is None
         if action is None:
-            choices = [a for a in legal_actions(state, seat) if not isinstance(a, NOT_PLAYED)]
+            choices = legal_actions(state, seat)
+            if game.draw_offer is not None:  # never here: no random player offers a draw
+                choices = [a for a in choices if not isinstance(a, NOT_PLAYED)]
             if not choices:
                 raise RuntimeError(f"seat {seat} has no legal action in a running game ({seed})")
             action = _pick(choices, rng, policy)
+        script.append((asked_opponent, asked_mover, action))
         state = _apply(state, Act(action, 0), played)
         played.actions += 1
     return played
+
+
+def replay_game(ruleset: Ruleset, seed: str, script: list[tuple[bool, bool, Action]]) -> int:
+    """The engine's work of a played game again, from its recorded choices: the same
+    `legal_actions` queries and `play` calls, without the random player. Returns the actions."""
+    state = play(None, StartMatch("bench", ruleset, ("a", "b"), 0))[1]
+    state = play(state, StartGame(seed, None, 0))[1]
+    for asked_opponent, asked_mover, action in script:
+        game = state.game
+        assert game is not None
+        seat = game.to_move
+        if asked_opponent:
+            legal_actions(state, 1 - seat)
+        if asked_mover:
+            legal_actions(state, seat)
+        state = play(state, Act(action, 0))[1]
+    return len(script)
 
 
 def _clock() -> float:
@@ -140,8 +175,13 @@ def measure(games: int, presets: list[str]) -> dict[str, Any]:
             start = _clock()
             played = [random_game(ruleset, game_seed(name, i), rng, policy) for i in range(games)]
             seconds = _clock() - start
+            start = _clock()
+            for i, game in enumerate(played):
+                replay_game(ruleset, game_seed(name, i), game.script)
+            replay_s = _clock() - start
             row[policy] = {
                 "games_per_s": round(games / seconds, 1),
+                "engine_games_per_s": round(games / replay_s, 1),
                 "actions_per_game": round(sum(g.actions for g in played) / games, 1),
                 "unfinished": sum(not g.finished for g in played),
             }
@@ -195,10 +235,14 @@ def _as_text(result: dict[str, Any]) -> str:
             f"legal_actions: {result['legal_actions_us']:8.2f} µs"
             f"  ({result['legal_actions_ratio']:.1f}× baseline)"
         )
-    lines.append("complete random games per second (random calls; uniform | eager policy):")
+    lines.append(
+        "complete random games per second (random calls), per policy: as played (engine +"
+        " random player) / engine alone (same games replayed without choosing)"
+    )
     for name, row in result["presets"].items():
         cells = [
-            f"{row[p]['games_per_s']:7.1f}/s {row[p]['actions_per_game']:7.1f} actions/game"
+            f"{p} {row[p]['games_per_s']:6.1f}/s / {row[p]['engine_games_per_s']:6.1f}/s"
+            f" {row[p]['actions_per_game']:7.1f} actions/game"
             + (f" ({row[p]['unfinished']} unfinished)" if row[p]["unfinished"] else "")
             for p in POLICIES
         ]
