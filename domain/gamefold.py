@@ -24,12 +24,16 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.moves import apply_step, houses_hash, move_card, step_hash
+from domain.moves import apply_step, houses_hash, keep_foundation_index, move_card, step_hash
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.ruleset import Ruleset
 from domain.state import CallWindow, GameResult, GameState, Piles
 
 _FOUNDATION_SET = frozenset(FOUNDATIONS)
+# Actions are immutable, so the call window of a turn, discard or pass shares one per seat.
+_TURN = (Turn(0), Turn(1))
+_DISCARD = (Discard(0), Discard(1))
+_PASS = (Pass(0), Pass(1))
 _HOUSE_SET = frozenset(range(8, 16))
 
 
@@ -149,12 +153,22 @@ def _move(game: GameState, seat: int, src: int, dst: int) -> dict[str, object]:
     }
 
 
-def _replace_pile(p: Piles, changes: dict[int, tuple[Card, ...]]) -> Piles:
+def _replace_piles(
+    p: Piles, i: int, cards: tuple[Card, ...], j: int, more: tuple[Card, ...]
+) -> Piles:
+    """`p` with pile `i` replaced by `cards` and pile `j` by `more`."""
     piles = list(p)
-    for i, cards in changes.items():
-        piles[i] = cards
+    piles[i] = cards
+    piles[j] = more
     return tuple(piles)
 
+
+# Events that never change a foundation: the new state may reuse the old one's foundation index
+# (`domain.moves.foundation_index`). A right call's state takes the called state's piles.
+_FOUNDATIONS_KEPT = frozenset(
+    (HandCardTurned, WasteTurnedOver, CardDiscarded, Passed, TurnEnded, CrapetteCalled)
+    + (DrawOffered, DrawAccepted, TimeExpired)
+)
 
 _SHOWN_AS_LAST = (
     CardMoved,
@@ -171,6 +185,8 @@ def evolve_game(game: GameState, event: Event, index: int) -> GameState:
     if type(event) is CardMoved:
         return card_moved(game, event, index)
     new = _evolve_game(game, event, index)
+    if type(event) in _FOUNDATIONS_KEPT:
+        keep_foundation_index(game, new)
     if isinstance(event, _SHOWN_AS_LAST):
         object.__setattr__(new, "last_event", event)  # `new` is fresh: nobody has seen it yet
     return new
@@ -192,7 +208,7 @@ def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
         window = CallWindow(
             seat, index, move, fault, (event,), _base(game) if fault is not None else None
         )
-    return game._moved(
+    new = game._moved(
         p,
         seen,
         hhash,
@@ -202,6 +218,9 @@ def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
         event.at_ms,
         event,
     )
+    if dst < 16 and src < 16:
+        keep_foundation_index(game, new)
+    return new
 
 
 def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
@@ -216,7 +235,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
     if isinstance(event, HandCardTurned):
         seat = event.seat
         hand = game.p[HAND[seat]]
-        p = _replace_pile(game.p, {HAND[seat]: hand[:-1], SHOWN[seat]: (hand[-1],)})
+        p = _replace_piles(game.p, HAND[seat], hand[:-1], SHOWN[seat], (hand[-1],))
         window = game.window
         continues = (
             window is not None
@@ -226,22 +245,22 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
         if continues:
             window = _extend(window, event, fault=event.fault)
         else:
-            window = _open(game, seat, index, Turn(seat), event.fault, event)
+            window = _open(game, seat, index, _TURN[seat], event.fault, event)
         return game._evolved(
             p=p, seen=frozenset({game.hhash}), window=window, move_started_at_ms=event.at_ms
         )
     if isinstance(event, WasteTurnedOver):
         seat = event.seat
         waste = game.p[WASTE[seat]]
-        p = _replace_pile(game.p, {HAND[seat]: tuple(reversed(waste)), WASTE[seat]: ()})
-        window = _open(game, seat, index, Turn(seat), None, event, keep_base=True)
+        p = _replace_piles(game.p, HAND[seat], tuple(reversed(waste)), WASTE[seat], ())
+        window = _open(game, seat, index, _TURN[seat], None, event, keep_base=True)
         return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
     if isinstance(event, CardDiscarded):
         seat = event.seat
         shown = game.p[SHOWN[seat]]
-        p = _replace_pile(game.p, {SHOWN[seat]: (), WASTE[seat]: game.p[WASTE[seat]] + shown})
+        p = _replace_piles(game.p, SHOWN[seat], (), WASTE[seat], game.p[WASTE[seat]] + shown)
         if event.auto is None:
-            window = _open(game, seat, index, Discard(seat), event.fault, event)
+            window = _open(game, seat, index, _DISCARD[seat], event.fault, event)
         elif event.auto == "hand card lock":
             window = _extend(game.window, event)
         elif event.auto == "time":
@@ -250,7 +269,7 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
             window = None
         return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
     if isinstance(event, Passed):
-        window = _open(game, event.seat, index, Pass(event.seat), event.fault, event)
+        window = _open(game, event.seat, index, _PASS[event.seat], event.fault, event)
         return game._evolved(window=window)
     if isinstance(event, TurnEnded):
         return _turn_ended(game, event)
@@ -373,12 +392,12 @@ def _voided(game: GameState, event: ActionVoided) -> GameState:
         p = apply_step(p, src, dst)
     elif kind == "HandCardTurned":
         seat = event.seat
-        p = _replace_pile(p, {SHOWN[seat]: (), HAND[seat]: p[HAND[seat]] + p[SHOWN[seat]]})
+        p = _replace_piles(p, SHOWN[seat], (), HAND[seat], p[HAND[seat]] + p[SHOWN[seat]])
     elif kind == "WasteTurnedOver":
         seat = event.seat
-        p = _replace_pile(p, {WASTE[seat]: tuple(reversed(p[HAND[seat]])), HAND[seat]: ()})
+        p = _replace_piles(p, WASTE[seat], tuple(reversed(p[HAND[seat]])), HAND[seat], ())
     elif kind == "CardDiscarded":
         seat = event.seat
         waste = p[WASTE[seat]]
-        p = _replace_pile(p, {WASTE[seat]: waste[:-1], SHOWN[seat]: (waste[-1],)})
+        p = _replace_piles(p, WASTE[seat], waste[:-1], SHOWN[seat], (waste[-1],))
     return game._evolved(p=p, hhash=hhash)

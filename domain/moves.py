@@ -103,6 +103,41 @@ def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
     return top.suit == card.suit and top.rank + 1 == card.rank
 
 
+_FOUNDATION_KEY = "foundations"  # state._cache key (the others: see domain.priority)
+FoundationIndex = tuple[dict[int, list[int]], list[int]]
+
+
+def foundation_index(state: GameState) -> FoundationIndex:
+    """The foundations by the key of the card they want next (`Card.fwant`), and the empty ones;
+    cached on the state, and handed on by `keep_foundation_index` while no foundation changes."""
+    p = state.p
+    wanted: dict[int, list[int]] = {}
+    empty: list[int] = []
+    for f in FOUNDATIONS:
+        pile = p[f]
+        if pile:
+            key = pile[-1].fwant
+            if key:
+                got = wanted.get(key)
+                if got is None:
+                    wanted[key] = [f]
+                else:
+                    got.append(f)
+        else:
+            empty.append(f)
+    index = (wanted, empty)
+    state._cache[_FOUNDATION_KEY] = index
+    return index
+
+
+def keep_foundation_index(old: GameState, new: GameState) -> None:
+    """Give `new` the foundation index of `old` (engine-internal: only when `new`'s foundations
+    are `old`'s, as after an event that moves no card to or from a foundation)."""
+    index = old._cache.get(_FOUNDATION_KEY)
+    if index is not None:
+        new._cache[_FOUNDATION_KEY] = index
+
+
 def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) -> list[Step]:
     """Every move the building rules allow; with `seen`, house-to-house moves that recreate one
     of those house layouts (the repetition guard) are left out.
@@ -113,20 +148,7 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     """
     p = state.p
     ruleset = state.ruleset
-    wanted_f: dict[int, list[int]] = {}
-    empty_f: list[int] = []
-    for f in FOUNDATIONS:
-        pile = p[f]
-        if pile:
-            key = pile[-1].fwant
-            if key:
-                got = wanted_f.get(key)
-                if got is None:
-                    wanted_f[key] = [f]
-                else:
-                    got.append(f)
-        else:
-            empty_f.append(f)
+    wanted_f, empty_f = state._cache.get(_FOUNDATION_KEY) or foundation_index(state)
     houses = _HOUSE_LIST[ruleset.houses_per_player]
     wanted_h: dict[int, list[int]] = {}
     empty_h: list[int] = []
