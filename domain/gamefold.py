@@ -351,8 +351,10 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
         if event.penalty:
             calls[caller] = 0
             skip[caller] = True
-        called = None
-        if window is not None:
+        called = window
+        # A wrong call by the offender himself must not shield his fault: the window stays open
+        # for the opponent. Any other wrong call uses up the one call the action allows.
+        if window is not None and caller != window.offender:
             called = CallWindow(
                 window.offender,
                 window.first_index,

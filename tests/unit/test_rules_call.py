@@ -224,6 +224,13 @@ def test_call_by_the_offender_himself_is_wrong() -> None:
     assert events[0].verdict == "wrong" and piles_of(after) == piles_of(state)
 
 
+def test_a_self_call_does_not_shield_the_fault_from_the_opponent() -> None:
+    _, state = act(position(C1_POSITION, CALL), "T1-F1")
+    _, state = act(state, "crapette", seat=0)  # wrong: the offender called himself
+    events, after = act(state, "crapette", seat=1)
+    assert events[0].verdict == "right" and pile(after, "F1") == "AS"
+
+
 def test_only_the_most_recent_action_can_be_called() -> None:
     _, state = act(position(C1_POSITION, CALL), "T1-F1")  # fault
     _, state = act(state, "R0-F0")  # no fault; the fault above now stands
