@@ -126,10 +126,11 @@ def _extend(
 
 def _after_time_out(window: CallWindow | None, seat: int, event: Event) -> CallWindow | None:
     """A time-out ends the turn as a discard would: the offender's last action stays callable
-    until the caller's own first action, and a right call voids the time-out's events too. A
-    window on the opponent's action is not touched (a time-out is no action of the caller's)."""
+    until the caller's own first action, and a right call voids the time-out's events too. The
+    caller's own time-out ends his turn, and with it his chance to call: a call after it would
+    void his timed-out turn as well."""
     if window is None or window.offender != seat:
-        return window
+        return None
     return _extend(window, event, turn_over=True)
 
 

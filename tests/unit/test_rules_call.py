@@ -333,3 +333,14 @@ def test_a_time_out_keeps_the_call_window_open_like_a_discard() -> None:
     events, after = act(state, "crapette", seat=1, at=12_000)
     assert events[0].verdict == "right"
     assert pile(after, "T1") == "2S" and pile(after, "F0") == "AH 2H"
+
+
+def test_the_callers_own_time_out_closes_the_window() -> None:
+    """A caller who lets his turn run out has passed his chance: a call after it would void his
+    timed-out turn too."""
+    ruleset = rules(enforcement="call", move_time_limit_s=10)
+    _, state = act(position(C1_POSITION, ruleset), "T1-F1", at=1000)  # breaks C1
+    _, state = act(state, "time-out", at=11_000)  # seat 0's turn ends; seat 1 may call
+    _, state = act(state, "time-out", seat=1, at=21_000)  # seat 1 lets his own turn run out
+    assert state.game is not None and state.game.to_move == 0
+    assert refused(state, "crapette", seat=1).rule == "call window closed"
