@@ -52,7 +52,7 @@ def record_from_stored(stored: Sequence[Any], public: bool | None = None) -> dic
 
 def record_from_events(events: Sequence[Any], public: bool | None = None) -> dict[str, Any]:
     """The record of a match from its domain events. `public` (default: while the match is not
-    finished) leaves out the running game's seed and packs."""
+    finished) leaves out the running game's seed, packs and faults."""
     if not events or not isinstance(events[0], MatchStarted):
         raise ExportError("a match stream starts with MatchStarted")
     started: MatchStarted = events[0]
@@ -105,6 +105,12 @@ def record_from_events(events: Sequence[Any], public: bool | None = None) -> dic
         record["games"][-1]["deal"] = {"algorithm": ALGORITHM, "commitment": deal.commitment}
         if deal.seed is None:
             record["games"][-1]["deal"] = {}
+        # Whether an action of the running game broke priority is for the opponent to spot: a
+        # player who fetched the record must not learn it (a call's own verdict stays).
+        for entry in record["games"][-1]["actions"]:
+            if entry.get("do") != "call":
+                entry.pop("fault", None)
+                entry.pop("rule", None)
     return dump_record(load_record(record))
 
 

@@ -108,3 +108,20 @@ def test_bot_matches_round_trip(preset: str, bots: tuple[str, str]) -> None:
     assert dump_record(from_text(to_text(record))) == record
     verified = verify_record(record)
     assert [e for batch in verified.batches for e in batch] == report.events
+
+
+def test_export_of_a_live_match_hides_the_running_games_faults() -> None:
+    """Spotting a fault is the opponent's part of the game: a live record must not tell."""
+    for number in range(200):
+        events = random_match(random.Random(number), "classic", max_games=1, max_actions=60)
+        running = [e for e in events if not isinstance(e, (domain.GameResigned, domain.MatchWon))]
+        full = record_from_events(running, public=False)
+        if any(entry.get("fault") for entry in full["games"][-1]["actions"]):
+            break
+    else:
+        raise AssertionError("no random game of 60 actions had a fault to hide")
+    public = record_from_events(running)
+    assert public["live"] is True
+    plays = [entry for entry in public["games"][-1]["actions"] if entry["do"] != "call"]
+    assert plays and not any("fault" in entry or "rule" in entry for entry in plays)
+    assert from_text(to_text(public)) == public
