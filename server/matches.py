@@ -164,8 +164,15 @@ class MatchRepository:
                 )
             )
         try:
-            self.store.append(match_stream(entry.match_id), batch, expected_version=entry.version)
+            version = self.store.append(
+                match_stream(entry.match_id), batch, expected_version=entry.version
+            )
         except ConcurrencyError:
+            return False
+        if version != entry.version + len(batch):
+            # The store took these event ids for a retry of an earlier batch and wrote nothing:
+            # applying the events here would let memory and store part ways.
+            log.error("match %s: command id %s was already used", entry.match_id, command_id)
             return False
         applied = [self._apply(entry, event, at_ms, metadata) for event in events]
         self.on_applied(entry, applied)

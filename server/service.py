@@ -138,6 +138,7 @@ class GameService:
         for kind, data in batch[1:]:
             entry.table = t.evolve_table(entry.table, kind, data)
         self.repo.add(entry)
+        self._seated(match_id, seat)
         with entry.lock:
             self._follow_up(entry)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
@@ -160,6 +161,7 @@ class GameService:
                 "at_ms": self.clock(),
             }
             self.repo.append_table(entry, t.SEAT_TAKEN, data)
+            self._seated(match_id, seat)
             self.publisher.table_changed(entry)
             self._follow_up(entry)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
@@ -219,6 +221,12 @@ class GameService:
 
     # -- presence ------------------------------------------------------------------------------
 
+    def _seated(self, match_id: str, seat: int) -> None:
+        """A seat just taken over HTTP counts as away only from now, not from the server's
+        start: its owner's socket has not had time to connect."""
+        if self._connections.get((match_id, seat), 0) == 0:
+            self._away_since[(match_id, seat)] = self.clock()
+
     def _connected(self, entry: MatchEntry, seat: int) -> bool:
         if entry.table.seats[seat].bot is not None:
             return True
@@ -277,6 +285,9 @@ class GameService:
         action = self._parse_action(action_json)
         if getattr(action, "seat", None) != seat:
             raise ForbiddenError(f"This seat token plays seat {seat}, not seat {action.seat}.")
+        # Each seat's ids live in a namespace of their own (the schema forbids ":"), so a client
+        # can neither replay the server's own command ids nor swallow the opponent's command.
+        command_id = f"c{seat}:{command_id}"
         with entry.lock:
             if command_id in entry.commands:
                 return {"ok": True, "version": entry.commands[command_id], "duplicate": True}

@@ -1,0 +1,66 @@
+"""The application service in process (memory store, a clock of our own): seats, grace, and the
+namespaces of command ids."""
+
+from __future__ import annotations
+
+import pytest
+
+import domain
+from eventstore import open_store
+from server.errors import TooEarlyError
+from server.service import GameService
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.ms = 1_764_435_721_000
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+def _table(clock: Clock) -> tuple[GameService, str, str, str]:
+    service = GameService(open_store("memory://"), grace_s=60, clock=clock)
+    service.start()
+    clock.ms += 3_600_000  # the server has been up an hour when the table opens
+    opened = service.open_table(name="Ann", options={"enforcement": "lenient"})
+    joined = service.join_seat(opened["match_id"], "Bob")
+    return service, opened["match_id"], opened["seat_token"], joined["seat_token"]
+
+
+def test_a_seat_just_taken_cannot_be_claimed_before_its_grace() -> None:
+    clock = Clock()
+    service, match_id, ann, _ = _table(clock)
+    with pytest.raises(TooEarlyError):
+        service.claim(match_id, ann, "resign")
+    clock.ms += 61_000  # Bob never connected: now he has been away longer than the grace
+    assert service.claim(match_id, ann, "resign") == {"ok": True}
+
+
+def _mover(service: GameService, match_id: str, tokens: dict[int, str]) -> tuple[int, str, dict]:
+    state = service.entry(match_id).state
+    seat = state.game.to_move
+    action = domain.legal_actions(state, seat)[0]
+    return seat, tokens[seat], action.to_json()
+
+
+def test_a_client_cannot_reuse_the_servers_or_the_opponents_command_ids() -> None:
+    clock = Clock()
+    service, match_id, ann, bob = _table(clock)
+    tokens = {0: ann, 1: bob}
+    seat, token, action = _mover(service, match_id, tokens)
+    version = service.entry(match_id).version
+    # "start-game-1" is the id the server gave its own first StartGame command.
+    result = service.execute(match_id, token, "start-game-1", action)
+    assert "duplicate" not in result and result["version"] > version
+    store_version = service.repo.store.stream_version(f"match-{match_id}")
+    assert service.entry(match_id).version == store_version
+
+    # The opponent's id is no excuse to skip a command either.
+    seat2, token2, action2 = _mover(service, match_id, tokens)
+    if seat2 != seat:
+        result = service.execute(match_id, token2, "start-game-1", action2)
+        assert "duplicate" not in result
+    # A retry by the same seat is still applied once.
+    again = service.execute(match_id, token2, "start-game-1", action2)
+    assert again.get("duplicate") is True
