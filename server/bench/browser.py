@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,11 @@ MEASURE_JS = """
   return {frames: n, steps, jumps: jumpTimes, naive};
 }
 """
+
+
+def _version_moved(latest: dict[str, Any], seen: int) -> Callable[[], bool]:
+    """A predicate for Condition.wait_for: an update newer than `seen` has come in."""
+    return lambda: bool(latest["version"] != seen)
 
 
 def _free_port() -> int:
@@ -156,7 +162,7 @@ def _play_match(url: str, events: int, seed: int) -> str:
     try:
         while latest["version"] < events and time.monotonic() < deadline:
             with changed:  # act once per new version; an update may have come in already
-                changed.wait_for(lambda v=seen: latest["version"] != v, timeout=0.5)
+                changed.wait_for(_version_moved(latest, seen), timeout=0.5)
                 view = latest["view"]
                 seen = latest["version"]
             if not view or view.get("over") or view.get("to_move") != 0:
@@ -178,7 +184,7 @@ def _play_match(url: str, events: int, seed: int) -> str:
             )
             if not ack.get("ok"):
                 with changed:  # wait for the next update before choosing again
-                    changed.wait_for(lambda v=seen: latest["version"] > v, timeout=2)
+                    changed.wait_for(_version_moved(latest, seen), timeout=2)
     finally:
         sio.disconnect()
     return match_id
