@@ -5,6 +5,7 @@ reaches the service."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
@@ -17,7 +18,8 @@ except ImportError:  # the bots package is optional for the server: a random bot
     BOTS = ("random", "steady", "sharp")
 _NAME = validate.Length(min=1, max=40)
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
-_MATCH_ID = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$", error="Not a match id.")
+MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")
+_MATCH_ID = validate.Regexp(MATCH_ID_PATTERN, error="Not a match id.")
 _TOKEN = validate.Length(min=8, max=128)
 _SEAT = validate.OneOf([0, 1])
 

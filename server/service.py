@@ -23,6 +23,7 @@ from server.errors import (
     TooEarlyError,
 )
 from server.matches import Applied, MatchEntry, MatchRepository, now_ms
+from server.schemas import MATCH_ID_PATTERN
 from server.updates import replay_frame, view_json
 
 log = logging.getLogger(__name__)
@@ -515,6 +516,8 @@ class GameService:
         return self._entry(match_id)
 
     def _entry(self, match_id: str) -> MatchEntry:
+        if not MATCH_ID_PATTERN.fullmatch(match_id):  # a path parameter straight from a URL
+            raise NotFoundError(f"There is no table {match_id!r}.")
         entry = self.repo.get(match_id)
         if entry is None:
             raise NotFoundError(f"There is no table {match_id}.")

@@ -7,7 +7,7 @@ import pytest
 
 import domain
 from eventstore import open_store
-from server.errors import TooEarlyError
+from server.errors import NotFoundError, TooEarlyError
 from server.service import GameService
 
 
@@ -64,3 +64,10 @@ def test_a_client_cannot_reuse_the_servers_or_the_opponents_command_ids() -> Non
     # A retry by the same seat is still applied once.
     again = service.execute(match_id, token2, "start-game-1", action2)
     assert again.get("duplicate") is True
+
+
+@pytest.mark.parametrize("match_id", ["\x00", "", "../etc", "m" * 200])
+def test_a_match_id_that_cannot_exist_is_not_found(match_id: str) -> None:
+    service = GameService(open_store("memory://"))
+    with pytest.raises(NotFoundError):
+        service.entry(match_id)
