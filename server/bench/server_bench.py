@@ -81,6 +81,21 @@ class Stats:
     refused: int = 0
     refusals: list[str] = field(default_factory=list)  # the first few, to say why
     measuring: bool = False
+    cpu_s: float | None = None  # CPU time the server process used while measuring
+    client_cpu_s: float = 0.0  # CPU time of this process (every client) while measuring
+
+
+def _cpu_s(pid: int | None) -> float | None:
+    """User + system CPU seconds of a process so far (Linux /proc; None elsewhere). CPU per move
+    varies far less with the machine's load than moves per second do."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as file:
+            fields = file.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class BenchClient:
@@ -190,23 +205,36 @@ class BenchClient:
 
 
 async def _measure(
-    clients: list[BenchClient], stats: Stats, warmup_s: float, seconds: float, echo: bool
+    clients: list[BenchClient],
+    stats: Stats,
+    warmup_s: float,
+    seconds: float,
+    echo: bool,
+    pid: int | None,
 ) -> float:
     start = time.perf_counter()
     stop_at = start + warmup_s + seconds
+    cpu_at_start: list[float | None] = [None]
+    client_cpu_at_start = [0.0]
 
     async def flip() -> None:
         await asyncio.sleep(warmup_s)
         stats.measuring = True
+        cpu_at_start[0] = _cpu_s(pid)
+        client_cpu_at_start[0] = time.process_time()
 
     runs = [c.echo(stop_at) if echo else c.play(stop_at) for c in clients]
     await asyncio.gather(flip(), *runs)
     stats.measuring = False
+    stats.client_cpu_s = time.process_time() - client_cpu_at_start[0]
+    cpu_now, cpu_before = _cpu_s(pid), cpu_at_start[0]
+    if cpu_now is not None and cpu_before is not None:
+        stats.cpu_s = cpu_now - cpu_before
     return seconds
 
 
 async def _run_server_games(
-    url: str, games: int, warmup_s: float, seconds: float, think_s: float
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pid: int | None = None
 ) -> Stats:
     import aiohttp
 
@@ -228,13 +256,15 @@ async def _run_server_games(
     await asyncio.gather(*(c.connect() for c in clients))
     await asyncio.gather(*(c.join() for c in clients))
     try:
-        await _measure(clients, stats, warmup_s, seconds, echo=False)
+        await _measure(clients, stats, warmup_s, seconds, echo=False, pid=pid)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
 
 
-async def _run_echo(url: str, games: int, warmup_s: float, seconds: float, think_s: float) -> Stats:
+async def _run_echo(
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pid: int | None = None
+) -> Stats:
     """As many clients as in the games, in pairs sharing a room like the two seats of a table;
     one of each pair sends (in a game only the player to move does), both receive each update."""
     stats = Stats()
@@ -247,7 +277,8 @@ async def _run_echo(url: str, games: int, warmup_s: float, seconds: float, think
     await asyncio.gather(*(c.connect() for c in clients))
     await asyncio.gather(*(c.join() for c in clients))
     try:
-        await _measure([sender for sender, _ in pairs], stats, warmup_s, seconds, echo=True)
+        senders = [sender for sender, _ in pairs]
+        await _measure(senders, stats, warmup_s, seconds, echo=True, pid=pid)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
@@ -279,6 +310,8 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
             "p99_ms": float("nan"),
             "refused": 0,
             "refusals": [],
+            "cpu_ms_per_move": None,
+            "client_cpu_ms_per_move": None,
         }
     p99 = rtts[min(len(rtts) - 1, int(len(rtts) * 0.99))]
     return {
@@ -287,6 +320,8 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
         "p99_ms": p99 * 1000,
         "refused": stats.refused,
         "refusals": stats.refusals,
+        "cpu_ms_per_move": None if stats.cpu_s is None else stats.cpu_s * 1000 / stats.moves,
+        "client_cpu_ms_per_move": stats.client_cpu_s * 1000 / stats.moves,
     }
 
 
@@ -338,15 +373,29 @@ def server(
             # Server and echo phases alternate, so a change in the machine's load hits both.
             for _ in range(rounds):
                 game_stats = asyncio.run(
-                    _run_server_games(server_url, games, warmup, seconds, think_s)
+                    _run_server_games(server_url, games, warmup, seconds, think_s, procs[0].pid)
                 )
-                echo_stats = asyncio.run(_run_echo(echo_url, games, warmup, seconds, think_s))
+                echo_stats = asyncio.run(
+                    _run_echo(echo_url, games, warmup, seconds, think_s, procs[1].pid)
+                )
                 server_summary = _summary(game_stats, seconds)
                 echo_summary = _summary(echo_stats, seconds)
                 ceiling = echo_summary["moves_per_s"]
                 ratio = server_summary["moves_per_s"] / ceiling if ceiling else 0.0
+                # The same ratio from the CPU time of each server process per command: what the
+                # throughput ratio would be if each server had a core of its own.
+                cpu_server, cpu_echo = (
+                    server_summary["cpu_ms_per_move"],
+                    echo_summary["cpu_ms_per_move"],
+                )
+                cpu_ratio = cpu_echo / cpu_server if cpu_server and cpu_echo else None
                 rounds_out.append(
-                    {"server": server_summary, "echo": echo_summary, "ratio_to_echo": ratio}
+                    {
+                        "server": server_summary,
+                        "echo": echo_summary,
+                        "ratio_to_echo": ratio,
+                        "cpu_ratio_to_echo": cpu_ratio,
+                    }
                 )
         finally:
             for proc in procs:
@@ -377,6 +426,11 @@ def server(
         f"echo:   {e['moves_per_s']:.0f} msgs/s, p50 {e['p50_ms']:.2f} ms, p99 {e['p99_ms']:.2f} ms"
     )
     click.echo(f"ratio to echo ceiling: {result['ratio_to_echo']:.2f}")
+    if result["cpu_ratio_to_echo"] is not None:
+        click.echo(
+            f"server CPU per move {s['cpu_ms_per_move']:.2f} ms, echo CPU per message "
+            f"{e['cpu_ms_per_move']:.2f} ms: ratio {result['cpu_ratio_to_echo']:.2f}"
+        )
     if rounds > 1:
         ratios = ", ".join(f"{r['ratio_to_echo']:.2f}" for r in rounds_out)
         click.echo(f"ratios of the {rounds} rounds: {ratios} (the median round is shown)")
