@@ -3,9 +3,11 @@
 
 It carries the same traffic as the game server, so that the ratio measures the server's own work:
 clients join a room in pairs (two seats of a table), each update goes to both of them and carries
-a view of the size and shape of a real one (read from a JSON file), and packets are encoded with
-the game server's codec. Run as `python -m server.bench.echo_server PORT [eventlet|threading]
-[VIEW_JSON_FILE]`."""
+a view of the size and shape of a real one (read from a JSON file), packets are encoded with
+the game server's codec and handlers are registered on the Socket.IO server directly, as the game
+server's are (no Flask request context per message).
+
+Run as `python -m server.bench.echo_server PORT [eventlet|threading] [VIEW_JSON_FILE]`."""
 
 from __future__ import annotations
 
@@ -19,16 +21,11 @@ if __name__ == "__main__" and (len(sys.argv) < 3 or sys.argv[2] == "eventlet"):
 import json  # noqa: E402
 from typing import Any  # noqa: E402
 
-from flask import Flask, request  # noqa: E402
-from flask_socketio import SocketIO, join_room  # noqa: E402
+from flask import Flask  # noqa: E402
+from flask_socketio import SocketIO  # noqa: E402
 
 from server.fastjson import JsonPacket  # noqa: E402
 from server.netopts import run_options  # noqa: E402
-
-
-def _sid() -> str:
-    sid: str = request.sid  # type: ignore[attr-defined]
-    return sid
 
 
 def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]:
@@ -40,19 +37,20 @@ def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]
     def ping() -> str:
         return "pong"
 
-    @socketio.on("join_table")
-    def join_table(payload: Any) -> dict[str, Any]:
-        room = str(payload.get("match_id")) if isinstance(payload, dict) else _sid()
-        join_room(room)
+    def join_table(sid: str, payload: Any) -> dict[str, Any]:
+        room = str(payload.get("match_id")) if isinstance(payload, dict) else sid
+        socketio.server.enter_room(sid, room, namespace="/")
         return {"ok": True, "version": versions.get(room, 0)}
 
-    @socketio.on("command")
-    def command(payload: Any) -> dict[str, Any]:
-        room = str(payload.get("match_id")) if isinstance(payload, dict) else _sid()
+    def command(sid: str, payload: Any) -> dict[str, Any]:
+        room = str(payload.get("match_id")) if isinstance(payload, dict) else sid
         versions[room] = version = versions.get(room, 0) + 1
         update = {"match_id": room, "version": version, "event": payload, "view": view}
         socketio.emit("update", update, to=room)
         return {"ok": True, "version": version}
+
+    socketio.server.on("join_table", join_table, namespace="/")
+    socketio.server.on("command", command, namespace="/")
 
     return app, socketio
 
