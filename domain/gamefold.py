@@ -164,8 +164,9 @@ def _replace_piles(
     return tuple(piles)
 
 
-# Events that never change a foundation: the new state may reuse the old one's foundation index
-# (`domain.moves.foundation_index`). A right call's state takes the called state's piles.
+# Events that never change a foundation or a house: the new state may reuse the old one's
+# foundation and house indexes (`domain.moves`). A right call's state takes the called state's
+# piles.
 _FOUNDATIONS_KEPT = frozenset(
     (HandCardTurned, WasteTurnedOver, CardDiscarded, Passed, TurnEnded, CrapetteCalled)
     + (DrawOffered, DrawAccepted, TimeExpired)
@@ -187,7 +188,7 @@ def evolve_game(game: GameState, event: Event, index: int) -> GameState:
         return card_moved(game, event, index)
     new = _evolve_game(game, event, index)
     if type(event) in _FOUNDATIONS_KEPT:
-        keep_foundation_index(game, new)
+        keep_foundation_index(game, new, houses=True)
     if isinstance(event, _SHOWN_AS_LAST):
         object.__setattr__(new, "last_event", event)  # `new` is fresh: nobody has seen it yet
     return new
@@ -220,7 +221,7 @@ def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
         event,
     )
     if dst < 16 and src < 16:
-        keep_foundation_index(game, new)
+        keep_foundation_index(game, new, houses=dst < 8 and src < 8)
     return new
 
 

@@ -6,7 +6,7 @@ tuple; `domain.actions.Move` is their public face.
 
 from __future__ import annotations
 
-from domain.cards import Card
+from domain.cards import SUITS, Card
 from domain.errors import RulesError
 from domain.piles import (
     ALL_PILES,
@@ -34,8 +34,6 @@ _ZOBRIST: dict[Card, tuple[int, ...]] = {}
 
 def _zobrist_keys() -> None:
     import random
-
-    from domain.cards import SUITS
 
     rng = random.Random(0x5EED_C2A9)
     for owner in (0, 1):
@@ -104,38 +102,77 @@ def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
 
 
 _FOUNDATION_KEY = "foundations"  # state._cache key (the others: see domain.priority)
-FoundationIndex = tuple[dict[int, list[int]], list[int]]
+FoundationIndex = dict[int, list[int]]
+_ACE_KEYS = tuple(Card(1, suit).fkey for suit in SUITS)
 
 
 def foundation_index(state: GameState) -> FoundationIndex:
-    """The foundations by the key of the card they want next (`Card.fwant`), and the empty ones;
-    cached on the state, and handed on by `keep_foundation_index` while no foundation changes."""
+    """The foundations by the key of the card they take next (`Card.fkey`: an empty one takes
+    any Ace, a started one its top's `fwant`), lowest-numbered first; cached on the state, and
+    handed on by `keep_foundation_index` while no foundation changes."""
     p = state.p
-    wanted: dict[int, list[int]] = {}
+    index: dict[int, list[int]] = {}
     empty: list[int] = []
     for f in FOUNDATIONS:
         pile = p[f]
         if pile:
             key = pile[-1].fwant
             if key:
-                got = wanted.get(key)
+                got = index.get(key)
                 if got is None:
-                    wanted[key] = [f]
+                    index[key] = [f]
                 else:
                     got.append(f)
         else:
             empty.append(f)
-    index = (wanted, empty)
+    if empty:
+        for key in _ACE_KEYS:  # no started foundation wants an Ace
+            index[key] = empty
     state._cache[_FOUNDATION_KEY] = index
     return index
 
 
-def keep_foundation_index(old: GameState, new: GameState) -> None:
+HouseIndex = tuple[dict[int, list[int]], list[int], list[int]]
+_HOUSE_KEY = "houses"
+
+
+def house_index(state: GameState) -> HouseIndex:
+    """The houses by the key of the card they take next (`Card.hkey`), the empty ones and the
+    ones with a card to move, lowest-numbered first; cached like the foundation index."""
+    p = state.p
+    wanted: dict[int, list[int]] = {}
+    empty: list[int] = []
+    full: list[int] = []
+    for h in _HOUSE_LIST[state.ruleset.houses_per_player]:
+        pile = p[h]
+        if pile:
+            full.append(h)
+            key = pile[-1].hwant
+            if key:
+                got = wanted.get(key)
+                if got is None:
+                    wanted[key] = [h]
+                else:
+                    got.append(h)
+        else:
+            empty.append(h)
+    index = (wanted, empty, full)
+    state._cache[_HOUSE_KEY] = index
+    return index
+
+
+def keep_foundation_index(old: GameState, new: GameState, houses: bool = False) -> None:
     """Give `new` the foundation index of `old` (engine-internal: only when `new`'s foundations
-    are `old`'s, as after an event that moves no card to or from a foundation)."""
-    index = old._cache.get(_FOUNDATION_KEY)
+    are `old`'s, as after an event that moves no card to or from a foundation), and with
+    `houses` its house index too (only when no card went to or from a house either)."""
+    cache = old._cache
+    index = cache.get(_FOUNDATION_KEY)
     if index is not None:
         new._cache[_FOUNDATION_KEY] = index
+    if houses:
+        kept = cache.get(_HOUSE_KEY)
+        if kept is not None:
+            new._cache[_HOUSE_KEY] = kept
 
 
 def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) -> list[Step]:
@@ -148,29 +185,20 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     """
     p = state.p
     ruleset = state.ruleset
-    wanted_f, empty_f = state._cache.get(_FOUNDATION_KEY) or foundation_index(state)
-    houses = _HOUSE_LIST[ruleset.houses_per_player]
-    wanted_h: dict[int, list[int]] = {}
-    empty_h: list[int] = []
+    wanted_f = state._cache.get(_FOUNDATION_KEY)
+    if wanted_f is None:
+        wanted_f = foundation_index(state)
+    houses = state._cache.get(_HOUSE_KEY)
+    if houses is None:
+        houses = house_index(state)
+    wanted_h, empty_h, full_h = houses
     sources: list[int] = []
     reserve, shown, waste = RESERVE[seat], SHOWN[seat], WASTE[seat]
     if p[reserve]:
         sources.append(reserve)
     if p[shown]:
         sources.append(shown)
-    for h in houses:
-        pile = p[h]
-        if pile:
-            sources.append(h)
-            key = pile[-1].hwant
-            if key:
-                got = wanted_h.get(key)
-                if got is None:
-                    wanted_h[key] = [h]
-                else:
-                    got.append(h)
-        else:
-            empty_h.append(h)
+    sources.extend(full_h)
     if p[waste]:
         option = ruleset.waste_playable
         if option == "always" or (option == "after_hand_empty" and not p[HAND[seat]]):
@@ -198,8 +226,10 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
         pile = p[src]
         card = pile[-1]
         fkey = card.fkey
-        for f in empty_f if card.rank == 1 else wanted_f.get(fkey, ()):
-            append((src, f))
+        found = wanted_f.get(fkey)
+        if found:
+            for f in found:
+                append((src, f))
         targets = wanted_h.get(card.hkey, ())
         if empty_h and (
             any_empty
@@ -220,8 +250,11 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
                 for h in targets:
                     if h != src:
                         append((src, h))
-        for i in wanted_l.get(fkey, ()):
-            append((src, i))
+        if wanted_l:
+            loads = wanted_l.get(fkey)
+            if loads:
+                for i in loads:
+                    append((src, i))
     return steps
 
 
