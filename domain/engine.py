@@ -238,6 +238,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
     seat = action.seat
     if seat not in (0, 1):
         raise RulesError("no such seat", f"seat {seat!r} does not exist")
+    kind = type(action)
     if type(action) is Move and action.card is None:
         # The commonest command: a single move (a move naming no card is never a sequence).
         if seat != game.to_move:
@@ -246,6 +247,11 @@ def _act(scratch: _Scratch, command: Act) -> None:
         card = game.p[INDEX[action.src]][-1]
         scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
         _won(scratch, seat, at)
+        return
+    if kind is Turn or kind is Discard or kind is Pass:  # the next commonest: straight there
+        if seat != game.to_move:
+            raise RulesError("not your turn", f"it is seat {game.to_move}'s turn")
+        _turn_discard_pass(scratch, action, _judge(game, action), at)
         return
     if isinstance(action, Call):
         _call(scratch, action, at)
@@ -282,7 +288,15 @@ def _act(scratch: _Scratch, command: Act) -> None:
         card = game.p[INDEX[action.src]][-1]
         scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
         _after_play(scratch, seat, at)
-    elif isinstance(action, Turn):
+    else:
+        _turn_discard_pass(scratch, action, fault, at)
+
+
+def _turn_discard_pass(scratch: _Scratch, action: Action, fault: str | None, at: int) -> None:
+    """A judged turn, discard or pass of the player to move, with its automatic consequences."""
+    game = scratch.game
+    seat = action.seat
+    if isinstance(action, Turn):
         if not game.p[HAND[seat]]:
             scratch.emit(WasteTurnedOver(seat, len(game.p[WASTE[seat]]), at))
         turned = scratch.game.p[HAND[seat]][-1]
@@ -400,7 +414,8 @@ def _stalemate_due(scratch: _Scratch, at: int) -> bool:
     if game.quiet_turns >= STALEMATE_TURNS:
         _stalemate(scratch, f"{STALEMATE_TURNS} turns without a foundation build", at)
         return True
-    if all(streaks[s] > 0 and streaks[s] >= targets[s] for s in (0, 1)):
+    s0, s1 = streaks
+    if s0 > 0 and s0 >= targets[0] and s1 > 0 and s1 >= targets[1]:  # both seats stuck
         _stalemate(scratch, "both players went through their hands without progress", at)
         return True
     return False
@@ -546,7 +561,7 @@ def legal_actions(state: MatchState | None, seat: int) -> list[Action]:
         and window.offender != seat
         and game.ruleset.enforcement == "call"
     ):
-        actions.append(Call(seat))
+        actions.append(_CALL[seat])
     if game.draw_offer == 1 - seat:
         actions.append(AcceptDraw(seat))
     game._cache[key] = tuple(actions)
@@ -565,6 +580,7 @@ _MOVES_OF = tuple(
     for seat in (0, 1)
 )
 _TURN = (Turn(0), Turn(1))
+_CALL = (Call(0), Call(1))
 _DISCARD = (Discard(0), Discard(1))
 _PASS = (Pass(0), Pass(1))
 
