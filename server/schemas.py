@@ -20,7 +20,10 @@ _NAME = validate.Length(min=1, max=40)
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
 MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")
 _MATCH_ID = validate.Regexp(MATCH_ID_PATTERN, error="Not a match id.")
-_TOKEN = validate.Length(min=8, max=128)
+_TOKEN_MIN, _TOKEN_MAX = 8, 128
+_TOKEN = validate.Length(min=_TOKEN_MIN, max=_TOKEN_MAX)
+_COMMAND_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_COMMAND_ID = validate.Regexp(_COMMAND_ID_PATTERN, error="8-64 characters of A-Z a-z 0-9 _ -.")
 _SEAT = validate.OneOf([0, 1])
 
 
@@ -65,12 +68,7 @@ class ActionField(fields.Dict):
 class CommandSchema(_Strict):
     match_id = fields.String(required=True, validate=_MATCH_ID)
     seat_token = fields.String(required=True, validate=_TOKEN)
-    command_id = fields.String(
-        required=True,
-        validate=validate.Regexp(
-            r"^[A-Za-z0-9_-]{8,64}$", error="8-64 characters of A-Z a-z 0-9 _ -."
-        ),
-    )
+    command_id = fields.String(required=True, validate=_COMMAND_ID)
     action = ActionField(keys=fields.String(), required=True)
 
 
@@ -104,3 +102,40 @@ def load(schema: Schema, payload: Any) -> dict[str, Any]:
         messages = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
         raise InvalidInputError("The message is malformed.", details=messages) from None
     return result
+
+
+_COMMAND_KEYS = frozenset(COMMAND.fields)
+
+
+def well_formed_command(payload: Any) -> dict[str, Any] | None:
+    """What COMMAND.load returns for a command whose every field is plainly valid, checked by
+    the same patterns without marshmallow's machinery (marshmallow took ~5% of the server's time
+    under load); None for anything else, which `load_command` hands to marshmallow for its
+    per-field errors. It accepts only what COMMAND accepts, with the same result
+    (tests/unit/test_server_fastpaths.py checks both)."""
+    if type(payload) is not dict or payload.keys() != _COMMAND_KEYS:
+        return None
+    match_id, token = payload["match_id"], payload["seat_token"]
+    command_id, action = payload["command_id"], payload["action"]
+    if not (
+        type(match_id) is str
+        and type(token) is str
+        and type(command_id) is str
+        and type(action) is dict
+        and MATCH_ID_PATTERN.match(match_id) is not None
+        and _TOKEN_MIN <= len(token) <= _TOKEN_MAX
+        and _COMMAND_ID_PATTERN.match(command_id) is not None
+        and all(type(key) is str for key in action)
+    ):
+        return None
+    return {
+        "match_id": match_id,
+        "seat_token": token,
+        "command_id": command_id,
+        "action": dict(action),
+    }
+
+
+def load_command(payload: Any) -> dict[str, Any]:
+    """`load(COMMAND, payload)`, quicker for the well-formed commands that are nearly all."""
+    return well_formed_command(payload) or load(COMMAND, payload)

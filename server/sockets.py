@@ -169,7 +169,7 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     @on("command")
     @guarded("command")
     def command(_sid: str, payload: Any) -> dict[str, Any]:
-        data = schemas.load(schemas.COMMAND, payload)
+        data = schemas.load_command(payload)
         return service.execute(
             data["match_id"], data["seat_token"], data["command_id"], data["action"]
         )
