@@ -60,18 +60,18 @@ STALEMATE_TURNS = 400
 # ---------------------------------------------------------------------------------------- evolve
 
 
-# The states `decide` reached while judging its last command, by (state, event) identity: folding
-# exactly those events onto exactly that state again gives the same states, so `evolve` reuses
-# them instead of computing them twice. Only the last command's chain is kept.
-_last_chain: dict[tuple[int, int], tuple[MatchState, Event, MatchState]] = {}
+# The states `decide` reached while judging its last command, as (state, event, next state): folding
+# exactly that event onto exactly that state again gives the same state, so `evolve` reuses it
+# instead of computing it twice. Only the last command's chain (a few events) is kept, and a
+# list scanned by identity is cheaper to build than a dictionary.
+_last_chain: list[tuple[MatchState, Event, MatchState]] = []
 
 
 def evolve(state: MatchState | None, event: Event) -> MatchState:
     """The state after `event`. Pure; never raises for events that `decide` produced."""
-    if state is not None:
-        known = _last_chain.get((id(state), id(event)))
-        if known is not None and known[0] is state and known[1] is event:
-            return known[2]
+    for before, known, after in _last_chain:
+        if known is event and before is state:
+            return after
     return _evolve(state, event)
 
 
@@ -151,13 +151,13 @@ class _Scratch:
     def __init__(self, state: MatchState) -> None:
         self.state = state
         self.events: list[Event] = []
-        self.chain: dict[tuple[int, int], tuple[MatchState, Event, MatchState]] = {}
+        self.chain: list[tuple[MatchState, Event, MatchState]] = []
 
     def emit(self, event: Event) -> None:
         before = self.state
         self.state = _evolve(before, event)
         self.events.append(event)
-        self.chain[id(before), id(event)] = (before, event, self.state)
+        self.chain.append((before, event, self.state))
 
     def remember(self) -> None:
         """Offer the states reached to `evolve` (see `_last_chain`)."""
