@@ -186,6 +186,10 @@ def evolve_game(game: GameState, event: Event, index: int) -> GameState:
     """The game after `event`, which is the match stream's event number `index`."""
     if type(event) is CardMoved:
         return card_moved(game, event, index)
+    if type(event) is HandCardTurned or type(event) is CardDiscarded:
+        new = _hand_card(game, event, index)
+        keep_foundation_index(game, new, houses=True)
+        return new
     new = _evolve_game(game, event, index)
     if type(event) in _FOUNDATIONS_KEPT:
         keep_foundation_index(game, new, houses=True)
@@ -225,19 +229,18 @@ def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
     return new
 
 
-def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
-    if isinstance(event, CardMoved):
-        src, dst = INDEX[event.src], INDEX[event.dst]
-        changes = _move(game, event.seat, src, dst)
-        window = None
-        if game.ruleset.enforcement == "call":
-            move = shared_move(event.seat, event.src, event.dst)
-            window = _open(game, event.seat, index, move, event.fault, event)
-        return game._evolved(window=window, move_started_at_ms=event.at_ms, **changes)
-    if isinstance(event, HandCardTurned):
-        seat = event.seat
-        hand = game.p[HAND[seat]]
-        p = _replace_piles(game.p, HAND[seat], hand[:-1], SHOWN[seat], (hand[-1],))
+def _hand_card(game: GameState, event: HandCardTurned | CardDiscarded, index: int) -> GameState:
+    """A hand card turned up into X, or X discarded to the waste (the commonest events after a
+    card move: copied through `GameState._moved`, which also sets `last_event`)."""
+    seat = event.seat
+    p = game.p
+    hhash, seen = game.hhash, game.seen
+    # A turn or discard starts the repetition guard afresh from the current layout.
+    if len(seen) != 1 or hhash not in seen:
+        seen = frozenset({hhash})
+    if type(event) is HandCardTurned:
+        hand = p[HAND[seat]]
+        p = _replace_piles(p, HAND[seat], hand[:-1], SHOWN[seat], (hand[-1],))
         window = game.window
         continues = (
             window is not None
@@ -248,19 +251,10 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
             window = _extend(window, event, fault=event.fault)
         else:
             window = _open(game, seat, index, _TURN[seat], event.fault, event)
-        return game._evolved(
-            p=p, seen=frozenset({game.hhash}), window=window, move_started_at_ms=event.at_ms
-        )
-    if isinstance(event, WasteTurnedOver):
-        seat = event.seat
-        waste = game.p[WASTE[seat]]
-        p = _replace_piles(game.p, HAND[seat], tuple(reversed(waste)), WASTE[seat], ())
-        window = _open(game, seat, index, _TURN[seat], None, event, keep_base=True)
-        return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
-    if isinstance(event, CardDiscarded):
-        seat = event.seat
-        shown = game.p[SHOWN[seat]]
-        p = _replace_piles(game.p, SHOWN[seat], (), WASTE[seat], game.p[WASTE[seat]] + shown)
+        at = event.at_ms
+    else:
+        assert isinstance(event, CardDiscarded)
+        p = _replace_piles(p, SHOWN[seat], (), WASTE[seat], p[WASTE[seat]] + p[SHOWN[seat]])
         if event.auto is None:
             window = _open(game, seat, index, _DISCARD[seat], event.fault, event)
         elif event.auto == "hand card lock":
@@ -269,6 +263,26 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
             window = _after_time_out(game.window, seat, event)
         else:
             window = None
+        at = game.move_started_at_ms  # a discard does not restart the move clock
+    return game._moved(p, seen, hhash, game.turn_productive, game.turn_founded, window, at, event)
+
+
+def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
+    if isinstance(event, CardMoved):
+        src, dst = INDEX[event.src], INDEX[event.dst]
+        changes = _move(game, event.seat, src, dst)
+        window = None
+        if game.ruleset.enforcement == "call":
+            move = shared_move(event.seat, event.src, event.dst)
+            window = _open(game, event.seat, index, move, event.fault, event)
+        return game._evolved(window=window, move_started_at_ms=event.at_ms, **changes)
+    if isinstance(event, (HandCardTurned, CardDiscarded)):
+        return _hand_card(game, event, index)
+    if isinstance(event, WasteTurnedOver):
+        seat = event.seat
+        waste = game.p[WASTE[seat]]
+        p = _replace_piles(game.p, HAND[seat], tuple(reversed(waste)), WASTE[seat], ())
+        window = _open(game, seat, index, _TURN[seat], None, event, keep_base=True)
         return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
     if isinstance(event, Passed):
         window = _open(game, event.seat, index, _PASS[event.seat], event.fault, event)
