@@ -222,15 +222,16 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     hhash = state.hhash
     steps: list[Step] = []
     append = steps.append
+    # Most lookups miss, and `key in index` is cheaper than `index.get(key)`.
     for src in sources:
         pile = p[src]
         card = pile[-1]
         fkey = card.fkey
-        found = wanted_f.get(fkey)
-        if found:
-            for f in found:
+        if fkey in wanted_f:
+            for f in wanted_f[fkey]:
                 append((src, f))
-        targets = wanted_h.get(card.hkey, ())
+        hkey = card.hkey
+        targets = wanted_h[hkey] if hkey in wanted_h else ()  # noqa: SIM401 (see above)
         if empty_h and (
             any_empty
             or (king_only and card.rank == 13)
@@ -250,11 +251,9 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
                 for h in targets:
                     if h != src:
                         append((src, h))
-        if wanted_l:
-            loads = wanted_l.get(fkey)
-            if loads:
-                for i in loads:
-                    append((src, i))
+        if fkey in wanted_l:
+            for i in wanted_l[fkey]:
+                append((src, i))
     return steps
 
 
