@@ -60,7 +60,7 @@ FREE = Level()  # no priority binds: any legal action respects it
 
 def priority(state: GameState, seat: int) -> Level:
     """The priority level of the position for `seat` (cached on the state)."""
-    cached: Level | None = state._cache.get(seat)  # keys: seat, 2 + seat, 4 + seat (engine)
+    cached: Level | None = state._cache.get(seat)  # also 2 + seat, 4 + seat; indexes: moves.py
     if cached is None:
         cached = _compute(state, seat, legal_steps(state, seat))
         state._cache[seat] = cached
