@@ -18,11 +18,11 @@ except ImportError:  # the bots package is optional for the server: a random bot
     BOTS = ("random", "steady", "sharp")
 _NAME = validate.Length(min=1, max=40)
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
-MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")
+MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")
 _MATCH_ID = validate.Regexp(MATCH_ID_PATTERN, error="Not a match id.")
 _TOKEN_MIN, _TOKEN_MAX = 8, 128
 _TOKEN = validate.Length(min=_TOKEN_MIN, max=_TOKEN_MAX)
-_COMMAND_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_COMMAND_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{8,64}\Z")
 _COMMAND_ID = validate.Regexp(_COMMAND_ID_PATTERN, error="8-64 characters of A-Z a-z 0-9 _ -.")
 _SEAT = validate.OneOf([0, 1])
 

@@ -71,3 +71,17 @@ def test_a_match_id_that_cannot_exist_is_not_found(match_id: str) -> None:
     service = GameService(open_store("memory://"))
     with pytest.raises(NotFoundError):
         service.entry(match_id)
+
+
+def test_ids_with_a_trailing_newline_are_refused() -> None:
+    from server.schemas import CommandSchema
+
+    errors = CommandSchema().validate(
+        {
+            "match_id": "m-0123456789\n",
+            "seat_token": "x" * 20,
+            "command_id": "abcdefgh\n",
+            "action": {"do": "turn", "seat": 0},
+        }
+    )
+    assert set(errors) == {"match_id", "command_id"}
