@@ -46,6 +46,8 @@ class MatchEntry:
     bots: dict[int, Any] = field(default_factory=dict)
     failed_timeout_version: int = -1
     failed_bot_version: int = -1
+    # A bot's call waiting for its human-like delay: (version it was chosen at, seat, action, due).
+    pending_call: tuple[int, int, Any, int] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property

@@ -449,6 +449,8 @@ class GameService:
             action = self._bot_action(entry, seat, bots[seat])
             if action is None:
                 continue
+            if isinstance(action, domain.Call) and not self._call_due(entry, seat, action, now):
+                return
             command = domain.Act(action=action, at_ms=now)
             if self._decide_system(entry, command, f"bot-{seat}-{entry.version}"):
                 self._follow_up(entry)
@@ -456,9 +458,24 @@ class GameService:
                 entry.failed_bot_version = entry.version
             return
 
+    def _call_due(self, entry: MatchEntry, seat: int, call: Any, now: int) -> bool:
+        """A bot shouts "Crapette!" only after the delay its strength hints (a person needs a
+        moment to spot a fault), scaled by the table's bot pace (`bot_delay_s`, 0.4 s = as
+        hinted). The call is chosen once per position, so a bot that misses calls keeps missing."""
+        pending = entry.pending_call
+        if pending is None or pending[0] != entry.version or pending[1] != seat:
+            delay_hint = getattr(entry.bots.get(seat), "delay_hint_ms", None)
+            hint = delay_hint(call) if delay_hint is not None else 0
+            due = entry.last_event_ms + int(hint * self.bot_delay_s / 0.4)
+            pending = entry.pending_call = (entry.version, seat, call, due)
+        return now >= pending[3]
+
     def _bot_action(self, entry: MatchEntry, seat: int, name: str) -> Any:
         """The seated bot's choice; a bot that fails (or failed here before) is replaced by the
         random legal-action bot for this position, so that a table never hangs on a bot."""
+        pending = entry.pending_call
+        if pending is not None and pending[0] == entry.version and pending[1] == seat:
+            return pending[2]  # a call already decided on, waiting for its moment
         view = domain.view(entry.state, seat)
         if entry.failed_bot_version != entry.version:
             bot = entry.bots.get(seat)

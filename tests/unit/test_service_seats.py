@@ -85,3 +85,39 @@ def test_ids_with_a_trailing_newline_are_refused() -> None:
         }
     )
     assert set(errors) == {"match_id", "command_id"}
+
+
+def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
+    from domain.bots import make_bot
+    from server.matches import now_ms
+
+    clock = Clock()
+    clock.ms = now_ms()  # events are stamped with the wall clock; bots' pace is measured from it
+    service = GameService(open_store("memory://"), bot_delay_s=0.4, clock=clock)
+    for _ in range(60):  # a deal where the human moves first and can break a priority
+        opened = service.open_table(name="Ann", bot="steady", options={"enforcement": "call"})
+        match_id, seat = opened["match_id"], opened["seat"]
+        state = service.entry(match_id).state
+        faults = [
+            a
+            for a in domain.legal_actions(state, seat)
+            if state.game.to_move == seat and domain.fault_of(state, a) is not None
+        ]
+        if faults:
+            break
+    else:
+        raise AssertionError("no deal gave the human a fault to commit")
+    entry = service.entry(match_id)
+    entry.bots[1 - seat] = make_bot("steady", miss_call_rate=0.0, seed=3)  # never misses
+    service.execute(match_id, opened["seat_token"], "fault-0001", faults[0].to_json())
+    faulted_at = entry.last_event_ms
+    version = entry.version
+
+    clock.ms = faulted_at + 500  # past the bot pace (0.4 s), before any call delay it hints
+    service.tick()
+    assert entry.version == version
+
+    clock.ms = faulted_at + 5_000  # well past the longest hint
+    service.tick()
+    called = [e for e, _ in entry.events[version:] if type(e).__name__ == "CrapetteCalled"]
+    assert called and called[0].verdict == "right"
