@@ -8,7 +8,7 @@ import sys
 
 def _wants_eventlet(argv: list[str]) -> bool:
     """`crapette serve` under eventlet must monkey-patch before anything else is imported."""
-    if "serve" not in argv:
+    if not argv or argv[0] != "serve":  # only `crapette serve …`, not e.g. `pytest -k serve`
         return False
     return not any(a in ("threading", "--async-mode=threading") for a in argv)
 
