@@ -46,15 +46,41 @@ def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
         packs = (tuple(pack0), tuple(pack1))
     dealt = deal.layout(packs, ruleset.reserve_size, ruleset.houses_per_player)
     p: Piles = tuple(tuple(dealt.get(name, ())) for name in ALL_PILES)
-    first = event.first_player
-    return GameState(
-        ruleset=ruleset,
+    return fresh_game(
+        ruleset,
+        p,
+        event.first_player,
         game_index=event.game_index,
         seed=event.seed,
         packs=packs,
         commitment=event.commitment,
-        first_player=first,
         first_player_reason=event.first_player_reason,
+        at_ms=event.at_ms,
+    )
+
+
+def fresh_game(
+    ruleset: Ruleset,
+    p: Piles,
+    first: int,
+    *,
+    game_index: int,
+    seed: str | None,
+    packs: tuple[tuple[Card, ...], tuple[Card, ...]],
+    commitment: str | None,
+    first_player_reason: str,
+    at_ms: int,
+) -> GameState:
+    """A game at the start of its first turn: the one place that lists every GameState field
+    (a dealt game and a position set up from text both start here)."""
+    return GameState(
+        ruleset=ruleset,
+        game_index=game_index,
+        seed=seed,
+        packs=packs,
+        commitment=commitment,
+        first_player=first,
+        first_player_reason=first_player_reason,
         p=p,
         to_move=first,
         turn_number=1,
@@ -72,9 +98,9 @@ def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
         wrong_calls=(0, 0),
         skip_next=(False, False),
         draw_offer=None,
-        started_at_ms=event.at_ms,
-        turn_started_at_ms=event.at_ms,
-        move_started_at_ms=event.at_ms,
+        started_at_ms=at_ms,
+        turn_started_at_ms=at_ms,
+        move_started_at_ms=at_ms,
         last_event=None,
     )
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from domain.cards import Card
 from domain.errors import NotationError
 from domain.events import MatchStarted
-from domain.moves import houses_hash
-from domain.piles import ALL_PILES, HAND, INDEX, SHOWN, WASTE, house_indices
+from domain.gamefold import fresh_game
+from domain.piles import ALL_PILES, INDEX, SHOWN, house_indices
 from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState, Piles
 
@@ -58,35 +58,16 @@ def position_from_text(
         piles[i] = cards
     p: Piles = tuple(piles)
     start = MatchStarted(match_id, ruleset, ("seat 0", "seat 1"), 0)
-    game = GameState(
-        ruleset=ruleset,
+    game = fresh_game(
+        ruleset,
+        p,
+        to_move,
         game_index=0,
         seed=None,
         packs=((), ()),
         commitment=None,
-        first_player=to_move,
         first_player_reason="set up from a position",
-        p=p,
-        to_move=to_move,
-        turn_number=1,
-        over=False,
-        result=None,
-        window=None,
-        turn_productive=False,
-        turn_founded=False,
-        turn_start_cards=len(p[HAND[to_move]]) + len(p[SHOWN[to_move]]) + len(p[WASTE[to_move]]),
-        streaks=(0, 0),
-        targets=(0, 0),
-        quiet_turns=0,
-        seen=frozenset({houses_hash(p)}),
-        hhash=houses_hash(p),
-        wrong_calls=(0, 0),
-        skip_next=(False, False),
-        draw_offer=None,
-        started_at_ms=0,
-        turn_started_at_ms=0,
-        move_started_at_ms=0,
-        last_event=None,
+        at_ms=0,
     )
     return MatchState(
         ruleset=ruleset,
