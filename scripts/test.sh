@@ -13,7 +13,8 @@ install_project "[test]"
 
 # Browser tests drive Debian's chromium (not Playwright's download: it needs no internet access).
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
-    apt_install chromium
+    # A font too: with --no-install-recommends a bare machine would have none to draw text with.
+    apt_install chromium fonts-dejavu-core
 fi
 
 export PATH="$VENV/bin:$PATH"
