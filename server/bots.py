@@ -1,5 +1,5 @@
-"""Bots seated at tables. The real ones come from `domain.bots`; until they exist (or for a name
-they do not know) a random legal-action bot stands in, so a table with a bot always plays."""
+"""Bots seated at tables: the ones of `domain.bots`, by name, and the stand-in that plays for a
+bot that failed (a table with a bot always plays on)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import domain
+from domain.bots import make_bot as make_domain_bot
 
 # Actions a stand-in bot never chooses: it plays on, and it never calls (a wrong call is noise).
 _NEVER = {"resign", "offer-draw", "accept-draw", "offer_draw", "accept_draw", "call"}
@@ -29,11 +30,5 @@ class RandomLegalBot:
 
 
 def make_bot(name: str) -> Any:
-    try:
-        from domain.bots import make_bot as make_domain_bot
-    except ImportError:
-        return RandomLegalBot()
-    try:
-        return make_domain_bot(name)
-    except (KeyError, ValueError):
-        return RandomLegalBot()
+    """The bot of that name (`domain.bots.BOT_NAMES`; the schemas let no other name through)."""
+    return make_domain_bot(name)

@@ -10,12 +10,9 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from domain.bots import BOT_NAMES as BOTS
 from server.errors import InvalidInputError
 
-try:
-    from domain.bots import BOT_NAMES as BOTS
-except ImportError:  # the bots package is optional for the server: a random bot stands in
-    BOTS = ("random", "steady", "sharp")
 _NAME = validate.Length(min=1, max=40)
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
 MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")

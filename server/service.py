@@ -478,10 +478,10 @@ class GameService:
             return pending[2]  # a call already decided on, waiting for its moment
         view = domain.view(entry.state, seat)
         if entry.failed_bot_version != entry.version:
-            bot = entry.bots.get(seat)
-            if bot is None:
-                bot = entry.bots[seat] = make_bot(name)
             try:
+                bot = entry.bots.get(seat)
+                if bot is None:  # a bot of a name no longer known (a stored match) fails here
+                    bot = entry.bots[seat] = make_bot(name)
                 return bot.choose(view)
             except Exception:
                 log.exception("bot %s failed in match %s", name, entry.match_id)

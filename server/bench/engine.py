@@ -36,6 +36,9 @@ CALL_CHANCE = 0.3
 # Actions a random player never takes: they end games early and say nothing about the engine.
 NOT_PLAYED = (Resign, OfferDraw, AcceptDraw, TimeOut)
 POLICIES = ("uniform", "eager")
+# Issue 3's target: complete random games per second on one core, for `classic`.
+TARGET_PRESET = "classic"
+TARGET_GAMES_PER_S = 100.0
 
 
 @dataclass
@@ -216,6 +219,8 @@ def measure(games: int, presets: list[str], repeat: int = 3) -> dict[str, Any]:
             classic_events = [g.events for g in uniform_games]
 
     result: dict[str, Any] = {"baseline_dict_copy_us": round(base, 3), "presets": per_preset}
+    if TARGET_PRESET in per_preset:
+        result["target"] = target_verdict(per_preset[TARGET_PRESET])
     if classic_events:
         # The same events folded twice: once bare, once asking for the mover's legal actions at
         # every position of a running game; the difference is the cost of legal_actions alone.
@@ -230,6 +235,19 @@ def measure(games: int, presets: list[str], repeat: int = 3) -> dict[str, Any]:
         result["legal_actions_us"] = round(legal_us, 3)
         result["legal_actions_ratio"] = round(legal_us / base, 2)
     return result
+
+
+def target_verdict(row: dict[str, Any]) -> dict[str, Any]:
+    """Which of the target preset's figures reach the target (as played and engine alone, per
+    policy): the answer is printed, not left for the reader to work out."""
+    verdict: dict[str, Any] = {"preset": TARGET_PRESET, "games_per_s": TARGET_GAMES_PER_S}
+    for policy in POLICIES:
+        figures = row[policy]
+        verdict[policy] = {
+            "as_played": figures["games_per_s"] >= TARGET_GAMES_PER_S,
+            "engine_alone": figures["engine_games_per_s"] >= TARGET_GAMES_PER_S,
+        }
+    return verdict
 
 
 def _replay(games: list[list[Event]], query: bool) -> int:
@@ -273,7 +291,22 @@ def _as_text(result: dict[str, Any]) -> str:
             for p in POLICIES
         ]
         lines.append(f"  {name:<9} " + "  |  ".join(cells))
+    target = result.get("target")
+    if target is not None:
+        marks = [
+            f"{p}: as played {_yes(target[p]['as_played'])}, engine alone"
+            f" {_yes(target[p]['engine_alone'])}"
+            for p in POLICIES
+        ]
+        lines.append(
+            f"target >= {target['games_per_s']:.0f} games/s for {target['preset']}: "
+            + "; ".join(marks)
+        )
     return "\n".join(lines)
+
+
+def _yes(met: bool) -> str:
+    return "met" if met else "NOT met"
 
 
 @click.command("engine")

@@ -121,3 +121,48 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     service.tick()
     called = [e for e, _ in entry.events[version:] if type(e).__name__ == "CrapetteCalled"]
     assert called and called[0].verdict == "right"
+
+
+class _BrokenBot:
+    def choose(self, view: object) -> object:
+        raise RuntimeError("this bot is broken")
+
+
+@pytest.mark.parametrize("failure", ["choose", "make"])
+def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, failure: str
+) -> None:
+    import server.service
+
+    def broken(name: str) -> _BrokenBot:
+        if failure == "make":  # e.g. a stored match naming a bot this server no longer has
+            raise KeyError(name)
+        return _BrokenBot()
+
+    monkeypatch.setattr(server.service, "make_bot", broken)
+    clock = Clock()
+    # The bots' pace counts from the store's record times, which are the wall clock's.
+    clock.ms = server.service.now_ms()
+    service = GameService(open_store("memory://"), grace_s=60, clock=clock, bot_delay_s=0.01)
+    service.start()
+    opened = service.open_table(name="Ann", preset="beginner", bot="steady")
+    match_id = opened["match_id"]
+    entry = service.entry(match_id)
+    bot_seat = 1 - opened["seat"]
+    played = 0
+    for _ in range(400):  # Ann plays her turns with her first legal action; the bot its own
+        state = entry.state
+        if state.game is None or state.game.over or played >= 3:
+            break
+        before = entry.version
+        seat = state.game.to_move
+        if seat == bot_seat:
+            clock.ms += 1_000
+            service.tick()
+            assert entry.version > before, "the table hung on a failing bot"
+            played += 1
+        else:
+            action = domain.legal_actions(state, seat)[0].to_json()
+            service.execute(match_id, opened["seat_token"], f"ann-{before:06d}", action)
+    assert played == 3
+    assert "bot steady failed" in caplog.text
