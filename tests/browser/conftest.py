@@ -14,18 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from server.bench.browser import CHROMIUM_ARGS  # one set of flags for benchmarks and tests
 from tests.conftest import service_unavailable
 from tests.integration.harness import ServerProcess
 
 CHROMIUM = os.environ.get("CRAPETTE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 DESKTOP = {"width": 1280, "height": 860}
 LOCAL_URL = re.compile(r"^(data:|blob:|about:|https?://(127\.0\.0\.1|localhost)[:/])")
 PHONE = {"width": 390, "height": 844}

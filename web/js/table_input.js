@@ -34,6 +34,8 @@ export class Controls {
     else this.select(this.selected);
     const has = (d) => this.legal.some((a) => a.do === d);
     const playing = this.seat !== null && view && !view.over;
+    // A spectator has nothing to press: the buttons and the keys help go until he sits down.
+    document.getElementById("controls").hidden = this.seat === null;
     document.getElementById("btn-turn").disabled = !has("turn");
     document.getElementById("btn-discard").disabled = !has("discard");
     document.getElementById("btn-pass").disabled = !has("pass");
