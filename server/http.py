@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 from typing import Any
 
+import markdown
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from server import schemas
@@ -59,6 +61,25 @@ def table_page(match_id: str) -> Response:
 @bp.get("/replay/<match_id>")
 def replay_page(match_id: str) -> Response:
     return _page("replay.html")
+
+
+RULES_SLOT = "<!-- the server puts web/rules.md here, rendered -->"
+
+
+@functools.cache
+def rules_html() -> str:
+    """The players' rules (`web/rules.md`, the one copy) as a page: rendered once per process,
+    headings with ids so that `/rules#presets` and the like link to a section."""
+    web = importlib.resources.files("web")
+    text = web.joinpath("rules.md").read_text(encoding="utf-8")
+    body = markdown.markdown(text, extensions=["tables", "toc"], output_format="html")
+    page = web.joinpath("rules.html").read_text(encoding="utf-8")
+    return page.replace(RULES_SLOT, body)
+
+
+@bp.get("/rules")
+def rules_page() -> Response:
+    return Response(rules_html(), mimetype="text/html")
 
 
 @bp.get("/static/<path:path>")

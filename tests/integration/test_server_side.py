@@ -3,6 +3,7 @@ threading async mode."""
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Iterator
 
@@ -125,6 +126,23 @@ def test_pages_and_static_files(server: ServerProcess) -> None:
     assert server.get("/static/__init__.py").status_code == 404
     assert server.get("/static/../server/app.py").status_code == 404
     assert server.get("/static/no-such-file.js").status_code == 404
+
+
+def test_the_rules_page_renders_the_players_rules(server: ServerProcess) -> None:
+    response = server.get("/rules")
+    assert response.status_code == 200 and "text/html" in response.headers["content-type"]
+    page = response.text
+    assert "<!-- the server puts" not in page  # the slot was filled
+    # Every section of web/rules.md is there, with an id to link to; the tables are tables.
+    source = (REPO_ROOT / "web" / "rules.md").read_text(encoding="utf-8")
+    sections = [line[3:].strip() for line in source.splitlines() if line.startswith("## ")]
+    assert len(sections) >= 8
+    for title in sections:
+        assert f">{html.escape(title, quote=False)}</h2>" in page, title
+    assert 'id="presets"' in page and "<table>" in page and "<td>" in page
+    # The lobby links to it, and to its presets section.
+    lobby = server.get("/").text
+    assert 'href="/rules"' in lobby and 'href="/rules#presets"' in lobby
 
 
 def test_claim_a_bot_for_the_absent_player_until_he_returns(
