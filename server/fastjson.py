@@ -22,9 +22,15 @@ except ImportError:  # pragma: no cover - orjson is a dependency, but the server
 
 def dumps(obj: Any, **_options: Any) -> str:
     if _orjson is not None:
-        # Non-str keys: marshmallow reports errors of list items under int keys.
-        encoded: bytes = _orjson.dumps(obj, option=_orjson.OPT_NON_STR_KEYS)
-        return encoded.decode()
+        try:
+            # Non-str keys: marshmallow reports errors of list items under int keys.
+            encoded: bytes = _orjson.dumps(obj, option=_orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            # What orjson refuses and a client may make us echo: a lone surrogate (JSON's
+            # "\ud800", in a field name or an error message) or an integer beyond 64 bits.
+            pass
+        else:
+            return encoded.decode()
     return _stdlib.dumps(obj, separators=(",", ":"))
 
 

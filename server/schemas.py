@@ -6,6 +6,7 @@ reaches the service."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
@@ -13,7 +14,16 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 from domain.bots import BOT_NAMES as BOTS
 from server.errors import InvalidInputError
 
-_NAME = validate.Length(min=1, max=40)
+
+def _utf8(text: str) -> None:
+    """A lone surrogate ("\\ud800" in JSON) reads into a str that no store can write."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("Not valid Unicode text (a lone surrogate).") from None
+
+
+_NAME: list[Callable[[str], Any]] = [validate.Length(min=1, max=40), _utf8]
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
 MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")
 _MATCH_ID = validate.Regexp(MATCH_ID_PATTERN, error="Not a match id.")

@@ -36,7 +36,9 @@ def new_seat_token() -> str:
 
 
 def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    # surrogatepass: a client may send a lone surrogate ("\ud800" in JSON); it hashes to what
+    # no seat holds instead of failing. Every other string hashes as plain UTF-8.
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,14 @@ def _pile(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Regexp(PILE, error="not a pile: {input}"), **kwargs)
 
 
+def _utf8(text: str) -> None:
+    """A lone surrogate ("\\ud800" in JSON) reads into a str that no store can write."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError("not valid Unicode text (a lone surrogate)") from None
+
+
 class _Strict(Schema):
     class Meta:
         unknown = RAISE
@@ -188,7 +196,9 @@ class RecordSchema(_Strict):
     match_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
     preset = fields.String(allow_none=True, load_default=None)
     ruleset = fields.Dict(keys=fields.String(), values=_OPTION, required=True)
-    players = fields.List(fields.String(), required=True, validate=validate.Length(equal=2))
+    players = fields.List(
+        fields.String(validate=_utf8), required=True, validate=validate.Length(equal=2)
+    )
     started_at_ms = fields.Integer(strict=True, required=True)
     live = fields.Boolean(load_default=False)
     result = fields.Nested(MatchResultSchema, required=True)
