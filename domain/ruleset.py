@@ -26,7 +26,10 @@ HOUSES_PER_PLAYER = (4, 2)
 def parse_match(text: str) -> tuple[str, int]:
     """``"points:300"`` → ``("points", 300)``; ``"wins:3"`` → ``("wins", 3)``."""
     kind, _, number = str(text).partition(":")
-    if kind not in ("points", "wins") or not number.isdigit() or int(number) < 1:
+    # ASCII digits only ("²" is a digit that int() refuses), and not thousands of them (int()
+    # refuses 4300 and more; no match is played to 10**18 points).
+    digits = number.isascii() and number.isdigit() and len(number) <= 18
+    if kind not in ("points", "wins") or not digits or int(number) < 1:
         raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")
     return kind, int(number)
 
@@ -55,9 +58,13 @@ class Ruleset:
     name: str = field(default="classic", compare=False)
 
     def __post_init__(self) -> None:
-        if self.reserve_size not in RESERVE_SIZES:
+        # Whole numbers only: 12.0 == 12, but a float cannot count cards when dealing.
+        if type(self.reserve_size) is not int or self.reserve_size not in RESERVE_SIZES:
             raise RulesetError(f"reserve_size is one of 13, 12, 11, 10, not {self.reserve_size!r}")
-        if self.houses_per_player not in HOUSES_PER_PLAYER:
+        if (
+            type(self.houses_per_player) is not int
+            or self.houses_per_player not in HOUSES_PER_PLAYER
+        ):
             raise RulesetError(f"houses_per_player is 4 or 2, not {self.houses_per_player!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)

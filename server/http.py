@@ -149,7 +149,8 @@ def rematch(match_id: str) -> tuple[Response, int]:
 @bp.get("/api/matches/<match_id>/view")
 def match_view(match_id: str) -> Response:
     raw = request.args.get("version")
-    if raw is not None and not raw.isdigit():
+    # isdigit() alone lets "²" through (int() refuses it), and int() refuses 4300 digits and more.
+    if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
         raise InvalidInputError(
             "version is a whole number.", details={"version": ["Not a number."]}
         )
