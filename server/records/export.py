@@ -18,6 +18,7 @@ from typing import Any
 import domain
 from domain import Act, GameStarted, MatchStarted, MatchWon, RulesError
 from domain.deal import packs_from_seed
+from eventstore import StreamNameError
 from server.records.decisions import action_of, describe
 from server.records.errors import MatchNotFoundError, RecordError
 from server.records.schema import ALGORITHM, FORMAT, dump_record, load_record
@@ -33,7 +34,10 @@ def match_stream(match_id: str) -> str:
 
 def export_match(store: Any, match_id: str, public: bool | None = None) -> dict[str, Any]:
     """The record of the match `match_id` in `store` (see `record_from_events`)."""
-    stored = store.read(match_stream(match_id))
+    try:
+        stored = store.read(match_stream(match_id))
+    except StreamNameError:  # an id from a URL that no stream can have
+        stored = []
     if not stored:
         raise MatchNotFoundError(f"there is no match {match_id!r} in this store")
     return record_from_stored(stored, public)

@@ -18,6 +18,7 @@ from server.records.export import match_stream
 from server.records.schema import load_record
 from server.records.text import from_text
 from server.records.verify import Verified, ruleset_of, verify_record
+from server.schemas import MATCH_ID_PATTERN
 
 MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger is not a record
 
@@ -38,6 +39,8 @@ def parse_record_file(text: str) -> dict[str, Any]:
             raise RecordFormatError(
                 f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
             ) from None
+        except ValueError:  # int() refuses numbers of 4300 digits and more
+            raise RecordFormatError("not valid JSON: a number has too many digits") from None
         except RecursionError:
             raise RecordFormatError("not valid JSON: nested too deeply") from None
         return load_record(data)
@@ -52,12 +55,18 @@ def parse_record_file(text: str) -> dict[str, Any]:
 def import_record(store: Any, record: dict[str, Any], match_id: str | None = None) -> str:
     """Verify `record`, store it as match `match_id` (default: the record's id); a summary line."""
     record = load_record(record)
+    hint = " (import it under another id)" if match_id is None else ""
     if match_id is not None:
-        if not match_id or len(match_id) > 100:
-            raise RecordFormatError(f"{match_id!r} cannot name a match")
         record = {**record, "match_id": match_id}
-    verified = verify_record(record)
     match_id = record["match_id"]
+    # The id the server reads from URLs and messages (else the store refuses the stream's name,
+    # or the match is stored where no request can reach it).
+    if not MATCH_ID_PATTERN.match(match_id):
+        raise RecordFormatError(
+            f"{match_id[:100]!r} cannot name a match: 1 to 80 letters, digits and _ . : -, "
+            f"starting with a letter or digit{hint}"
+        )
+    verified = verify_record(record)
     if store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id)):
         raise MatchExistsError(
             f"there is already a match {match_id!r} in this store (import it under another id)"

@@ -369,7 +369,8 @@ def _match_header(head: _Section) -> dict[str, Any]:
     ruleset: dict[str, object] = {}
     for option in head.repeated.get("Option", []):
         name, _, value = option.partition(" ")
-        ruleset[name] = None if value == "-" else int(value) if value.isdigit() else value
+        number = value.isascii() and value.isdigit()  # "²" is a digit that int() refuses
+        ruleset[name] = None if value == "-" else _int(value, line, name) if number else value
     head.pop("Option", required=False)
     record["ruleset"] = ruleset
     finished = head.need("Finished")
