@@ -270,7 +270,8 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
     # Only \n ends a line (str.splitlines would also split at U+2028 and friends).
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip(" \t\r")
-        if line.strip(" \t") and not line.lstrip(" \t").startswith("%"):  # `%`: a comment
+        # Blank: no token at all (_tokens splits at any str.isspace(), U+0085 and U+3000 too).
+        if line.strip() and not line.lstrip(" \t").startswith("%"):  # `%`: a comment
             yield number, line
 
 

@@ -439,24 +439,22 @@ def test_every_read_of_any_match_id_is_answered(app: _App, route: str, match_id:
     quoted = urllib.parse.quote(app.resolve(match_id).encode("utf-8", "surrogatepass"), safe="")
     response = app.http.get(route.format(quoted))
     event(f"{route}: {response.status_code}")
-    assert response.status_code in (200, 400, 404), response.get_data()[:200]
-    if response.status_code != 200:
+    # (an id with "/" may be redirected: werkzeug merges the double slash it makes)
+    assert response.status_code in (200, 308, 400, 404), response.get_data()[:200]
+    if response.status_code >= 400:
         _structured(response.json)
 
 
-@settings(max_examples=6, deadline=None)
-@given(
-    options=st.sampled_from(
-        [{"reserve_size": 12.0}, {"houses_per_player": 2.0}, {"reserve_size": 13.0}]
-    ),
-    bot=st.sampled_from([None, "random"]),
+@pytest.mark.parametrize(
+    "options", [{"reserve_size": 12.0}, {"houses_per_player": 2.0}, {"reserve_size": 13.0}]
 )
+@pytest.mark.parametrize("bot", [None, "random"])
 def test_a_ruleset_of_whole_numbers_written_as_floats_is_refused_up_front(
     options: dict[str, Any], bot: str | None
 ) -> None:
-    """Found by the lobby fuzz: `12.0 in (13, 12, 11, 10)`, so the ruleset was accepted, the
-    table opened, and dealing failed (a TypeError) once both seats were taken: a 500 and a table
-    that could never start."""
+    """Found while fuzzing the lobby: `12.0 in (13, 12, 11, 10)`, so the ruleset was accepted,
+    the table opened, and dealing failed (a TypeError) once both seats were taken: a 500 and a
+    table that could never start."""
     service = GameService(open_store("memory://"))
     with pytest.raises(InvalidInputError):
         service.open_table(name="Ann", options=options, bot=bot)
@@ -553,44 +551,46 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
 ) -> None:
     clock = _Clock()
     service = GameService(open_store("memory://"), grace_s=3600, clock=clock)
-    with patch("server.service.new_seed", lambda: seed):  # the same deal for the same example
+    with patch("server.service.new_seed", lambda: seed):  # the same deals for the same example
         opened = service.open_table(name="Ann", preset=preset)
         match_id = opened["match_id"]
         tokens = (opened["seat_token"], service.join_seat(match_id, "Bob")["seat_token"])
-    entry = service.entry(match_id)
-    for step, choice in enumerate(walk):  # a random position, reached through the service
-        if not entry.live:
-            break
-        legal = domain.legal_actions(entry.state, 0) + domain.legal_actions(entry.state, 1)
-        if not legal:
-            break
-        chosen = legal[choice % len(legal)]
+        entry = service.entry(match_id)
+        for step, choice in enumerate(walk):  # a random position, reached through the service
+            if not entry.live:
+                break
+            legal = domain.legal_actions(entry.state, 0) + domain.legal_actions(entry.state, 1)
+            if not legal:
+                break
+            chosen = legal[choice % len(legal)]
+            clock.ms += 700
+            done = service.execute(
+                match_id, tokens[chosen.seat], f"walk-{step:04d}", chosen.to_json()
+            )
+            assert done["ok"] is True
         clock.ms += 700
-        done = service.execute(match_id, tokens[chosen.seat], f"walk-{step:04d}", chosen.to_json())
-        assert done["ok"] is True
-    clock.ms += 700
-    if isinstance(action, tuple):
-        legal = domain.legal_actions(entry.state, 0) + domain.legal_actions(entry.state, 1)
-        base = legal[action[0] % len(legal)].to_json() if legal else {"do": "resign", "seat": 0}
-        action = {**base, **action[1]}
-    token = "not-a-seat-token-at-all" if token_seat is None else tokens[token_seat]
-    before = _service_snapshot(service, match_id)
-    try:
-        result = service.execute(match_id, token, command_id, action)
-    except ServerError as exc:
-        event(f"refused: {exc.code}")
-        assert type(exc) is not ServerError
-        _structured(exc.to_json())
-        assert _service_snapshot(service, match_id) == before
-    else:
-        event("duplicate" if result.get("duplicate") else "applied")
-        assert result["ok"] is True and isinstance(result["version"], int)
-        if result.get("duplicate"):
+        if isinstance(action, tuple):
+            legal = domain.legal_actions(entry.state, 0) + domain.legal_actions(entry.state, 1)
+            base = legal[action[0] % len(legal)].to_json() if legal else {"do": "resign", "seat": 0}
+            action = {**base, **action[1]}
+        token = "not-a-seat-token-at-all" if token_seat is None else tokens[token_seat]
+        before = _service_snapshot(service, match_id)
+        try:
+            result = service.execute(match_id, token, command_id, action)
+        except ServerError as exc:
+            event(f"refused: {exc.code}")
+            assert type(exc) is not ServerError
+            _structured(exc.to_json())
             assert _service_snapshot(service, match_id) == before
-        assert result["version"] <= entry.version
-    store_version = service.repo.store.stream_version(f"match-{match_id}")
-    assert entry.version == store_version
-    assert _fold_store(service, match_id) == entry.state
+        else:
+            event("duplicate" if result.get("duplicate") else "applied")
+            assert result["ok"] is True and isinstance(result["version"], int)
+            if result.get("duplicate"):
+                assert _service_snapshot(service, match_id) == before
+            assert result["version"] <= entry.version
+        store_version = service.repo.store.stream_version(f"match-{match_id}")
+        assert entry.version == store_version
+        assert _fold_store(service, match_id) == entry.state
 
 
 # -- 4. record import --------------------------------------------------------------------------
@@ -734,6 +734,8 @@ def test_a_mutated_record_imports_cleanly_or_is_refused_writing_nothing(
         max_size=3,
     ),
 )
+# A line of Unicode whitespace (U+0085) among the moves: no token, and an IndexError.
+@example(base=0, edits=[("insert", 42, 0, "\x85")])
 def test_a_mutated_text_record_imports_cleanly_or_is_refused_writing_nothing(
     base: int, edits: list[tuple[str, int, int, str]]
 ) -> None:
