@@ -24,6 +24,8 @@ def _utf8(text: str) -> None:
 
 
 _NAME: list[Callable[[str], Any]] = [validate.Length(min=1, max=40), _utf8]
+# The longest time limit per move a table may have (an hour), however the limit is given.
+MAX_MOVE_TIME_S = 3600
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
 MATCH_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}\Z")
 _MATCH_ID = validate.Regexp(MATCH_ID_PATTERN, error="Not a match id.")
@@ -45,7 +47,7 @@ class CreateTableSchema(_Strict):
     options = fields.Dict(keys=fields.String(), load_default=dict)
     match = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
     move_time_limit_s = fields.Integer(
-        load_default=None, allow_none=True, validate=validate.Range(min=1, max=3600)
+        load_default=None, allow_none=True, validate=validate.Range(min=1, max=MAX_MOVE_TIME_S)
     )
     bot = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(BOTS))
     seat = fields.Integer(load_default=None, allow_none=True, validate=_SEAT, strict=True)

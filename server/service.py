@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import domain
 from domain.deal import new_seed
 from eventstore import NewEvent
+from server import schemas
 from server import tables as t
 from server.bots import RandomLegalBot, make_bot
 from server.errors import (
@@ -109,6 +110,10 @@ class GameService:
             ruleset = domain.Ruleset.from_json(ruleset_json)
         except (domain.RulesetError, TypeError, ValueError) as exc:
             raise InvalidInputError(str(exc), details={"options": [str(exc)]}) from None
+        limit = ruleset.move_time_limit_s
+        if limit is not None and limit > schemas.MAX_MOVE_TIME_S:  # also when given in `options`
+            message = f"move_time_limit_s is at most {schemas.MAX_MOVE_TIME_S} seconds."
+            raise InvalidInputError(message, details={"options": [message]})
         match_id = t.new_match_id()
         seat = 0 if seat is None else seat
         token = t.new_seat_token()
@@ -513,7 +518,9 @@ class GameService:
         with entry.lock:
             self.repo.refresh(entry)
             states = self.repo.replay_states(entry)
-            live = not (entry.state is not None and entry.state.finished)
+            # An imported match never goes on here, and its record held every card: all shown.
+            finished = entry.state is not None and entry.state.finished
+            live = not finished and not entry.table.imported
             now = entry.state
         return {
             "match_id": match_id,

@@ -188,11 +188,17 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
         return {"ok": True}
 
     @on("disconnect")
-    def disconnect(sid: str, *_reason: Any) -> None:
+    def disconnect(sid: str, *_reason: Any) -> dict[str, Any] | None:
+        if socketio.server.manager.is_connected(sid, NAMESPACE):
+            # python-socketio hands a client's own message named "disconnect" to this handler
+            # too; a real disconnect has already marked the client as leaving. A message is
+            # not a disconnect: the seat stays present.
+            return unknown("disconnect", sid)
         try:
             _leave(sid)
         except Exception:
             log.exception("disconnect cleanup failed")
+        return None
 
     @on("*")
     def unknown(event: Any, sid: str, *_args: Any) -> dict[str, Any]:

@@ -838,3 +838,26 @@ def test_an_option_of_digits_int_cannot_read_is_refused(value: str) -> None:
     as_json = json.dumps({**record, "ruleset": {**record["ruleset"], "match": f"points:{value}"}})
     with pytest.raises(RecordFormatError):
         import_record(open_store("memory://"), parse_record_file(as_json))
+
+
+def test_a_message_named_disconnect_does_not_disconnect_the_seat(tmp_path: Path) -> None:
+    """python-socketio hands a client's message named "disconnect" to the disconnect handler;
+    the seat must stay present and the client get the unknown-message error."""
+    made = _App(tmp_path)
+    try:
+        client = made.socket
+        ack = client.emit(
+            "join_table",
+            {"match_id": made.match_id, "seat_token": made.tokens[0]},
+            callback=True,
+        )
+        assert ack["ok"] and ack["seat"] == 0, ack
+        entry = made.service.entry(made.match_id)
+        assert made.service.table_json(entry)["presence"][0]["connected"]
+        ack = client.emit("disconnect", "io client disconnect", callback=True)
+        assert ack == {"ok": False, "code": "invalid", "message": "Unknown message 'disconnect'."}
+        assert made.service.table_json(entry)["presence"][0]["connected"]
+        assert client.is_connected()
+    finally:
+        made.socket.disconnect()
+        made.store.close()

@@ -62,3 +62,21 @@ def test_a_server_match_exports_verifies_and_reimports() -> None:
     again = [(e.type, e.data) for e in other.read("match-m-again")]
     assert [t for t, _ in again] == [t for t, _ in stored]
     assert again[1:] == stored[1:]  # the same events (MatchStarted differs only by its id)
+
+
+def test_an_imported_match_that_did_not_reach_its_target_replays_with_every_card() -> None:
+    import json
+    from pathlib import Path
+
+    golden = Path(__file__).resolve().parents[1] / "data" / "records" / "classic-calls-resign.json"
+    record = json.loads(golden.read_text(encoding="utf-8"))
+    assert not record["result"]["finished"]  # the match target was not reached
+    store = open_store("memory://")
+    import_record(store, record, match_id="m-imported")
+    service = GameService(store)
+    service.start()
+    replay = service.replay("m-imported")
+    assert replay["live"] is False  # it will never go on: nothing is secret any more
+    first_game = next(f for f in replay["frames"] if f["view"] and f["view"].get("piles"))
+    hands = [first_game["view"]["piles"][h] for h in ("H0", "H1")]
+    assert all(cards and None not in cards for cards in hands), "hand cards hidden"

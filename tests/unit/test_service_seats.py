@@ -166,3 +166,23 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
             service.execute(match_id, opened["seat_token"], f"ann-{before:06d}", action)
     assert played == 3
     assert "bot steady failed" in caplog.text
+
+
+@pytest.mark.parametrize("where", ["options", "field"])
+def test_a_tables_time_limit_is_at_most_an_hour_however_it_is_given(where: str) -> None:
+    from server.errors import InvalidInputError
+
+    service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
+    service.start()
+
+    def open_with(limit: int) -> dict:
+        if where == "options":
+            return service.open_table(name="Ann", options={"move_time_limit_s": limit})
+        return service.open_table(name="Ann", move_time_limit_s=limit)
+
+    with pytest.raises(InvalidInputError, match="at most 3600"):
+        open_with(10**30)
+    with pytest.raises(InvalidInputError, match="at most 3600"):
+        open_with(3601)
+    opened = open_with(3600)
+    assert service.entry(opened["match_id"]).table.ruleset["move_time_limit_s"] == 3600
