@@ -212,6 +212,10 @@ def measure(games: int, presets: list[str], repeat: int = 3) -> dict[str, Any]:
         row: dict[str, Any] = {"games": games}
         for policy in POLICIES:
             row[policy], played = _policy_row(ruleset, name, policy, games, repeat)
+            # The cost of one game in the run's own unit (dict copies): comparable across
+            # machines and runs, where games per second are not.
+            engine_s = 1 / row[policy]["engine_games_per_s"]
+            row[policy]["engine_game_in_baseline_copies"] = round(engine_s * 1e6 / base)
             if policy == "uniform":
                 uniform_games = played
         per_preset[name] = row

@@ -123,6 +123,7 @@ def test_engine_bench_reports_every_figure_as_json() -> None:
     assert row["games"] == 1
     for policy in ("uniform", "eager"):
         assert row[policy]["games_per_s"] > 0 and row[policy]["unfinished"] == 0
+        assert row[policy]["engine_game_in_baseline_copies"] > 0
     assert "target" not in data  # the target is about classic, which this run did not play
 
 
