@@ -27,7 +27,7 @@ def parse_match(text: str) -> tuple[str, int]:
     """``"points:300"`` → ``("points", 300)``; ``"wins:3"`` → ``("wins", 3)``."""
     kind, _, number = str(text).partition(":")
     # ASCII digits only ("²" is a digit that int() refuses), and not thousands of them (int()
-    # refuses 4300 and more; no match is played to 10**18 points).
+    # refuses more than 4,300; no match is played to 10**18 points).
     digits = number.isascii() and number.isdigit() and len(number) <= 18
     if kind not in ("points", "wins") or not digits or int(number) < 1:
         raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")

@@ -3,9 +3,9 @@ library otherwise, and always the standard library to decode.
 
 Every update carries a view of some 3 KB; encoding it with the standard library cost about as much
 as deciding the move. Decoding stays with the standard library: it accepts everything a client may
-send (numbers beyond 64 bits, NaN), and the handlers' schemas refuse what they must. What it cannot
-decode at all (not JSON, 4,300 digits or more) python-socketio drops before any handler: logged,
-with no answer to the client (docs/protocol.md)."""
+send (numbers beyond 64 bits, NaN), and the handlers' schemas refuse what they must. What it
+cannot decode at all (not JSON, a number of over 4,300 digits) python-socketio drops before any
+handler: logged, with no answer to the client (docs/protocol.md)."""
 
 from __future__ import annotations
 

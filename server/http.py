@@ -11,6 +11,7 @@ from typing import Any
 import markdown
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
+from domain.bots import BOT_DESCRIPTIONS
 from server import schemas
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
@@ -95,10 +96,6 @@ def presets() -> Response:
 
 
 def _bots() -> list[dict[str, str]]:
-    try:
-        from domain.bots import BOT_DESCRIPTIONS
-    except ImportError:
-        BOT_DESCRIPTIONS = {}
     return [{"name": name, "description": BOT_DESCRIPTIONS.get(name, "")} for name in schemas.BOTS]
 
 
@@ -149,7 +146,7 @@ def rematch(match_id: str) -> tuple[Response, int]:
 @bp.get("/api/matches/<match_id>/view")
 def match_view(match_id: str) -> Response:
     raw = request.args.get("version")
-    # isdigit() alone lets "²" through (int() refuses it), and int() refuses 4300 digits and more.
+    # isdigit() alone lets "²" through (int() refuses it), and int() refuses over 4,300 digits.
     if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
         raise InvalidInputError(
             "version is a whole number.", details={"version": ["Not a number."]}

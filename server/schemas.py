@@ -15,7 +15,7 @@ from domain.bots import BOT_NAMES as BOTS
 from server.errors import InvalidInputError
 
 
-def _utf8(text: str) -> None:
+def utf8_text(text: str) -> None:
     """A lone surrogate ("\\ud800" in JSON) reads into a str that no store can write."""
     try:
         text.encode("utf-8")
@@ -23,7 +23,7 @@ def _utf8(text: str) -> None:
         raise ValidationError("Not valid Unicode text (a lone surrogate).") from None
 
 
-_NAME: list[Callable[[str], Any]] = [validate.Length(min=1, max=40), _utf8]
+_NAME: list[Callable[[str], Any]] = [validate.Length(min=1, max=40), utf8_text]
 # The longest time limit per move a table may have (an hour), however the limit is given.
 MAX_MOVE_TIME_S = 3600
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
@@ -46,8 +46,9 @@ class CreateTableSchema(_Strict):
     preset = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     match = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
+    # Absent: the preset's limit; null: no limit (so the key is left out when absent).
     move_time_limit_s = fields.Integer(
-        load_default=None, allow_none=True, validate=validate.Range(min=1, max=MAX_MOVE_TIME_S)
+        allow_none=True, strict=True, validate=validate.Range(min=1, max=MAX_MOVE_TIME_S)
     )
     bot = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(BOTS))
     seat = fields.Integer(load_default=None, allow_none=True, validate=_SEAT, strict=True)

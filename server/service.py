@@ -3,6 +3,7 @@ publish. It holds no rules: `domain.decide` judges, the store records, the publi
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -45,6 +46,12 @@ class _NoPublisher:
 
     def table_changed(self, entry: MatchEntry) -> None:
         pass
+
+
+class _Preset(enum.Enum):
+    """An option left to the preset (`open_table`'s default), unlike None, which is a value."""
+
+    VALUE = "the preset's value"
 
 
 class GameService:
@@ -96,7 +103,7 @@ class GameService:
         preset: str = "classic",
         options: dict[str, Any] | None = None,
         match: str | None = None,
-        move_time_limit_s: int | None = None,
+        move_time_limit_s: int | None | _Preset = _Preset.VALUE,
         bot: str | None = None,
         seat: int | None = None,
         rematch_of: str | None = None,
@@ -104,7 +111,7 @@ class GameService:
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:
             ruleset_json["match"] = match
-        if move_time_limit_s is not None:
+        if move_time_limit_s is not _Preset.VALUE:  # None: no limit, whatever the preset says
             ruleset_json["move_time_limit_s"] = move_time_limit_s
         try:
             ruleset = domain.Ruleset.from_json(ruleset_json)
@@ -482,11 +489,18 @@ class GameService:
         if pending is not None and pending[0] == entry.version and pending[1] == seat:
             return pending[2]  # a call already decided on, waiting for its moment
         view = domain.view(entry.state, seat)
+        bot = entry.bots.get(seat)
+        if bot is None:
+            try:
+                bot = make_bot(name)
+            except Exception:  # e.g. a stored table naming a bot this server does not have
+                log.exception(
+                    "bot %s cannot be made in match %s: a stand-in plays", name, entry.match_id
+                )
+                bot = RandomLegalBot()
+            entry.bots[seat] = bot  # made once, whatever it is
         if entry.failed_bot_version != entry.version:
             try:
-                bot = entry.bots.get(seat)
-                if bot is None:  # a bot of a name no longer known (a stored match) fails here
-                    bot = entry.bots[seat] = make_bot(name)
                 return bot.choose(view)
             except Exception:
                 log.exception("bot %s failed in match %s", name, entry.match_id)

@@ -187,6 +187,14 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
         _leave(sid)
         return {"ok": True}
 
+    @on("connect")
+    def connect(sid: str, *_args: Any) -> dict[str, Any] | None:
+        if socketio.server.manager.is_connected(sid, NAMESPACE):
+            # A client's own message named "connect" (python-socketio routes it here, not to
+            # the catch-all): a real connection attempt is still pending at this point.
+            return unknown("connect", sid)
+        return None  # a real connection: accepted
+
     @on("disconnect")
     def disconnect(sid: str, *_reason: Any) -> dict[str, Any] | None:
         if socketio.server.manager.is_connected(sid, NAMESPACE):

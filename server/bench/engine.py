@@ -177,7 +177,7 @@ def _best(repeat: int, work: Callable[[], object]) -> float:
 
 
 def _policy_row(
-    ruleset: Ruleset, name: str, policy: str, games: int, repeat: int
+    ruleset: Ruleset, name: str, policy: str, games: int, repeat: int, base_us: float
 ) -> tuple[dict[str, Any], list[PlayedGame]]:
     """One preset and policy: games/s as played and as the engine alone, and the games."""
     played: list[PlayedGame] = []
@@ -198,6 +198,9 @@ def _policy_row(
         "engine_games_per_s": round(games / replay_s, 1),
         "actions_per_game": round(sum(g.actions for g in played) / games, 1),
         "unfinished": sum(not g.finished for g in played),
+        # One game's engine time in the run's own unit (dict copies): comparable across
+        # machines and runs, where games per second are not.
+        "engine_game_in_baseline_copies": round(replay_s / games * 1e6 / base_us),
     }
     return row, played
 
@@ -211,11 +214,7 @@ def measure(games: int, presets: list[str], repeat: int = 3) -> dict[str, Any]:
         ruleset = Ruleset.preset(name)
         row: dict[str, Any] = {"games": games}
         for policy in POLICIES:
-            row[policy], played = _policy_row(ruleset, name, policy, games, repeat)
-            # The cost of one game in the run's own unit (dict copies): comparable across
-            # machines and runs, where games per second are not.
-            engine_s = 1 / row[policy]["engine_games_per_s"]
-            row[policy]["engine_game_in_baseline_copies"] = round(engine_s * 1e6 / base)
+            row[policy], played = _policy_row(ruleset, name, policy, games, repeat, base)
             if policy == "uniform":
                 uniform_games = played
         per_preset[name] = row

@@ -6,6 +6,7 @@ rules' invariants are checked as the games go, and the command exits non-zero wh
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
@@ -28,6 +29,13 @@ def _bot_pair(text: str) -> tuple[str, str]:
         known = ", ".join(BOT_NAMES)
         raise click.BadParameter(f"two of {known}, comma-separated (e.g. sharp,steady)")
     return names[0], names[1]
+
+
+def match_id_of(seed: str, match_number: int) -> str:
+    """`selfplay-<seed>-<n>`, the seed cut to 40 hex digits (a long seed by its hash): an id
+    that `crapette import` and the server's URLs take (at most 80 characters)."""
+    tag = seed if len(seed) <= 40 else hashlib.sha256(seed.encode()).hexdigest()[:40]
+    return f"selfplay-{tag}-{match_number:04d}"
 
 
 def _seed(text: str) -> str:
@@ -142,7 +150,7 @@ def run_selfplay(
         report = play_match(
             ruleset,
             (pair[0], pair[1]),
-            f"selfplay-{seed}-{match_number:04d}",
+            match_id_of(seed, match_number),
             seed_stream,
             1 if single_games else games - tally.games,
             on_game,

@@ -39,7 +39,7 @@ def parse_record_file(text: str) -> dict[str, Any]:
             raise RecordFormatError(
                 f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
             ) from None
-        except ValueError:  # int() refuses numbers of 4300 digits and more
+        except ValueError:  # int() refuses numbers of more than 4,300 digits
             raise RecordFormatError("not valid JSON: a number has too many digits") from None
         except RecursionError:
             raise RecordFormatError("not valid JSON: nested too deeply") from None

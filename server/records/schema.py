@@ -14,6 +14,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from server.records.errors import RecordFormatError
+from server.schemas import utf8_text
 
 FORMAT = "crapette-record/1"
 ALGORITHM = "sha256-fy/1"
@@ -55,14 +56,6 @@ def _card(**kwargs: Any) -> fields.String:
 
 def _pile(**kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Regexp(PILE, error="not a pile: {input}"), **kwargs)
-
-
-def _utf8(text: str) -> None:
-    """A lone surrogate ("\\ud800" in JSON) reads into a str that no store can write."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValidationError("not valid Unicode text (a lone surrogate)") from None
 
 
 class _Strict(Schema):
@@ -197,7 +190,7 @@ class RecordSchema(_Strict):
     preset = fields.String(allow_none=True, load_default=None)
     ruleset = fields.Dict(keys=fields.String(), values=_OPTION, required=True)
     players = fields.List(
-        fields.String(validate=_utf8), required=True, validate=validate.Length(equal=2)
+        fields.String(validate=utf8_text), required=True, validate=validate.Length(equal=2)
     )
     started_at_ms = fields.Integer(strict=True, required=True)
     live = fields.Boolean(load_default=False)

@@ -4,6 +4,7 @@ threading async mode."""
 from __future__ import annotations
 
 import html
+import re
 import time
 from collections.abc import Iterator
 
@@ -128,6 +129,40 @@ def test_pages_and_static_files(server: ServerProcess) -> None:
     assert server.get("/static/no-such-file.js").status_code == 404
 
 
+def _items_in_nested_lists(page: str) -> list[str]:
+    """The text of every <li> that sits in a list within a list (tags stripped)."""
+    from html.parser import HTMLParser
+
+    class Items(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.depth = 0
+            self.deep: list[str] = []
+            self.current: list[str] | None = None
+
+        def handle_starttag(self, tag: str, attrs: object) -> None:
+            if tag in ("ul", "ol"):
+                self.depth += 1
+            elif tag == "li" and self.depth >= 2:
+                self.current = []
+                self.deep.append("")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("ul", "ol"):
+                self.depth -= 1
+            elif tag == "li" and self.current is not None and self.depth >= 2:
+                self.deep[-1] = " ".join("".join(self.current).split())
+                self.current = None
+
+        def handle_data(self, data: str) -> None:
+            if self.current is not None:
+                self.current.append(data)
+
+    parser = Items()
+    parser.feed(page)
+    return parser.deep
+
+
 def test_the_rules_page_renders_the_players_rules(server: ServerProcess) -> None:
     response = server.get("/rules")
     assert response.status_code == 200 and "text/html" in response.headers["content-type"]
@@ -140,6 +175,18 @@ def test_the_rules_page_renders_the_players_rules(server: ServerProcess) -> None
     for title in sections:
         assert f">{html.escape(title, quote=False)}</h2>" in page, title
     assert 'id="presets"' in page and "<table>" in page and "<td>" in page
+    # A nested list stays nested (Python-Markdown wants four spaces): every sub-item of the source
+    # is an item of a list inside a list.
+    nested = [
+        re.sub(r"[*`]", "", line.strip()[2:])[:20]
+        for line in source.splitlines()
+        if line.startswith("    - ")
+    ]
+    deep = _items_in_nested_lists(page)
+    assert nested and all(any(item.startswith(text) for item in deep) for text in nested), (
+        nested,
+        deep,
+    )
     # The lobby links to it, and to its presets section.
     lobby = server.get("/").text
     assert 'href="/rules"' in lobby and 'href="/rules#presets"' in lobby

@@ -827,8 +827,8 @@ def test_the_played_record_itself_imports() -> None:
 
 @pytest.mark.parametrize("value", ["²", "9" * 5000], ids=["superscript-two", "5000-digits"])
 def test_an_option_of_digits_int_cannot_read_is_refused(value: str) -> None:
-    """Found by the record fuzz: "²".isdigit() holds but int("²") raises, as does int() of 4300
-    digits and more; a ValueError escaped the text reader and the ruleset's `match` check
+    """Found by the record fuzz: "²".isdigit() holds but int("²") raises, as does int() of more
+    than 4,300 digits; a ValueError escaped the text reader and the ruleset's `match` check
     (an HTTP 500, a CLI "cannot import")."""
     record = _played_record()
     text = to_text(record).replace('[Option "reserve_size 13"]', f'[Option "reserve_size {value}"]')
@@ -840,9 +840,10 @@ def test_an_option_of_digits_int_cannot_read_is_refused(value: str) -> None:
         import_record(open_store("memory://"), parse_record_file(as_json))
 
 
-def test_a_message_named_disconnect_does_not_disconnect_the_seat(tmp_path: Path) -> None:
-    """python-socketio hands a client's message named "disconnect" to the disconnect handler;
-    the seat must stay present and the client get the unknown-message error."""
+def test_messages_named_disconnect_or_connect_are_unknown_messages(tmp_path: Path) -> None:
+    """python-socketio hands a client's message named "disconnect" (or "connect") to that
+    handler, not to the catch-all: the seat must stay present, the client gets the unknown-message
+    error."""
     made = _App(tmp_path)
     try:
         client = made.socket
@@ -854,8 +855,9 @@ def test_a_message_named_disconnect_does_not_disconnect_the_seat(tmp_path: Path)
         assert ack["ok"] and ack["seat"] == 0, ack
         entry = made.service.entry(made.match_id)
         assert made.service.table_json(entry)["presence"][0]["connected"]
-        ack = client.emit("disconnect", "io client disconnect", callback=True)
-        assert ack == {"ok": False, "code": "invalid", "message": "Unknown message 'disconnect'."}
+        for name in ("disconnect", "connect"):
+            ack = client.emit(name, "io client disconnect", callback=True)
+            assert ack == {"ok": False, "code": "invalid", "message": f"Unknown message {name!r}."}
         assert made.service.table_json(entry)["presence"][0]["connected"]
         assert client.is_connected()
     finally:

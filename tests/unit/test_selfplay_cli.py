@@ -104,3 +104,17 @@ def test_a_game_that_never_ends_is_an_invariant_break(monkeypatch: pytest.Monkey
     code, out = selfplay("--games", "1", "--bots", "random,random")
     assert code == 1
     assert "no end after 30 actions" in out
+
+
+def test_an_export_with_a_long_seed_imports_under_its_own_id(tmp_path: Path) -> None:
+    seed = "ab" * 34  # 68 hex digits: the id must still be one the server serves
+    code, out = selfplay(
+        "--games", "1", "--bots", "random,random", "--single-games", "--seed", seed,
+        "--export", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert code == 0, out
+    (exported,) = sorted((tmp_path / "out").glob("*.json"))
+    store = f"sqlite:///{tmp_path}/store.sqlite3"
+    result = CliRunner().invoke(main, ["import", str(exported), "--store", store])
+    assert result.exit_code == 0, result.output
+    assert "imported selfplay-" in result.output
