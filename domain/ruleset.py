@@ -109,12 +109,20 @@ class Ruleset:
         if unknown:
             raise RulesetError(f"unknown ruleset option(s): {', '.join(unknown)}")
         overrides = {k: v for k, v in data.items() if k != "preset"}
+        for key in _WHOLE_NUMBERS:  # JSON has one kind of number: 12.0 is read as 12
+            value = overrides.get(key)
+            if type(value) is float and value.is_integer():
+                overrides[key] = int(value)
         if "move_time_limit_s" in overrides and overrides["move_time_limit_s"] in ("none", ""):
             overrides["move_time_limit_s"] = None
         try:
             return replace(base, **overrides)
         except TypeError as exc:
             raise RulesetError(str(exc)) from None
+
+
+# The options that count something: whole numbers (a float cannot count cards when dealing).
+_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "move_time_limit_s")
 
 
 def _preset(name: str, **changes: Any) -> Ruleset:

@@ -448,17 +448,43 @@ def test_every_read_of_any_match_id_is_answered(app: _App, route: str, match_id:
 @pytest.mark.parametrize(
     "options", [{"reserve_size": 12.0}, {"houses_per_player": 2.0}, {"reserve_size": 13.0}]
 )
-@pytest.mark.parametrize("bot", [None, "random"])
-def test_a_ruleset_of_whole_numbers_written_as_floats_is_refused_up_front(
-    options: dict[str, Any], bot: str | None
+def test_whole_numbers_written_as_floats_are_read_as_ints_and_the_match_deals(
+    options: dict[str, Any],
 ) -> None:
     """Found while fuzzing the lobby: `12.0 in (13, 12, 11, 10)`, so the ruleset was accepted,
     the table opened, and dealing failed (a TypeError) once both seats were taken: a 500 and a
-    table that could never start."""
+    table that could never start. JSON has one kind of number: 12.0 is now read as 12."""
+    service = GameService(open_store("memory://"))
+    opened = service.open_table(name="Ann", options=options, bot="random")
+    state = service.entry(opened["match_id"]).state
+    assert state.game is not None  # dealt
+    ((key, value),) = options.items()
+    assert getattr(state.ruleset, key) == value and type(getattr(state.ruleset, key)) is int
+
+
+@pytest.mark.parametrize("options", [{"reserve_size": 12.5}, {"houses_per_player": True}])
+def test_a_ruleset_option_that_is_not_a_whole_number_is_refused_up_front(
+    options: dict[str, Any],
+) -> None:
     service = GameService(open_store("memory://"))
     with pytest.raises(InvalidInputError):
-        service.open_table(name="Ann", options=options, bot=bot)
+        service.open_table(name="Ann", options=options, bot="random")
     assert service.repo.store.last_position() == 0
+
+
+def test_a_store_written_before_whole_numbers_were_checked_still_reads() -> None:
+    """Tables opened with `reserve_size: 12.0` by an earlier version stored that float in their
+    events; they must still load (and replay) rather than fail every request."""
+    store = open_store("memory://")
+    service = GameService(store)
+    opened = service.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
+    match_id = opened["match_id"]
+    records = list(store.read(f"match-{match_id}"))
+    started = dict(records[0].data)
+    started["ruleset"] = {**started["ruleset"], "reserve_size": 12.0}  # as the old version wrote
+    payloads = [(records[0].type, started)] + [(r.type, r.data) for r in records[1:]]
+    state = domain.fold(domain.event_from_payload(kind, data) for kind, data in payloads)
+    assert state.ruleset.reserve_size == 12
 
 
 @settings(
