@@ -13,7 +13,7 @@ from server.config import ServerConfig
 
 @click.command()
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=int, help="TCP port to listen on.")
 @click.option(
     "--store",
     "store_url",
@@ -21,7 +21,13 @@ from server.config import ServerConfig
     envvar="CRAPETTE_STORE",
     help="Event store URL (default: $CRAPETTE_STORE, else a SQLite file in the data dir).",
 )
-@click.option("--data-dir", default="./data", show_default=True, type=click.Path(file_okay=False))
+@click.option(
+    "--data-dir",
+    default="./data",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where the default SQLite store lives.",
+)
 @click.option(
     "--async-mode",
     type=click.Choice(["eventlet", "threading"]),

@@ -49,13 +49,20 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     match_id = page.url.rsplit("/", 1)[1]
     assert "bot" in page.inner_text(".tray.top .seat-info")
 
-    # Keyboard: ↓ shows a legal action, Enter plays it.
+    # Keyboard: ↑ from no choice starts at the last legal action, Esc forgets it; ↓ starts at
+    # the first one, Enter plays it, and the "Enter plays" line goes with it.
     wait_my_turn(page)
+    legal = page.evaluate("window.crapette.view.legal.map((a) => a.text ?? a.do)")
+    page.keyboard.press("ArrowUp")
+    assert message(page) == f"Enter plays: {legal[-1]}"
+    page.keyboard.press("Escape")
+    assert message(page) == ""
     before = version(page)
     page.keyboard.press("ArrowDown")
-    assert message(page).startswith("Enter plays:")
+    assert message(page) == f"Enter plays: {legal[0]}"
     page.keyboard.press("Enter")
     wait_version_above(page, before)
+    assert not message(page).startswith("Enter plays:")
     assert_board_is_view(page)
     page.wait_for_function(
         "document.querySelector('.seat-info .clock').textContent !== ''"

@@ -74,7 +74,8 @@ async function createTable(e) {
 }
 
 function seatNames(t) {
-  return t.seats.map((s) => (s.bot ? `${s.name ?? "bot"} (bot)` : s.name ?? "free seat"));
+  // A bot's seat is named after it already ("steady bot"): no "(bot)" after that.
+  return t.seats.map((s) => (s.bot ? (s.name ?? `${s.bot} bot`) : (s.name ?? "free seat")));
 }
 
 function tableItem(t) {

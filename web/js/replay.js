@@ -246,7 +246,7 @@ export class Replay {
       return;
     }
     if (this.pos >= this.frames.length - 1) this.go(0);
-    $("b-play").textContent = "⏸ pause";
+    $("b-play").textContent = "❚❚ pause";
     const tick = () => {
       if (this.pos >= this.frames.length - 1) {
         this.playing = null;

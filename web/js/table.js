@@ -143,6 +143,9 @@ class TablePage {
       this.say(describeEvent(ev, players), "info");
     } else if (ev.type === "DrawOffered" && ev.seat !== this.seat) {
       this.say(`${describeEvent(ev, players)} — press O to accept.`, "info");
+    } else if (ev.type === "DrawOffered" && this.seat !== null) {
+      const other = players[1 - this.seat] ?? "your opponent";
+      this.say(`You offer a stalemate: it stands until ${other} accepts or ends a turn.`, "info");
     }
   }
 
@@ -288,7 +291,7 @@ class TablePage {
     try {
       const ack = await emitAck(this.socket, "command", msg);
       if (!ack?.ok) this.onRefused(ack);
-      else this.clearMessage();
+      else this.clearMessage("refused", "cursor");
       return ack;
     } catch {
       this.say("The server did not answer; the move may not have been played.", "refused");
@@ -312,9 +315,10 @@ class TablePage {
     m.dataset.kind = kind;
   }
 
-  clearMessage() {
+  /** Clear the message if it is of one of these kinds (by default a refusal). */
+  clearMessage(...kinds) {
     const m = $("message");
-    if (m.dataset.kind === "refused") {
+    if ((kinds.length ? kinds : ["refused"]).includes(m.dataset.kind)) {
       m.textContent = "";
       m.className = "message";
       m.dataset.kind = "";

@@ -29,6 +29,7 @@ export class Controls {
 
   onView(view) {
     this.legal = view?.legal ?? [];
+    if (this.cursor >= 0) this.page.clearMessage("cursor"); // the list it pointed into is gone
     this.cursor = -1;
     if (this.selected && !this.canPickUp(this.selected)) this.select(null);
     else this.select(this.selected);
@@ -45,10 +46,11 @@ export class Controls {
     call.hidden = Boolean(view?.ruleset?.enforcement) && view.ruleset.enforcement !== "call";
     call.classList.toggle("ready", has("call"));
     const draw = document.getElementById("btn-draw");
-    draw.disabled = !playing;
-    draw.innerHTML = has("accept-draw")
-      ? "Accept stalemate <kbd>O</kbd>"
-      : "Offer stalemate <kbd>O</kbd>";
+    const offered = playing && view.draw_offer === this.seat; // mine, not answered yet
+    draw.disabled = !playing || offered;
+    if (has("accept-draw")) draw.innerHTML = "Accept stalemate <kbd>O</kbd>";
+    else if (offered) draw.textContent = "Stalemate offered…";
+    else draw.innerHTML = "Offer stalemate <kbd>O</kbd>";
     document.getElementById("btn-resign").disabled = !playing;
     const sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
     this.board.mark("playable", sources);
@@ -189,6 +191,7 @@ export class Controls {
     } else if (key === "Escape") {
       this.cursor = -1;
       this.select(null);
+      this.page.clearMessage("cursor");
     } else if (key === "ArrowDown" || key === "ArrowUp") {
       e.preventDefault();
       this.moveCursor(key === "ArrowDown" ? 1 : -1);
@@ -197,6 +200,7 @@ export class Controls {
       const action = this.legal[this.cursor];
       this.cursor = -1;
       this.select(null);
+      this.page.clearMessage("cursor");
       this.page.act(action);
     }
   }
@@ -205,9 +209,11 @@ export class Controls {
   moveCursor(step) {
     if (!this.legal.length) return;
     const n = this.legal.length;
-    this.cursor = (((this.cursor + step) % n) + n) % n;
+    // From no choice yet, ↓ starts at the first action and ↑ at the last.
+    const from = this.cursor < 0 ? (step > 0 ? -1 : n) : this.cursor;
+    this.cursor = (((from + step) % n) + n) % n;
     const action = this.legal[this.cursor];
-    this.page.say(`Enter plays: ${action.text ?? action.do}`, "info");
+    this.page.say(`Enter plays: ${action.text ?? action.do}`, "cursor");
     this.board.mark("selected", action.from ? [action.from] : []);
     this.board.mark("target", action.to ? [action.to] : []);
     this.selected = null;
