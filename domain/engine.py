@@ -242,7 +242,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
     if type(action) is Move and action.card is None:
         # The commonest command: a single move (a move naming no card is never a sequence).
         if seat != game.to_move:
-            raise RulesError("not your turn", "wait: it is your opponent's turn")
+            raise RulesError("not your turn", "it is your opponent's turn")
         fault = _judge(game, action)
         card = game.p[INDEX[action.src]][-1]
         scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
@@ -250,7 +250,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
         return
     if kind is Turn or kind is Discard or kind is Pass:  # the next commonest: straight there
         if seat != game.to_move:
-            raise RulesError("not your turn", "wait: it is your opponent's turn")
+            raise RulesError("not your turn", "it is your opponent's turn")
         _turn_discard_pass(scratch, action, _judge(game, action), at)
         return
     if isinstance(action, Call):
@@ -276,7 +276,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
         _stalemate(scratch, "agreed", at)
         return
     if seat != game.to_move:
-        raise RulesError("not your turn", "wait: it is your opponent's turn")
+        raise RulesError("not your turn", "it is your opponent's turn")
     if isinstance(action, TimeOut):
         _time_out(scratch, action, at)
         return
