@@ -52,14 +52,17 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     # Keyboard: ↑ from no choice starts at the last legal action, Esc forgets it; ↓ starts at
     # the first one, Enter plays it, and the "Enter plays" line goes with it.
     wait_my_turn(page)
-    legal = page.evaluate("window.crapette.view.legal.map((a) => a.text ?? a.do)")
+    choices = page.evaluate("window.crapette.input.choices.length")
+    assert choices >= 1
     page.keyboard.press("ArrowUp")
-    assert message(page) == f"Enter plays: {legal[-1]}"
+    assert page.evaluate("window.crapette.input.cursor") == choices - 1
+    assert message(page).startswith("Enter plays: ")
     page.keyboard.press("Escape")
-    assert message(page) == ""
+    assert message(page) == "" and page.evaluate("window.crapette.input.cursor") == -1
     before = version(page)
     page.keyboard.press("ArrowDown")
-    assert message(page) == f"Enter plays: {legal[0]}"
+    assert page.evaluate("window.crapette.input.cursor") == 0
+    assert message(page).startswith("Enter plays: ")
     page.keyboard.press("Enter")
     wait_version_above(page, before)
     assert not message(page).startswith("Enter plays:")
@@ -148,3 +151,34 @@ def test_resign_ends_the_match_then_replay_and_rematch(
     page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
     assert page.evaluate("window.crapette.seat") is not None
     assert not (page.errors or replay.errors), page.errors + replay.errors
+
+
+def test_keyboard_choices_in_a_players_words(server: ServerProcess, new_page: Any) -> None:
+    """The keyboard's list and wording, run in Chromium on a made-up position: an Ace that fits
+    all eight empty foundations is offered once, and piles are named, not coded."""
+    page = new_page()
+    page.goto(server.url + "/")
+    result = page.evaluate(
+        """async () => {
+          const m = await import("/static/js/table_input.js");
+          const piles = {R0: ["AH/0"], X0: ["7S/0"], T1: ["8H/1"], W1: ["6S/1"]};
+          piles.F0 = [];
+          piles.F1 = ["AS/1"];
+          for (let f = 2; f < 8; f++) piles[`F${f}`] = [];
+          const legal = [
+            ...[0, 2, 3, 4, 5, 6, 7].map((f) => ({do: "move", from: "R0", to: `F${f}`})),
+            {do: "move", from: "X0", to: "T1"},
+            {do: "move", from: "X0", to: "W1"},
+            {do: "discard"},
+          ];
+          const view = {piles};
+          const choices = m.keyboardChoices(legal, view);
+          return choices.map((a) => m.describeChoice(a, view, 0));
+        }"""
+    )
+    assert result == [
+        "A♥ from your reserve to foundation F0",
+        "7♠ from your turned card to house T1",
+        "7♠ from your turned card to the opponent's waste",
+        "discard your turned card",
+    ]

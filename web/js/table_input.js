@@ -2,6 +2,8 @@
 // Legal targets are highlighted from `view.legal`, but any attempt is sent to the server, so an
 // illegal one comes back with the server's reason instead of silently doing nothing.
 
+import { cardShort } from "./cards.js";
+
 const DRAG_START_PX = 6;
 const KEY_ACTIONS = { t: "turn", d: "discard", p: "pass", c: "call", o: "offer-draw" };
 
@@ -12,6 +14,7 @@ export class Controls {
     this.selected = null; // source pile of a click-then-click move
     this.cursor = -1; // index into the legal list chosen with the arrow keys
     this.legal = [];
+    this.choices = []; // what ↑/↓ step through: the legal actions, one Ace move per source
     this.drag = null;
     const root = this.board.root;
     root.addEventListener("pointerdown", (e) => this.onPointerDown(e));
@@ -29,6 +32,7 @@ export class Controls {
 
   onView(view) {
     this.legal = view?.legal ?? [];
+    this.choices = keyboardChoices(this.legal, view);
     if (this.cursor >= 0) this.page.clearMessage("cursor"); // the list it pointed into is gone
     this.cursor = -1;
     if (this.selected && !this.canPickUp(this.selected)) this.select(null);
@@ -197,7 +201,7 @@ export class Controls {
       this.moveCursor(key === "ArrowDown" ? 1 : -1);
     } else if (key === "Enter" && this.cursor >= 0) {
       e.preventDefault();
-      const action = this.legal[this.cursor];
+      const action = this.choices[this.cursor];
       this.cursor = -1;
       this.select(null);
       this.page.clearMessage("cursor");
@@ -207,15 +211,59 @@ export class Controls {
 
   /** Step through the legal actions; the chosen move is shown as source and target. */
   moveCursor(step) {
-    if (!this.legal.length) return;
-    const n = this.legal.length;
+    if (!this.choices.length) return;
+    const n = this.choices.length;
     // From no choice yet, ↓ starts at the first action and ↑ at the last.
     const from = this.cursor < 0 ? (step > 0 ? -1 : n) : this.cursor;
     this.cursor = (((from + step) % n) + n) % n;
-    const action = this.legal[this.cursor];
-    this.page.say(`Enter plays: ${action.text ?? action.do}`, "cursor");
+    const action = this.choices[this.cursor];
+    this.page.say(`Enter plays: ${describeChoice(action, this.page.view, this.seat)}`, "cursor");
     this.board.mark("selected", action.from ? [action.from] : []);
     this.board.mark("target", action.to ? [action.to] : []);
     this.selected = null;
   }
+}
+
+/**
+ * The legal actions the keyboard steps through: all of them, except that a card which fits
+ * several empty foundations (an Ace: eight of them at the start) is offered once, to the first.
+ */
+export function keyboardChoices(legal, view) {
+  const piles = view?.piles ?? {};
+  const seen = new Set();
+  return legal.filter((a) => {
+    if (a.do !== "move" || !a.to?.startsWith("F") || (piles[a.to] ?? []).length > 0) return true;
+    if (seen.has(a.from)) return false;
+    seen.add(a.from);
+    return true;
+  });
+}
+
+const ACTION_WORDS = {
+  turn: "turn your hand card",
+  discard: "discard your turned card",
+  pass: "pass",
+  call: "call Crapette!",
+  "accept-draw": "accept the stalemate",
+  "offer-draw": "offer a stalemate",
+};
+
+/** An action in a player's words: "7♥ from your reserve to house T1". */
+export function describeChoice(action, view, seat) {
+  if (action.do !== "move") return ACTION_WORDS[action.do] ?? action.text ?? action.do;
+  const from = view?.piles?.[action.from] ?? [];
+  const top = from.length ? from[from.length - 1] : null;
+  const card = top ? `${cardShort(top)} ` : "";
+  return `${card}from ${pileWords(action.from, seat)} to ${pileWords(action.to, seat)}`;
+}
+
+function pileWords(pile, seat) {
+  const kind = pile[0];
+  const whose = Number(pile.slice(1)) === seat ? "your" : "the opponent's";
+  if (kind === "T") return `house ${pile}`;
+  if (kind === "F") return `foundation ${pile}`;
+  if (kind === "R") return `${whose} reserve`;
+  if (kind === "W") return `${whose} waste`;
+  if (kind === "X") return `${whose} turned card`;
+  return pile;
 }
