@@ -100,7 +100,11 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     watcher = new_page()
     watcher.goto(f"{server.url}/table/{match_id}")
     watcher.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
-    assert watcher.inner_text("[data-testid=conn]") == "watching"
+    # The view may come before the join's answer, which is what names the page "watching".
+    watcher.wait_for_function(
+        "document.querySelector('[data-testid=conn]').textContent === 'watching'",
+        timeout=WAIT_MS,
+    )
     assert watcher.locator(".tray.bottom").get_attribute("data-seat") == "0"
     assert watcher.locator("#join").is_hidden()
     assert watcher.locator("#controls").is_hidden()  # nothing for a spectator to press

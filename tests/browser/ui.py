@@ -51,8 +51,17 @@ def wait_version_above(page: Any, v: int) -> None:
     )
 
 
+def settle(page: Any) -> None:
+    """Wait until no card is still flying into place: a card grabbed mid-flight is not where
+    its pile is, so a drag from there (or a drop on it) would miss, as a hurried person's would."""
+    page.wait_for_function(
+        "document.getAnimations().every((a) => a.playState !== 'running')", timeout=WAIT_MS
+    )
+
+
 def drag(page: Any, src: str, dst: str) -> None:
     """Press on the top card of `src`, move in steps, release over `dst`."""
+    settle(page)
     box = pile_top(page, src).bounding_box()
     assert box is not None, f"no card to drag on {src}"
     x, y = centre(box)
@@ -66,6 +75,7 @@ def drag(page: Any, src: str, dst: str) -> None:
 
 def click_move(page: Any, src: str, dst: str) -> None:
     """Click the top card of `src`, then click `dst`."""
+    settle(page)
     pile_top(page, src).click()
     x, y = target_point(page, dst)
     page.mouse.click(x, y)
