@@ -54,8 +54,12 @@ def wait_version_above(page: Any, v: int) -> None:
 def settle(page: Any) -> None:
     """Wait until no card is still flying into place: a card grabbed mid-flight is not where
     its pile is, so a drag from there (or a drop on it) would miss, as a hurried person's would."""
+    # Finite animations only: a pulsing highlight (the "Crapette!" button when a call is open)
+    # runs for ever.
     page.wait_for_function(
-        "document.getAnimations().every((a) => a.playState !== 'running')", timeout=WAIT_MS
+        """() => document.getAnimations().every((a) =>
+             a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity)""",
+        timeout=WAIT_MS,
     )
 
 
