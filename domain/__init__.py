@@ -4,6 +4,7 @@ Everything the contract in docs/domain-api.md names is importable from here.
 """
 
 from domain.actions import (
+    ACTION_NAMES,
     PLAY_ACTIONS,
     AcceptDraw,
     Action,
@@ -65,6 +66,7 @@ from domain.views import View, redact, view, visible_piles
 __all__ = [
     "ALL_PILES",
     "EVENT_TYPES",
+    "ACTION_NAMES",
     "PLAY_ACTIONS",
     "PRESETS",
     "PRESET_DESCRIPTIONS",

@@ -165,6 +165,10 @@ _SIMPLE: dict[str, type[Turn | Discard | Pass | Resign | OfferDraw | AcceptDraw 
 }
 
 
+# Every `do` of the JSON form (RECORDS.md §2), the server's time-out included.
+ACTION_NAMES: tuple[str, ...] = ("move", "call", *_SIMPLE)
+
+
 def _check_seat(seat: object) -> int:
     if seat not in (0, 1) or isinstance(seat, bool):
         raise NotationError(f"a seat is 0 or 1, not {seat!r}")

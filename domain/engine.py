@@ -47,7 +47,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.gamefold import card_moved, evolve_game, new_game
+from domain.gamefold import evolve_game, new_game
 from domain.moves import Step, explain
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.priority import MESSAGES, Level, legal_steps, priority
@@ -80,7 +80,7 @@ def _evolve(state: MatchState | None, event: Event) -> MatchState:
         game = state.game
         if game is not None:  # the commonest event, without the dispatch below
             index = state.version
-            return state.with_game(card_moved(game, event, index), index + 1)
+            return state.with_game(evolve_game(game, event, index), index + 1)
     if isinstance(event, MatchStarted):
         return MatchState(
             ruleset=event.ruleset,
@@ -239,19 +239,14 @@ def _act(scratch: _Scratch, command: Act) -> None:
     if seat not in (0, 1):
         raise RulesError("no such seat", f"seat {seat!r} does not exist")
     kind = type(action)
-    if type(action) is Move and action.card is None:
-        # The commonest command: a single move (a move naming no card is never a sequence).
+    if kind is Move or kind is Turn or kind is Discard or kind is Pass:
+        # The play actions of the player to move, nearly every command: straight there.
         if seat != game.to_move:
             raise RulesError("not your turn", "it is your opponent's turn")
-        fault = _judge(game, action)
-        card = game.p[INDEX[action.src]][-1]
-        scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
-        _won(scratch, seat, at)
-        return
-    if kind is Turn or kind is Discard or kind is Pass:  # the next commonest: straight there
-        if seat != game.to_move:
-            raise RulesError("not your turn", "it is your opponent's turn")
-        _turn_discard_pass(scratch, action, _judge(game, action), at)
+        if isinstance(action, Move):
+            _move(scratch, action, at)
+        else:
+            _turn_discard_pass(scratch, action, _judge(game, action), at)
         return
     if isinstance(action, Call):
         _call(scratch, action, at)
@@ -275,21 +270,25 @@ def _act(scratch: _Scratch, command: Act) -> None:
         scratch.emit(DrawAccepted(seat, at))
         _stalemate(scratch, "agreed", at)
         return
-    if seat != game.to_move:
-        raise RulesError("not your turn", "it is your opponent's turn")
     if isinstance(action, TimeOut):
+        if seat != game.to_move:
+            raise RulesError("not your turn", "it is your opponent's turn")
         _time_out(scratch, action, at)
         return
-    if isinstance(action, Move) and is_sequence_move(game, action):
+    raise RulesError("unknown action", f"{action!r}")
+
+
+def _move(scratch: _Scratch, action: Move, at: int) -> None:
+    """A judged move of the player to move (a sequence move: the single moves it stands for),
+    then the win it may bring."""
+    game = scratch.game
+    if is_sequence_move(game, action):
         _sequence(scratch, action, at)
         return
     fault = _judge(game, action)
-    if isinstance(action, Move):
-        card = game.p[INDEX[action.src]][-1]
-        scratch.emit(CardMoved(seat, action.src, action.dst, card, fault, at))
-        _after_play(scratch, seat, at)
-    else:
-        _turn_discard_pass(scratch, action, fault, at)
+    card = game.p[INDEX[action.src]][-1]
+    scratch.emit(CardMoved(action.seat, action.src, action.dst, card, fault, at))
+    _won(scratch, action.seat, at)
 
 
 def _turn_discard_pass(scratch: _Scratch, action: Action, fault: str | None, at: int) -> None:
@@ -377,10 +376,6 @@ def _breach(game: GameState, action: Action) -> str | None:
 
 def _x_fits(game: GameState, seat: int) -> bool:
     return any(src == SHOWN[seat] for src, _ in legal_steps(game, seat))
-
-
-def _after_play(scratch: _Scratch, seat: int, at: int) -> None:
-    _won(scratch, seat, at)
 
 
 def _won(scratch: _Scratch, seat: int, at: int) -> bool:

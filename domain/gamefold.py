@@ -24,7 +24,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.moves import apply_step, houses_hash, keep_foundation_index, move_card, step_hash
+from domain.moves import houses_hash, keep_foundation_index, move_card
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.ruleset import Ruleset
 from domain.state import CallWindow, GameResult, GameState, Piles
@@ -160,26 +160,6 @@ def _after_time_out(window: CallWindow | None, seat: int, event: Event) -> CallW
     return _extend(window, event, turn_over=True)
 
 
-def _move(game: GameState, seat: int, src: int, dst: int) -> dict[str, object]:
-    """Pile and bookkeeping changes of one card moved by `seat`."""
-    p = apply_step(game.p, src, dst)
-    hhash = step_hash(game.hhash, game.p, src, dst)
-    # Only a house-to-house move can lead back to an earlier layout of this turn.
-    shuffle = src in _HOUSE_SET and dst in _HOUSE_SET
-    seen = game.seen | {hhash} if shuffle else frozenset({hhash})
-    founded = dst in _FOUNDATION_SET
-    return {
-        "p": p,
-        "seen": seen,
-        "hhash": hhash,
-        "turn_productive": game.turn_productive
-        or founded
-        or src == RESERVE[seat]
-        or src == SHOWN[seat],
-        "turn_founded": game.turn_founded or founded,
-    }
-
-
 def _replace_piles(
     p: Piles, i: int, cards: tuple[Card, ...], j: int, more: tuple[Card, ...]
 ) -> Piles:
@@ -190,32 +170,30 @@ def _replace_piles(
     return tuple(piles)
 
 
-# Events that never change a foundation or a house: the new state may reuse the old one's
-# foundation and house indexes (`domain.moves`). A right call's state takes the called state's
-# piles.
+# Events of the general path that never change a foundation or a house: the new state may reuse
+# the old one's foundation and house indexes (`domain.moves`). A right call's state takes the
+# called state's piles.
 _FOUNDATIONS_KEPT = frozenset(
-    (HandCardTurned, WasteTurnedOver, CardDiscarded, Passed, TurnEnded, CrapetteCalled)
-    + (DrawOffered, DrawAccepted, TimeExpired)
+    (WasteTurnedOver, Passed, TurnEnded, CrapetteCalled, DrawOffered, DrawAccepted, TimeExpired)
 )
-
-_SHOWN_AS_LAST = (
-    CardMoved,
-    HandCardTurned,
-    CardDiscarded,
-    Passed,
-    CompulsoryMovePlayed,
-    CrapetteCalled,
-)
+# Events of the general path that the views show as the last action.
+_SHOWN_AS_LAST = (Passed, CrapetteCalled)
 
 
 def evolve_game(game: GameState, event: Event, index: int) -> GameState:
     """The game after `event`, which is the match stream's event number `index`."""
-    if type(event) is CardMoved:
-        return card_moved(game, event, index)
-    if type(event) is HandCardTurned or type(event) is CardDiscarded:
+    if isinstance(event, CardMoved):
+        window = None
+        if game.ruleset.enforcement == "call":
+            move = shared_move(event.seat, event.src, event.dst)
+            window = _open(game, event.seat, index, move, event.fault, event)
+        return _card_moved(game, event, window, event.at_ms)
+    if isinstance(event, (HandCardTurned, CardDiscarded)):
         new = _hand_card(game, event, index)
         keep_foundation_index(game, new, houses=True)
         return new
+    if isinstance(event, CompulsoryMovePlayed):  # the move a right call plays for the offender
+        return _card_moved(game, event, None, game.move_started_at_ms)
     new = _evolve_game(game, event, index)
     if type(event) in _FOUNDATIONS_KEPT:
         keep_foundation_index(game, new, houses=True)
@@ -224,22 +202,20 @@ def evolve_game(game: GameState, event: Event, index: int) -> GameState:
     return new
 
 
-def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
-    """The game after a player's card move: the commonest event, so `_move` and `_open` are
-    unrolled here (same result as the general path)."""
+def _card_moved(
+    game: GameState,
+    event: CardMoved | CompulsoryMovePlayed,
+    window: CallWindow | None,
+    at_ms: int,
+) -> GameState:
+    """The game after one card moved by the player to move, the commonest event: copied through
+    `GameState._moved`, with the indexes handed on when no foundation (or house) changed."""
     seat = event.seat
     src, dst = INDEX[event.src], INDEX[event.dst]
     p, hhash = move_card(game.p, game.hhash, src, dst)
     # Only a house-to-house move can lead back to an earlier layout of this turn.
     seen = game.seen | {hhash} if src in _HOUSE_SET and dst in _HOUSE_SET else frozenset({hhash})
     founded = dst in _FOUNDATION_SET
-    window = None
-    if game.ruleset.enforcement == "call":
-        fault = event.fault
-        move = shared_move(seat, event.src, event.dst)
-        window = CallWindow(
-            seat, index, move, fault, (event,), _base(game) if fault is not None else None
-        )
     new = game._moved(
         p,
         seen,
@@ -247,7 +223,7 @@ def card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
         game.turn_productive or founded or src == RESERVE[seat] or src == SHOWN[seat],
         game.turn_founded or founded,
         window,
-        event.at_ms,
+        at_ms,
         event,
     )
     if dst < 16 and src < 16:
@@ -294,16 +270,7 @@ def _hand_card(game: GameState, event: HandCardTurned | CardDiscarded, index: in
 
 
 def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
-    if isinstance(event, CardMoved):
-        src, dst = INDEX[event.src], INDEX[event.dst]
-        changes = _move(game, event.seat, src, dst)
-        window = None
-        if game.ruleset.enforcement == "call":
-            move = shared_move(event.seat, event.src, event.dst)
-            window = _open(game, event.seat, index, move, event.fault, event)
-        return game._evolved(window=window, move_started_at_ms=event.at_ms, **changes)
-    if isinstance(event, (HandCardTurned, CardDiscarded)):
-        return _hand_card(game, event, index)
+    """Every event but the commonest ones (`evolve_game` takes those)."""
     if isinstance(event, WasteTurnedOver):
         seat = event.seat
         waste = game.p[WASTE[seat]]
@@ -315,10 +282,6 @@ def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
         return game._evolved(window=window)
     if isinstance(event, TurnEnded):
         return _turn_ended(game, event)
-    if isinstance(event, CompulsoryMovePlayed):
-        src, dst = INDEX[event.src], INDEX[event.dst]
-        changes = _move(game, event.seat, src, dst)
-        return game._evolved(window=None, **changes)
     if isinstance(event, CrapetteCalled):
         return _called(game, event)
     if isinstance(event, ActionVoided):
@@ -431,9 +394,7 @@ def _voided(game: GameState, event: ActionVoided) -> GameState:
     hhash = game.hhash
     if kind == "CardMoved":
         assert event.src is not None and event.dst is not None
-        src, dst = INDEX[event.dst], INDEX[event.src]
-        hhash = step_hash(hhash, p, src, dst)
-        p = apply_step(p, src, dst)
+        p, hhash = move_card(p, hhash, INDEX[event.dst], INDEX[event.src])
     elif kind == "HandCardTurned":
         seat = event.seat
         p = _replace_piles(p, SHOWN[seat], (), HAND[seat], p[HAND[seat]] + p[SHOWN[seat]])

@@ -148,41 +148,22 @@ class GameState(_Fields):
         raise AttributeError("game states are immutable; evolve makes new ones")
 
     def _evolved(self, **changes: Any) -> GameState:
-        """A copy with `changes` (engine-internal). Unrolled: it runs for every event."""
-        new = object.__new__(_Writable)
-        new.ruleset = self.ruleset
-        new.game_index = self.game_index
-        new.seed = self.seed
-        new.packs = self.packs
-        new.commitment = self.commitment
-        new.first_player = self.first_player
-        new.first_player_reason = self.first_player_reason
-        new.p = self.p
-        new.to_move = self.to_move
-        new.turn_number = self.turn_number
-        new.over = self.over
-        new.result = self.result
-        new.window = self.window
-        new.turn_productive = self.turn_productive
-        new.turn_founded = self.turn_founded
-        new.turn_start_cards = self.turn_start_cards
-        new.streaks = self.streaks
-        new.targets = self.targets
-        new.quiet_turns = self.quiet_turns
-        new.seen = self.seen
-        new.hhash = self.hhash
-        new.wrong_calls = self.wrong_calls
-        new.skip_next = self.skip_next
-        new.draw_offer = self.draw_offer
-        new.started_at_ms = self.started_at_ms
-        new.turn_started_at_ms = self.turn_started_at_ms
-        new.move_started_at_ms = self.move_started_at_ms
-        new.last_event = self.last_event
+        """A copy with `changes` (engine-internal): `_moved`'s copy, then the changed fields
+        written into it before anyone sees it."""
+        new = self._moved(
+            self.p,
+            self.seen,
+            self.hhash,
+            self.turn_productive,
+            self.turn_founded,
+            self.window,
+            self.move_started_at_ms,
+            self.last_event,
+        )
+        setter = object.__setattr__  # past the write guard: `new` is fresh
         for name, value in changes.items():
-            setattr(new, name, value)
-        new._cache = {}
-        new.__class__ = GameState  # type: ignore[assignment]  # from here on, immutable
-        return new  # type: ignore[return-value]
+            setter(new, name, value)
+        return new
 
     def _moved(
         self,
@@ -195,8 +176,9 @@ class GameState(_Fields):
         move_started_at_ms: int,
         last_event: Any,
     ) -> GameState:
-        """`_evolved` for one card moved by the player to move, the commonest event (no keyword
-        dictionary, no `setattr` loop)."""
+        """A copy with the fields one card move changes (the commonest event): every field written
+        out (no keyword dictionary, no `setattr` loop) into a writable twin of the class, which
+        then becomes a GameState."""
         new = object.__new__(_Writable)
         new.ruleset = self.ruleset
         new.game_index = self.game_index

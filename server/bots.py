@@ -1,5 +1,5 @@
-"""Bots seated at tables: the ones of `domain.bots`, by name, and the stand-in that plays for a
-bot that failed (a table with a bot always plays on)."""
+"""The stand-in that plays for a seated bot that failed (a table with a bot always plays on); the
+bots themselves are `domain.bots`."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import random
 from typing import Any
 
 import domain
-from domain.bots import make_bot as make_domain_bot
 
 # Actions a stand-in bot never chooses: it plays on, and it never calls (a wrong call is noise).
-_NEVER = {"resign", "offer-draw", "accept-draw", "offer_draw", "accept_draw", "call"}
+_NEVER = {"resign", "offer-draw", "accept-draw", "call"}
 
 
 class RandomLegalBot:
@@ -27,8 +26,3 @@ class RandomLegalBot:
         chosen = dict(self.random.choice(to_foundation or legal))
         chosen.pop("text", None)
         return domain.action_from_json(chosen)
-
-
-def make_bot(name: str) -> Any:
-    """The bot of that name (`domain.bots.BOT_NAMES`; the schemas let no other name through)."""
-    return make_domain_bot(name)

@@ -9,11 +9,12 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import domain
+from domain.bots import make_bot
 from domain.deal import new_seed
 from eventstore import NewEvent
 from server import schemas
 from server import tables as t
-from server.bots import RandomLegalBot, make_bot
+from server.bots import RandomLegalBot
 from server.errors import (
     CommandConflictError,
     CommandRefusedError,

@@ -187,26 +187,34 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
         _leave(sid)
         return {"ok": True}
 
-    @on("connect")
-    def connect(sid: str, *_args: Any) -> dict[str, Any] | None:
-        if socketio.server.manager.is_connected(sid, NAMESPACE):
-            # A client's own message named "connect" (python-socketio routes it here, not to
-            # the catch-all): a real connection attempt is still pending at this point.
-            return unknown("connect", sid)
-        return None  # a real connection: accepted
+    def lifecycle(event: str) -> Callable[[Callable[..., None]], Callable[..., Any]]:
+        """Register the handler of a connection's own `connect` or `disconnect`. python-socketio
+        hands a client's *message* of that name to the same handler; a real one comes while the
+        connection is still being made or already being closed, so a client that is plainly
+        connected sent a message, and gets the answer to an unknown one (its seat stays)."""
 
-    @on("disconnect")
-    def disconnect(sid: str, *_reason: Any) -> dict[str, Any] | None:
-        if socketio.server.manager.is_connected(sid, NAMESPACE):
-            # python-socketio hands a client's own message named "disconnect" to this handler
-            # too; a real disconnect has already marked the client as leaving. A message is
-            # not a disconnect: the seat stays present.
-            return unknown("disconnect", sid)
+        def add(handler: Callable[..., None]) -> Callable[..., Any]:
+            @functools.wraps(handler)
+            def run(sid: str, *args: Any) -> dict[str, Any] | None:
+                if socketio.server.manager.is_connected(sid, NAMESPACE):
+                    return unknown(event, sid)
+                handler(sid, *args)
+                return None
+
+            return on(event)(run)
+
+        return add
+
+    @lifecycle("connect")
+    def connect(_sid: str, *_args: Any) -> None:
+        """Every connection is accepted: seats are claimed by token in `join_table`."""
+
+    @lifecycle("disconnect")
+    def disconnect(sid: str, *_reason: Any) -> None:
         try:
             _leave(sid)
         except Exception:
             log.exception("disconnect cleanup failed")
-        return None
 
     @on("*")
     def unknown(event: Any, sid: str, *_args: Any) -> dict[str, Any]:

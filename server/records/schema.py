@@ -13,6 +13,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain import ACTION_NAMES
 from server.records.errors import RecordFormatError
 from server.schemas import utf8_text
 
@@ -27,18 +28,8 @@ VOIDED = re.compile(r"^[a-z][a-z-]*( [A-Za-z0-9/-]+)*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 # The `do` values of RECORDS.md §2 plus the server's time-out (an action the server issues for the
-# player to move when his clock runs out).
-DOINGS = (
-    "move",
-    "turn",
-    "discard",
-    "pass",
-    "call",
-    "resign",
-    "offer-draw",
-    "accept-draw",
-    "time-out",
-)
+# player to move when his clock runs out): the domain's own list.
+DOINGS = ACTION_NAMES
 OUTCOMES = ("win", "stalemate", "resign")
 
 

@@ -159,3 +159,14 @@ def test_every_event_of_a_game_round_trips_through_its_payload() -> None:
 def test_event_from_payload_refuses_unknown_types() -> None:
     with pytest.raises(NotationError):
         event_from_payload("CardTeleported", {})
+
+
+def test_action_names_are_every_do_the_json_form_reads() -> None:
+    from domain import ACTION_NAMES, action_from_json
+
+    extra = {"move": {"from": "R0", "to": "F0"}, "call": {}}
+    for name in ACTION_NAMES:
+        action = action_from_json({"do": name, "seat": 0, **extra.get(name, {})})
+        assert action.to_json()["do"] == name
+    with pytest.raises(NotationError):
+        action_from_json({"do": "fly", "seat": 0})

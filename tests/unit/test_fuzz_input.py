@@ -45,6 +45,7 @@ from server.records.export import record_from_events
 from server.records.importer import import_record, parse_record_file
 from server.records.text import to_text
 from server.service import GameService
+from tests.unit.clock import Clock
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
 
@@ -84,18 +85,7 @@ _PLACEHOLDERS = ("@match", "@token0", "@token1")
 _PILES = (*domain.ALL_PILES, "t3", "f0", "Z9", "T8", "F8", "R2", "", "R0-F0")
 _CARDS = tuple(f"{r}{s}" for r in "A23456789TJQK" for s in "SHDC")
 _CARD_TEXTS = (*_CARDS, "AS/0", "AS/1", "KH/1", "10H", "7h", "ZZ", "AS/2", "A", "")
-_DOINGS = (
-    "move",
-    "turn",
-    "discard",
-    "pass",
-    "call",
-    "resign",
-    "offer-draw",
-    "accept-draw",
-    "time-out",
-    "fly",
-)
+_DOINGS = (*domain.ACTION_NAMES, "fly")
 _SAMPLE_STRINGS = (
     "",
     " ",
@@ -507,14 +497,6 @@ def test_a_view_at_any_version_text_is_answered(app: _App, version: str) -> None
 # -- 3. GameService.execute on a real match at a random position ---------------------------------
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.ms = 1_764_435_721_000
-
-    def __call__(self) -> int:
-        return self.ms
-
-
 def _fold_store(service: GameService, match_id: str) -> Any:
     state = None
     for record in service.repo.store.read(f"match-{match_id}"):
@@ -575,7 +557,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
     command_id: str,
     action: dict[str, Any] | tuple[int, dict[str, Any]],
 ) -> None:
-    clock = _Clock()
+    clock = Clock()
     service = GameService(open_store("memory://"), grace_s=3600, clock=clock)
     with patch("server.service.new_seed", lambda: seed):  # the same deals for the same example
         opened = service.open_table(name="Ann", preset=preset)

@@ -9,14 +9,7 @@ import domain
 from eventstore import open_store
 from server.errors import InvalidInputError, NotFoundError, TooEarlyError
 from server.service import GameService
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.ms = 1_764_435_721_000
-
-    def __call__(self) -> int:
-        return self.ms
+from tests.unit.clock import Clock
 
 
 def _table(clock: Clock) -> tuple[GameService, str, str, str]:
@@ -174,8 +167,6 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
 
 @pytest.mark.parametrize("where", ["options", "field"])
 def test_a_tables_time_limit_is_at_most_an_hour_however_it_is_given(where: str) -> None:
-    from server.errors import InvalidInputError
-
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.start()
 
