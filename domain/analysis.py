@@ -5,7 +5,7 @@ API only: event fields, `evolve`, the game state's piles and `compulsory_moves`.
 on demand, never stored: a record holds none of it, and `crapette verify` recomputes it.
 
 A fault is public once its game is over, and not before (spotting it is the opponent's part of
-the game, RULES §7): `analyse` leaves a running game out entirely.
+the game, docs/spec/rules.md §7): `analyse` leaves a running game out entirely.
 
 Positions in the stream are counted as in `CrapetteCalled.target_index`: the stream index of an
 event (0 for `MatchStarted`); `to_json` gives them as `version`, the index + 1 (the match's
