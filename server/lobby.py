@@ -74,7 +74,14 @@ class Lobby:
         bot: str | None = None,
         seat: int | None = None,
         rematch_of: str | None = None,
+        bot_pace: str = t.DEFAULT_BOT_PACE,
     ) -> dict[str, Any]:
+        if bot is not None and bot not in self.autopilot.bot_names():
+            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+            raise InvalidInputError(message, details={"bot": [message]})
+        if bot_pace not in t.BOT_PACES:
+            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {bot_pace!r}."
+            raise InvalidInputError(message, details={"bot_pace": [message]})
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:
             ruleset_json["match"] = match
@@ -97,6 +104,7 @@ class Lobby:
             "preset": ruleset.name,
             "at_ms": self.clock(),
             "rematch_of": rematch_of,
+            "bot_pace": bot_pace,
         }
         table = t.evolve_table(None, t.TABLE_OPENED, opened)
         entry = MatchEntry(match_id=match_id, table=table)
@@ -139,6 +147,7 @@ class Lobby:
                 bot=bot,
                 seat=seat,
                 rematch_of=match_id,
+                bot_pace=entry.table.bot_pace,
             )
             self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": created["match_id"]})
             self._announce(entry)
@@ -176,7 +185,18 @@ class Lobby:
             "created_at_ms": table.created_at_ms,
             "rematch_of": table.rematch_of,
             "rematch": table.rematch,
+            "bot_pace": table.bot_pace,
+            "ready": self.autopilot.ready(entry),
+            "ready_game": self._over_game(entry),
         }
+
+    @staticmethod
+    def _over_game(entry: MatchEntry) -> int | None:
+        """The index of the game just over (what `ready` is about), None while one runs."""
+        state = entry.state
+        if state is None or state.game is None or not state.game.over:
+            return None
+        return int(state.game.game_index)
 
     def _announce(self, entry: MatchEntry) -> None:
         self.publisher.table_changed(entry.match_id, self.table_json(entry))
@@ -217,7 +237,7 @@ class Lobby:
         with entry.lock:
             self.presence.connect(match_id, seat)
             mine = entry.table.seats[seat]
-            if mine.takeover or mine.forfeited:
+            if mine.takeover or (mine.forfeited and not mine.abandoned):
                 self.repo.append_table(
                     entry, t.SEAT_RETURNED, {"seat": seat, "at_ms": self.clock()}
                 )
@@ -254,5 +274,41 @@ class Lobby:
             else:
                 self.repo.append_table(entry, t.SEAT_FORFEITED, {"seat": absent, "at_ms": at_ms})
                 self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    # -- between games, and the end of a match -------------------------------------------------
+
+    def next_game(self, match_id: str, token: str) -> dict[str, Any]:
+        """The seat is ready for the next game; it starts once both seats are (a bot always is,
+        an owner away past the grace period too: `Autopilot.ready`)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            state = entry.state
+            if state is None or state.finished or state.game is None or not state.game.over:
+                raise NotPlayingError("There is no finished game to go on from.")
+            game = state.game.game_index
+            table = entry.table
+            if not (table.ready_game == game and seat in table.ready):
+                data = {"seat": seat, "game_index": game, "at_ms": self.clock()}
+                self.repo.append_table(entry, t.NEXT_GAME_READY, data)
+            self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    def abandon(self, match_id: str, token: str) -> dict[str, Any]:
+        """The seat's owner gives up the whole match: this game and every game left are resigned
+        for him at once, until the opponent reaches the match target (docs/web.md)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            if not entry.live:
+                raise NotPlayingError("There is no match in play at this table.")
+            data = {"seat": seat, "at_ms": self.clock(), "abandoned": True}
+            self.repo.append_table(entry, t.SEAT_FORFEITED, data)
+            self.autopilot.follow_up(entry)
             self._announce(entry)
         return {"ok": True}

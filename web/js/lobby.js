@@ -41,6 +41,7 @@ async function createTable(e) {
   saveName(name);
   const body = { name, preset: $("preset").value, bot: $("opponent").value || null };
   if ($("match").value) body.match = $("match").value;
+  if (body.bot) body.bot_pace = $("bot-pace").value;
   const limit = $("limit").value;
   if (limit === "none") body.move_time_limit_s = null;
   else if (limit) body.move_time_limit_s = Number(limit);

@@ -355,7 +355,12 @@ class TablePage {
   drawGameEnd(view, players, matchOver) {
     const box = $("game-end");
     const over = Boolean(view && view.result && (view.over || matchOver));
-    box.hidden = !over;
+    if (box.hidden === over) {
+      box.hidden = !over;
+      $("log").scrollTop = $("log").scrollHeight; // the panel shrank the log: keep its end in view
+      // On a phone the panel is under the board: bring it into view once.
+      if (over && matchMedia("(max-width: 1000px)").matches) box.scrollIntoView({ block: "nearest" });
+    }
     if (!over) return;
     const ctx = this.ctx();
     const r = view.result;
@@ -380,7 +385,9 @@ class TablePage {
     this.drawGames(view, players);
     const next = $("next-game");
     const wait = $("next-wait");
-    const ready = this.table?.ready ?? [false, false];
+    // The flags are about one finished game; a bot is always ready.
+    const flags = this.table?.ready_game === view.game_index ? this.table.ready : null;
+    const ready = [0, 1].map((s) => Boolean(flags?.[s] || this.table?.seats?.[s]?.bot));
     if (matchOver) {
       next.hidden = true;
       wait.textContent = "";

@@ -103,7 +103,8 @@ export class Controls {
       this.mode = mode; // a new table's rules: its default (or the player's saved choice)
       document.getElementById("show-playable").checked = this.showPlayable(view);
     }
-    document.querySelector("label[for=show-playable]").hidden = this.seat === null;
+    document.querySelector("label[for=show-playable]").hidden =
+      this.seat === null || Boolean(view?.match_over);
     this.redrawMarks();
   }
 
