@@ -29,7 +29,15 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
-    service = GameService(store, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s)
+    socketio = SocketIO(
+        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
+    )
+    # Built in the order each needs the other: the publisher (rooms) first, the service's parts
+    # from it, then the routes and handlers that call them.
+    publisher = sockets.SocketPublisher(socketio)
+    service = GameService(
+        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+    )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
@@ -37,11 +45,8 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     health.add_check(app, "store", store.last_position)
     _register_records(app)
     _register_error_pages(app)
-    socketio = SocketIO(
-        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
-    )
-    sockets.register(socketio, service)
-    service.start()
+    sockets.register(socketio, publisher, service)
+    service.autopilot.start()
     return app, socketio
 
 
@@ -81,7 +86,7 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
         while True:
             socketio.sleep(tick_s)
             try:
-                service.tick()
+                service.autopilot.tick()
             except Exception:
                 log.exception("clock tick failed")
 
