@@ -14,6 +14,7 @@ from eventstore import open_store
 from server import fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
+from server.players import players_bp
 from server.service import GameService
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.register_blueprint(http.bp)
     app.register_blueprint(health.health_bp)
     health.add_check(app, "store", store.last_position)
+    app.register_blueprint(players_bp)
     _register_records(app)
     _register_error_pages(app)
     sockets.register(socketio, publisher, service)

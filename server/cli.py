@@ -35,6 +35,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("server.commands.records", "verify_cmd"),
     ("server.commands.selfplay", "selfplay"),
     ("server.commands.store", "store"),
+    ("server.commands.stats", "stats_cmd"),
     ("server.bench", "bench"),
 ]
 

@@ -195,7 +195,13 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
 
 @click.command("verify")
 @click.argument("file")
-def verify_cmd(file: str) -> None:
+@click.option(
+    "--analysis",
+    "with_analysis",
+    is_flag=True,
+    help="Then recompute the finished games' analysis: faults (called or missed), calls, figures.",
+)
+def verify_cmd(file: str, with_analysis: bool) -> None:
     """Recompute every decision of a record from its deal and actions (exit 0 when it holds).
     FILE may also be NDJSON, one record per line: each is verified, failures listed at the end."""
     from server.records.importer import parse_record_file
@@ -204,6 +210,8 @@ def verify_cmd(file: str) -> None:
     text = _read_file(file)
     lines = ndjson_lines(text)
     if lines is not None:
+        if with_analysis:
+            raise click.UsageError("--analysis goes with one record; this file holds several")
         _each_record(lines, "verifying", lambda record: verify_record(record).summary)
         return
     try:
@@ -216,6 +224,10 @@ def verify_cmd(file: str) -> None:
         click.echo(f"error: cannot verify this record: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_MALFORMED)
     click.echo(result.summary)
+    if with_analysis:
+        from server.analysis_text import analysis_lines
+
+        click.echo("\n".join(analysis_lines(result.batches)))
 
 
 def ndjson_lines(text: str) -> list[tuple[int, str]] | None:
