@@ -13,6 +13,7 @@ from eventstore import EventStore, open_store
 from server import fastjson, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
+from server.players import players_bp
 from server.service import GameService
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ def create_app(
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
+    app.register_blueprint(players_bp)
     _register_records(app)
     _register_error_pages(app)
     sockets.register(socketio, publisher, service)

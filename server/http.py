@@ -161,6 +161,14 @@ def match_replay(match_id: str) -> Response:
     return jsonify(_service().reads.replay(match_id))
 
 
+@bp.get("/api/matches/<match_id>/options")
+def match_options(match_id: str) -> Response:
+    seat = request.args.get("seat")
+    if seat not in ("0", "1"):
+        raise InvalidInputError("seat is 0 or 1.", details={"seat": ["Not a seat."]})
+    return jsonify(_service().reads.options(match_id, int(seat)))
+
+
 @bp.get("/api/server-info")
 def server_info() -> Response:
     config = current_app.config["CRAPETTE"]

@@ -6,6 +6,7 @@ under the entry's lock right after joining."""
 from __future__ import annotations
 
 from server.errors import NotFoundError
+from server.knowledge import analysis_json, seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
 from server.payloads import Replay, ViewAt
 from server.updates import replay_frame, view_json
@@ -54,4 +55,14 @@ class Reads:
                 replay_frame(a.version, a.at_ms, a.event, a.state, now, show_all=not live)
                 for a in states
             ],
+            "analysis": analysis_json(states),
         }
+
+    def options(self, match_id: str, seat: int) -> dict[str, Any]:
+        """What `seat` could do at each position of the match's finished games."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            self.repo.refresh(entry)
+            states = self.repo.replay_states(entry)
+            now = entry.state
+        return seat_options(states, now, seat)

@@ -187,7 +187,13 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
 
 @click.command("verify")
 @click.argument("file")
-def verify_cmd(file: str) -> None:
+@click.option(
+    "--analysis",
+    "with_analysis",
+    is_flag=True,
+    help="Then recompute the finished games' analysis: faults (called or missed), calls, figures.",
+)
+def verify_cmd(file: str, with_analysis: bool) -> None:
     """Recompute every decision of a record from its deal and actions (exit 0 when it holds)."""
     from server.records.importer import parse_record_file
     from server.records.verify import verify_record
@@ -203,3 +209,7 @@ def verify_cmd(file: str) -> None:
         click.echo(f"error: cannot verify this record: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_MALFORMED)
     click.echo(result.summary)
+    if with_analysis:
+        from server.analysis_text import analysis_lines
+
+        click.echo("\n".join(analysis_lines(result.batches)))
