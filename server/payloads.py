@@ -109,3 +109,4 @@ class Replay(TypedDict):
     players: list[str | None]
     ruleset: JsonObject
     frames: list[ReplayFrame]
+    analysis: JsonObject  # domain.analysis of the finished games (server.knowledge)

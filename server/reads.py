@@ -8,7 +8,7 @@ from __future__ import annotations
 from server.errors import NotFoundError
 from server.knowledge import analysis_json, seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
-from server.payloads import Replay, ViewAt
+from server.payloads import JsonObject, Replay, ViewAt
 from server.updates import replay_frame, view_json
 
 
@@ -58,7 +58,7 @@ class Reads:
             "analysis": analysis_json(states),
         }
 
-    def options(self, match_id: str, seat: int) -> dict[str, Any]:
+    def options(self, match_id: str, seat: int) -> JsonObject:
         """What `seat` could do at each position of the match's finished games."""
         entry = self.repo.find(match_id)
         with entry.lock:
