@@ -10,7 +10,7 @@ from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import EventStore, open_store
-from server import fastjson, http, sockets
+from server import fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.players import players_bp
@@ -43,6 +43,8 @@ def create_app(
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
+    app.register_blueprint(health.health_bp)
+    health.add_check(app, "store", store.last_position)
     app.register_blueprint(players_bp)
     _register_records(app)
     _register_error_pages(app)
