@@ -122,7 +122,7 @@ def well_formed_command(payload: object) -> JsonObject | None:
     the same patterns without marshmallow's machinery (marshmallow took ~5% of the server's time
     under load); None for anything else, which `load_command` hands to marshmallow for its
     per-field errors. It accepts only what COMMAND accepts, with the same result
-    (tests/unit/test_server_fastpaths.py checks both)."""
+    (tests/unit/server/test_server_fastpaths.py checks both)."""
     if type(payload) is not dict or payload.keys() != _COMMAND_KEYS:
         return None
     match_id, token = payload["match_id"], payload["seat_token"]
