@@ -36,7 +36,7 @@ def test_an_imported_unfinished_match_is_listed_as_finished_not_live() -> None:
     store = open_store("memory://")
     import_record(store, record_from_events(table.events, public=False), match_id="m-partial")
     service = GameService(store, bot_delay_s=0)
-    service.start()
-    listed = {t["match_id"]: t for t in service.tables(include_all=True)}
+    service.autopilot.start()
+    listed = {t["match_id"]: t for t in service.lobby.tables(include_all=True)}
     assert listed["m-partial"]["status"] == "finished"
-    assert service.replay("m-partial")["live"] is False
+    assert service.reads.replay("m-partial")["live"] is False
