@@ -460,7 +460,7 @@ def _call(scratch: _Scratch, action: Call, at: int) -> None:
         raise RulesError("no calls", "these rules take no Crapette calls")
     window = game.window
     if window is None or window.called or (window.self_called and caller == window.offender):
-        # RULES §11: an action is called once; this is no wrong call, and nothing is recorded.
+        # An action is called once (docs/spec/rules.md §11): no wrong call, nothing recorded.
         raise RulesError("call window closed", "there is no action you may call now")
     offender = window.offender
     if window.fault is None or caller == offender:

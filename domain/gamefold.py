@@ -218,8 +218,8 @@ def _card_moved(
     # Only a house-to-house move can lead back to an earlier layout of this turn.
     seen = game.seen | {hhash} if src in _HOUSE_SET and dst in _HOUSE_SET else frozenset({hhash})
     founded = dst in _FOUNDATION_SET
-    # A null turn (RULES §8, §11): a card out of the reserve or X, or onto a foundation from
-    # anywhere but the own waste (a playable waste never makes a turn productive).
+    # A productive turn (docs/spec/rules.md §8, §11): a card out of the reserve or X, or onto a
+    # foundation from anywhere but the own waste (a playable waste never makes one productive).
     productive = src == RESERVE[seat] or src == SHOWN[seat] or (founded and src != WASTE[seat])
     new = game._moved(
         p,
@@ -364,8 +364,8 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
         if event.penalty:
             calls[caller] = 0
             skip[caller] = True
-        # An action can be called once (RULES §11). A wrong call by the offender himself must
-        # not shield his fault, though: it spends his own call only, the opponent keeps his.
+        # An action can be called once (docs/spec/rules.md §11). A wrong call by the offender
+        # himself must not shield his fault, though: it spends his own call, the opponent keeps his.
         called = window
         if window is not None:
             if caller == window.offender:

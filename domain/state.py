@@ -117,7 +117,7 @@ class _Fields:
     quiet_turns: int
     seen: frozenset[int]
     hhash: int  # Zobrist hash of the houses (domain.moves.houses_hash)
-    emptied: frozenset[int]  # houses the mover emptied this turn (refill_at_once, RULES §11)
+    emptied: frozenset[int]  # houses the mover emptied this turn (refill_at_once, spec §11)
     wrong_calls: tuple[int, int]
     skip_next: tuple[bool, bool]
     draw_offer: int | None
@@ -133,13 +133,14 @@ class GameState(_Fields):
 
     - `p`: the piles (see module doc); `piles` gives them by name.
     - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
-      or onto a foundation from anywhere but his waste / onto a foundation (RULES.md §8 null
-      turns, §11, and the 400-turn cap).
+      or onto a foundation from anywhere but his waste / onto a foundation (docs/spec/rules.md
+      §8 null turns, §11, and the 400-turn cap).
     - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
     - `seen`: hashes of the house layouts seen since the last move that was not house to house
       (the in-turn repetition guard; every other kind of action makes the position new for good).
     - `emptied`: the houses the player to move has emptied during this turn, by any move: the
-      ones `empty_house=refill_at_once` orders refilled before anything else (RULES §11).
+      ones `empty_house=refill_at_once` orders refilled before anything else
+      (docs/spec/rules.md §11).
     """
 
     __slots__ = ()
@@ -244,7 +245,7 @@ class GameState(_Fields):
         return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
     def penalty(self, seat: int) -> int:
-        """2 per reserve card + 1 per hand, X and waste card (RULES.md §8)."""
+        """2 per reserve card + 1 per hand, X and waste card (docs/spec/rules.md §8)."""
         return 2 * len(self.p[RESERVE[seat]]) + self.loose_cards(seat)
 
     def __repr__(self) -> str:

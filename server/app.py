@@ -11,9 +11,10 @@ from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import open_store
-from server import fastjson, http, sockets
+from server import fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
+from server.players import players_bp
 from server.service import GameService
 
 log = logging.getLogger(__name__)
@@ -29,17 +30,25 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
-    service = GameService(store, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s)
-    app.extensions["crapette"] = service
-    app.extensions["crapette_store"] = store
-    app.register_blueprint(http.bp)
-    _register_records(app)
-    _register_error_pages(app)
     socketio = SocketIO(
         app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
     )
-    sockets.register(socketio, service)
-    service.start()
+    # Built in the order each needs the other: the publisher (rooms) first, the service's parts
+    # from it, then the routes and handlers that call them.
+    publisher = sockets.SocketPublisher(socketio)
+    service = GameService(
+        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+    )
+    app.extensions["crapette"] = service
+    app.extensions["crapette_store"] = store
+    app.register_blueprint(http.bp)
+    app.register_blueprint(health.health_bp)
+    health.add_check(app, "store", store.last_position)
+    app.register_blueprint(players_bp)
+    _register_records(app)
+    _register_error_pages(app)
+    sockets.register(socketio, publisher, service)
+    service.autopilot.start()
     return app, socketio
 
 
@@ -79,7 +88,7 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
         while True:
             socketio.sleep(tick_s)
             try:
-                service.tick()
+                service.autopilot.tick()
             except Exception:
                 log.exception("clock tick failed")
 

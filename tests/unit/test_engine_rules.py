@@ -186,7 +186,7 @@ def test_discard_rule_only_if_unplayable() -> None:
 
 
 def test_refill_at_once_comes_before_anything_else() -> None:
-    # T1 is emptied during the mover's turn (RULES §11: refill_at_once is about such a house).
+    # T1 is emptied during the mover's turn (refill_at_once is about such a house: spec §11).
     text = "R0=9D,5C T0=6H T1=5S X0=AS H0=3H to=0"
     _, refill = act(pos(text, empty_house="refill_at_once"), "T1-T0")
     assert fault_of(refill, parse_action("X0-F0", 0)) == (

@@ -1,4 +1,4 @@
-"""RULES.md §9: every option value not covered elsewhere, and every preset's values."""
+"""docs/spec/rules.md §9: every option value not covered elsewhere, and every preset's values."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.unit.rules_kit import act, kinds, legal_texts, pile, position, refuse
 
 QUIET = "T0: KS\nT1: KH\nT2: KD\nT3: KC\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
 
-# RULES.md §9's preset table: the values that differ from classic.
+# docs/spec/rules.md §9's preset table: the values that differ from classic.
 PRESET_TABLE: dict[str, dict[str, object]] = {
     "classic": {},
     "g4a": {"enforcement": "enforce", "match": "points:150"},
@@ -143,7 +143,7 @@ def test_empty_house_reserve_first_any_card_once_the_reserve_is_gone() -> None:
 
 
 # T3's 2H goes to F0, emptying T3 during the mover's turn (the houses refill_at_once is about,
-# RULES §11); then T4's 3H/1 could go to F0 too.
+# docs/spec/rules.md §11); then T4's 3H/1 could go to F0 too.
 EMPTIED_T3 = EMPTY_T3.replace("QH/1", "3H/1") + "\nT3: 2H\nF0: AH"
 
 

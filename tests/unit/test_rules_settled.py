@@ -1,5 +1,6 @@
-"""RULES §11, the points settled after the first implementation: one section per point (calls,
-naming the remedy, multi-card moves, king_only's E, finnish, danish, french, stalemate, match end).
+"""docs/spec/rules.md §11, the points settled after the first implementation: one section per
+point (calls, naming the remedy, multi-card moves, king_only's E, finnish, danish, french,
+stalemate, match end).
 """
 
 from __future__ import annotations
