@@ -8,9 +8,9 @@ faults it resigns, which ends the game (docs/web.md, "Tests")."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import domain
+from domain.views import View
 
 TEST_BOTS: tuple[str, ...] = ("faulty",)
 FAULTS_BEFORE_RESIGN = 3
@@ -29,7 +29,14 @@ class FaultyBot:
         self.faults = 0
         self.faults_before_resign = faults_before_resign
 
-    def choose_in(self, state: Any, seat: int, at_ms: int) -> Any:
+    def choose(self, view: View) -> domain.Action | None:
+        """A view is not enough to know a fault: the autopilot calls `choose_in` instead."""
+        return None
+
+    def delay_hint_ms(self, action: domain.Action) -> int:
+        return 0  # it never calls
+
+    def choose_in(self, state: domain.MatchState, seat: int, at_ms: int) -> domain.Action | None:
         game = state.game
         if game is None or game.over or game.to_move != seat:
             return None
@@ -46,7 +53,7 @@ class FaultyBot:
         return self.random.choice(to_foundation or legal)
 
 
-def _is_fault(state: Any, action: Any, at_ms: int) -> bool:
+def _is_fault(state: domain.MatchState, action: domain.Action, at_ms: int) -> bool:
     try:
         events = domain.decide(state, domain.Act(action=action, at_ms=at_ms))
     except domain.RulesError:
@@ -54,7 +61,7 @@ def _is_fault(state: Any, action: Any, at_ms: int) -> bool:
     return any(getattr(e, "fault", None) for e in events)
 
 
-def make_test_bot(name: str) -> Any:
+def make_test_bot(name: str) -> FaultyBot:
     if name == "faulty":
         return FaultyBot()
     raise ValueError(f"unknown test bot {name!r}")

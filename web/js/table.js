@@ -10,6 +10,7 @@ import { Board } from "./board.js";
 import { eventPiles } from "./events.js";
 import { Controls } from "./table_input.js";
 import { lanBase, renderInvite } from "./invite.js";
+import { showJoinDetails } from "./join_details.js";
 import {
   commandId,
   emitAck,
@@ -334,6 +335,10 @@ class TablePage {
     $("rematch-btn").hidden = !matchOver || this.seat === null || Boolean(this.table?.rematch);
     const open = this.table?.status === "open";
     $("join").hidden = !(open && this.seat === null);
+    if (open && this.seat === null && !this.joinDetailsDrawn) {
+      this.joinDetailsDrawn = true;
+      showJoinDetails($("join-details"), this.table).catch(() => (this.joinDetailsDrawn = false));
+    }
     $("waiting").hidden = !(open && this.seat !== null);
     if (open && this.seat !== null && !this.inviteDrawn) {
       this.inviteDrawn = true;
