@@ -95,7 +95,8 @@ def _same_match(store: Any, match_id: str, verified: Verified) -> bool:
     stored = [(e.type, e.data) for e in store.read(match_stream(match_id))]
     mine = [domain.event_to_payload(event) for events in verified.batches for event in events]
     # Stored data went through JSON (tuples came back as lists): compare in that form.
-    return json.loads(json.dumps(stored)) == json.loads(json.dumps(mine))
+    same: bool = json.loads(json.dumps(stored)) == json.loads(json.dumps(mine))
+    return same
 
 
 def free_match_id(store: Any, match_id: str) -> str:
