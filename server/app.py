@@ -10,7 +10,7 @@ from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import EventStore, open_store
-from server import fastjson, health, http, sockets
+from server import health, http, patches, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.players import players_bp
@@ -24,15 +24,18 @@ def create_app(
 ) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
-        # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait
-        # greenly under eventlet itself, and tpool would break its green locks (docs/eventstore.md).
+        # Called directly from greenthreads for every backend: under eventlet psycopg waits
+        # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
         store = open_store(config.store_url)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
     socketio = SocketIO(
-        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
+        app,
+        async_mode=config.async_mode,
+        cors_allowed_origins="*",
+        serializer=patches.json_packet(),
     )
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
