@@ -51,12 +51,14 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
     page.fill("#name", "Cleo")
     page.select_option("#opponent", "random")
+    page.select_option("#bot-pace", "quick")
     page.select_option("#limit", "120")
     page.click("#create-btn")
     page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
     page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
     match_id = page.url.rsplit("/", 1)[1]
     assert "bot" in page.inner_text(".tray.top .seat-info")
+    assert page.evaluate("window.crapette.table.bot_pace") == "quick"  # the lobby's choice
 
     # Keyboard: ↑ from no choice starts at the last legal action, Esc forgets it; ↓ starts at
     # the first one, Enter plays it, and the "Enter plays" line goes with it.

@@ -29,7 +29,7 @@ const $ = (id) => document.getElementById(id);
 
 // More queued views than this (a reconnect's backlog): the board jumps to the newest.
 const MAX_BACKLOG = 12;
-const PAUSE_MS = 150; // a breath between two animated actions
+const PAUSE_MS = 80; // a breath between two animated actions
 const FLIGHT_CAP_MS = 900; // never wait longer for a flight (a hidden tab may not run them)
 // Events that are a player's (or the clock's) action: a message shown before one goes stale.
 const ACTIONS = new Set([
