@@ -17,7 +17,9 @@ SEAT_TAKEN = "SeatTaken"
 BOT_SEATED = "BotSeated"  # data: seat, bot, takeover (True when it replaces an absent human)
 SEAT_RETURNED = "SeatReturned"  # the human owner came back: takeover bot and forfeit lifted
 SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned, or abandoned: every game is resigned
-REMATCH_OPENED = "RematchOpened"
+REMATCH_OFFERED = "RematchOffered"  # data: seat (who offers), at_ms
+REMATCH_DECLINED = "RematchDeclined"  # data: seat (who declines), at_ms
+REMATCH_OPENED = "RematchOpened"  # data: match_id of the new table (the offer was accepted)
 NEXT_GAME_READY = "NextGameReady"  # data: seat, game_index (the game just over), at_ms
 
 # How long a seated bot waits after the last event before it acts (a table's "bot pace"): long
@@ -63,6 +65,14 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class RematchAnswer:
+    """A seat's rematch offer (or refusal of one), and when."""
+
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True)
 class Table:
     match_id: str
     ruleset: JsonObject
@@ -71,6 +81,8 @@ class Table:
     seats: tuple[Seat, Seat] = (Seat(), Seat())
     rematch_of: str | None = None
     rematch: str | None = None
+    rematch_offer: RematchAnswer | None = None  # the offer waiting for the other seat's answer
+    rematch_declined: RematchAnswer | None = None  # the last offer's refusal
     imported: bool = False  # a match played elsewhere: kept for replay, never continued here
     bot_pace: str = DEFAULT_BOT_PACE
     # The seats that pressed "Next game" after game `ready_game` ended.
@@ -139,6 +151,12 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
         game = int(data["game_index"])
         ready = table.ready if game == table.ready_game else frozenset()
         return replace(table, ready_game=game, ready=ready | {int(data["seat"])})
+    if event_type == REMATCH_OFFERED:
+        offer = RematchAnswer(seat=data["seat"], at_ms=data["at_ms"])
+        return replace(table, rematch_offer=offer, rematch_declined=None)
+    if event_type == REMATCH_DECLINED:
+        refusal = RematchAnswer(seat=data["seat"], at_ms=data["at_ms"])
+        return replace(table, rematch_offer=None, rematch_declined=refusal)
     if event_type == REMATCH_OPENED:
-        return replace(table, rematch=data["match_id"])
+        return replace(table, rematch=data["match_id"], rematch_offer=None)
     return table  # an event type of a later server version: ignored, not fatal

@@ -22,6 +22,7 @@ import {
   saveSeat,
   savedName,
 } from "./net.js";
+import { RematchPanel } from "./rematch.js";
 import { SeatPanel } from "./seat_panel.js";
 import { capital, eventWords, inWords, playerWords, refusalWords } from "./words.js";
 
@@ -68,8 +69,8 @@ class TablePage {
     $("join-btn").addEventListener("click", () => this.join());
     $("claim-resign").addEventListener("click", () => this.claim("resign"));
     $("claim-bot").addEventListener("click", () => this.claim("bot"));
-    $("rematch-btn").addEventListener("click", () => this.rematch());
     $("next-game").addEventListener("click", () => this.nextGame());
+    this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     $("after-replay").href = `/replay/${encodeURIComponent(matchId)}`;
     window.crapette = this; // for tests and the curious: the page's state, read-only by convention
   }
@@ -106,6 +107,7 @@ class TablePage {
       this.showClaim();
       this.expireMessage();
     }, 250);
+    setInterval(() => this.rematch.draw(), 1000); // an offer lapses with time
   }
 
   /** Join (or join again) over the socket. `again`: a real reconnect, which the page announces. */
@@ -332,7 +334,7 @@ class TablePage {
       $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
     }
     $("after-match").hidden = !matchOver;
-    $("rematch-btn").hidden = !matchOver || this.seat === null || Boolean(this.table?.rematch);
+    this.rematch.draw();
     const open = this.table?.status === "open";
     $("join").hidden = !(open && this.seat === null);
     if (open && this.seat === null && !this.joinDetailsDrawn) {
@@ -475,28 +477,9 @@ class TablePage {
     if (!ack?.ok) this.say(ack?.message ?? "The claim was not accepted.", "refused");
   }
 
-  async rematch() {
-    try {
-      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/rematch`, {
-        seat_token: this.token,
-      });
-      saveSeat(res.match_id, res.seat, res.seat_token, loadSeat(this.matchId)?.name ?? "");
-      location.href = res.table_url ?? `/table/${res.match_id}`;
-    } catch (err) {
-      this.say(err.message, "refused");
-    }
-  }
-
   onTable(table) {
     if (table.match_id && table.match_id !== this.matchId) return;
     this.table = table;
-    if (table.rematch) {
-      this.say("A rematch is open: ", "info", "stay");
-      const a = document.createElement("a");
-      a.href = `/table/${table.rematch}`;
-      a.textContent = "go to the new table";
-      $("message").append(a);
-    }
     this.refreshPanels();
   }
 
