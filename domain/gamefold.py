@@ -97,6 +97,7 @@ def fresh_game(
         quiet_turns=0,
         seen=frozenset({houses_hash(p)}),
         hhash=houses_hash(p),
+        emptied=frozenset(),
         wrong_calls=(0, 0),
         skip_next=(False, False),
         draw_offer=None,
@@ -149,6 +150,7 @@ def _extend(
         window.base,
         turn_over or window.turn_over,
         window.called,
+        window.self_called,
     )
 
 
@@ -207,6 +209,10 @@ def _moved(
     src_house, dst_house = src in HOUSE_SET, dst in HOUSE_SET
     seen = game.seen | {hhash} if src_house and dst_house else frozenset({hhash})
     founded = dst in FOUNDATION_SET
+    # A productive turn (docs/spec/rules.md §8, §11): a card out of the reserve or X, or onto a
+    # foundation from anywhere but the own waste (a playable waste never makes one productive).
+    productive = src == RESERVE[seat] or src == SHOWN[seat] or (founded and src != WASTE[seat])
+    emptied = game.emptied | {src} if src_house and not p[src] else game.emptied
     if founded or src in FOUNDATION_SET:
         derived = Derived()
     else:
@@ -215,7 +221,8 @@ def _moved(
         p,
         seen,
         hhash,
-        game.turn_productive or founded or src == RESERVE[seat] or src == SHOWN[seat],
+        emptied,
+        game.turn_productive or productive,
         game.turn_founded or founded,
         window,
         at_ms,
@@ -275,7 +282,16 @@ def _hand_moved(
         seen = frozenset({hhash})
     derived = game.derived.handed_on(houses=True)
     return game._moved(
-        p, seen, hhash, game.turn_productive, game.turn_founded, window, at_ms, event, derived
+        p,
+        seen,
+        hhash,
+        game.emptied,
+        game.turn_productive,
+        game.turn_founded,
+        window,
+        at_ms,
+        event,
+        derived,
     )
 
 
@@ -363,6 +379,7 @@ def _turn_ended(game: GameState, event: TurnEnded, index: int) -> GameState:
         targets=(targets[0], targets[1]),
         quiet_turns=quiet,
         seen=frozenset({game.hhash}),
+        emptied=frozenset(),
         skip_next=skip,
         draw_offer=None if game.draw_offer == 1 - seat else game.draw_offer,
         turn_started_at_ms=event.at_ms,
@@ -381,20 +398,14 @@ def _crapette_called(game: GameState, event: CrapetteCalled, index: int) -> Game
         if event.penalty:
             calls[caller] = 0
             skip[caller] = True
+        # An action can be called once (docs/spec/rules.md §11). A wrong call by the offender
+        # himself must not shield his fault, though: it spends his own call, the opponent keeps his.
         called = window
-        # A wrong call by the offender himself must not shield his fault: the window stays open
-        # for the opponent. Any other wrong call uses up the one call the action allows.
-        if window is not None and caller != window.offender:
-            called = CallWindow(
-                window.offender,
-                window.first_index,
-                window.action,
-                window.fault,
-                window.events,
-                window.base,
-                window.turn_over,
-                True,
-            )
+        if window is not None:
+            if caller == window.offender:
+                called = window._replace(self_called=True)
+            else:
+                called = window._replace(called=True)
         return game._evolved(
             window=called,
             wrong_calls=(calls[0], calls[1]),

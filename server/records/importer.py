@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import domain
+from eventstore import EventStore
 from server.records.errors import MatchExistsError, RecordFormatError
 from server.records.export import match_stream
 from server.records.schema import load_record
@@ -52,7 +53,7 @@ def parse_record_file(text: str) -> dict[str, Any]:
     )
 
 
-def import_record(store: Any, record: dict[str, Any], match_id: str | None = None) -> str:
+def import_record(store: EventStore, record: dict[str, Any], match_id: str | None = None) -> str:
     """Verify `record`, store it as match `match_id` (default: the record's id); a summary line."""
     record = load_record(record)
     hint = " (import it under another id)" if match_id is None else ""
@@ -67,16 +68,50 @@ def import_record(store: Any, record: dict[str, Any], match_id: str | None = Non
             f"starting with a letter or digit{hint}"
         )
     verified = verify_record(record)
-    if store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id)):
+    if _taken(store, match_id):
+        same = _same_match(store, match_id, verified)
+        free = free_match_id(store, match_id)
+        what = "this very record" if same else "another match"
         raise MatchExistsError(
-            f"there is already a match {match_id!r} in this store (import it under another id)"
+            f"there is already a match {match_id!r} here, and it is {what} "
+            f"(import it under another id, such as {free!r})",
+            match_id=match_id,
+            same_record=same,
+            free_id=free,
         )
     _append_match(store, match_id, verified)
     _append_table(store, record)
     return f"imported {match_id}: {verified.summary.removeprefix('ok: ')}"
 
 
-def _append_match(store: Any, match_id: str, verified: Verified) -> None:
+def _taken(store: EventStore, match_id: str) -> bool:
+    return bool(
+        store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id))
+    )
+
+
+def _same_match(store: EventStore, match_id: str, verified: Verified) -> bool:
+    """Whether the stored match is the one this record describes: the same events, in order (a
+    record downloaded from this server and uploaded again), whatever its file form."""
+    stored = [(e.type, e.data) for e in store.read(match_stream(match_id))]
+    mine = [domain.event_to_payload(event) for events in verified.batches for event in events]
+    # Stored data went through JSON (tuples came back as lists): compare in that form.
+    same: bool = json.loads(json.dumps(stored)) == json.loads(json.dumps(mine))
+    return same
+
+
+def free_match_id(store: EventStore, match_id: str) -> str:
+    """The first of `<id>-2`, `<id>-3`, … that names no match here (cut to stay a valid id)."""
+    number = 2
+    while True:
+        suffix = f"-{number}"
+        candidate = match_id[: 80 - len(suffix)] + suffix
+        if not _taken(store, candidate):
+            return candidate
+        number += 1
+
+
+def _append_match(store: EventStore, match_id: str, verified: Verified) -> None:
     from eventstore import NewEvent
 
     batch = []
@@ -89,7 +124,7 @@ def _append_match(store: Any, match_id: str, verified: Verified) -> None:
     store.append(match_stream(match_id), batch, expected_version=0)
 
 
-def _append_table(store: Any, record: dict[str, Any]) -> None:
+def _append_table(store: EventStore, record: dict[str, Any]) -> None:
     """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats."""
     from eventstore import NewEvent
 

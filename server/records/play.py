@@ -28,11 +28,12 @@ class Table:
     ) -> None:
         ruleset = domain.Ruleset.from_json({"preset": preset, **options})
         self.now = at_ms
-        self.events: list[Any] = []
-        self.state: Any = None
-        self._do(StartMatch(match_id, ruleset, players, self.now))
+        self.events: list[domain.Event] = []
+        start = StartMatch(match_id, ruleset, players, self.now)
+        events, self.state = domain.play(None, start)
+        self.events.extend(events)
 
-    def _do(self, command: Any) -> list[Any]:
+    def _do(self, command: domain.Command) -> list[domain.Event]:
         events, self.state = domain.play(self.state, command)
         self.events.extend(events)
         return events
@@ -47,11 +48,11 @@ class Table:
             )
         self._do(StartGame(seed, cards, self.now))  # type: ignore[arg-type]
 
-    def act(self, action: Any, after_ms: int = 700) -> list[Any]:
+    def act(self, action: domain.Action, after_ms: int = 700) -> list[domain.Event]:
         self.now += after_ms
         return self._do(Act(action, self.now))
 
-    def say(self, seat: int, text: str, after_ms: int = 700) -> list[Any]:
+    def say(self, seat: int, text: str, after_ms: int = 700) -> list[domain.Event]:
         return self.act(domain.parse_action(text, seat), after_ms)
 
     def run(self, lines: Iterable[tuple[int, str]]) -> None:
@@ -59,8 +60,12 @@ class Table:
             self.say(seat, text)
 
     @property
-    def game(self) -> Any:
-        return self.state.game
+    def game(self) -> domain.GameState:
+        """The game in play, or the last one (after the first `deal`)."""
+        game = self.state.game
+        if game is None:
+            raise RuntimeError("no game has been dealt at this table yet")
+        return game
 
 
 def random_match(
@@ -69,9 +74,11 @@ def random_match(
     max_games: int = 2,
     max_actions: int = 3000,
     call_rate: float = 0.5,
+    name_rate: float = 0.0,
     **options: Any,
-) -> list[Any]:
-    """A match of random legal play; stops after `max_games` games (so maybe not finished)."""
+) -> list[domain.Event]:
+    """A match of random legal play; stops after `max_games` games (so maybe not finished).
+    With `name_rate`, that share of the calls name a move (`_named_call`)."""
     table = Table(preset, **options)
     for _ in range(max_games):
         if table.state.finished:
@@ -85,7 +92,10 @@ def random_match(
             other = 1 - mover
             calls = [a for a in domain.legal_actions(table.state, other)]
             if calls and rng.random() < call_rate:
-                table.act(rng.choice(calls), rng.randrange(100, 3000))
+                call = rng.choice(calls)
+                if isinstance(call, domain.Call) and rng.random() < name_rate:
+                    call = _named_call(rng, game, call.seat)
+                table.act(call, rng.randrange(100, 3000))
                 continue
             choices = domain.legal_actions(table.state, mover)
             if not choices or rng.random() < 0.001:
@@ -96,7 +106,20 @@ def random_match(
     return table.events
 
 
-def obedient_action(state: Any, seat: int) -> Any | None:
+def _named_call(rng: random.Random, game: domain.GameState, caller: int) -> domain.Call:
+    """A call naming one of the compulsory moves a right call could play (the default among
+    them), or a move outside them (which the engine ignores for the default)."""
+    window = game.window
+    offender = 1 - caller
+    names = [(f"R{offender}", f"F{rng.randrange(8)}")]
+    if window is not None and window.base is not None:
+        steps = domain.compulsory_moves(window.base, window.action)
+        names += [(domain.ALL_PILES[src], domain.ALL_PILES[dst]) for src, dst in steps]
+    src, dst = rng.choice(names)
+    return domain.Call(caller, domain.Move(caller, src, dst))
+
+
+def obedient_action(state: domain.MatchState, seat: int) -> domain.Action | None:
     """A plain, rule-abiding choice for `seat` (None when it has nothing to do): a foundation
     build, else a reserve card onto a house, else turn, discard or pass, else any other move (so
     it loads the opponent only when it has nothing else to do); never an action the priorities
@@ -107,7 +130,7 @@ def obedient_action(state: Any, seat: int) -> Any | None:
         if not isinstance(action, domain.Call) and domain.fault_of(state, action) is None
     ]
 
-    def rank(action: Any) -> int:
+    def rank(action: domain.Action) -> int:
         if isinstance(action, domain.Move):
             if action.dst.startswith("F"):
                 return 0

@@ -36,7 +36,7 @@ from hypothesis.control import event as _event
 
 import domain
 from eventstore import open_store
-from server import fastjson, schemas
+from server import patches, schemas
 from server.app import create_app
 from server.config import ServerConfig
 from server.errors import InvalidInputError, ServerError
@@ -169,6 +169,7 @@ _field_values: dict[str, st.SearchStrategy[Any]] = {
     "command_id": st.sampled_from(["c-0f2e9a5d7b1c4e33", "cmd-00000001", "start-match", "x"]),
     "action": actions,
     "what": st.sampled_from(["resign", "bot", "nothing"]),
+    "answer": st.sampled_from(["offer", "accept", "decline", "maybe"]),
     "last_version": st.sampled_from([None, 0, 1, 3, 10**6, -1]),
     "name": st.sampled_from(["Ann", "Bob", "Ann", "Bob", "", "x" * 41]),
     "preset": st.sampled_from([*domain.PRESETS, "nope"]),
@@ -220,7 +221,7 @@ def _structured(reply: Any) -> None:
     assert isinstance(reply, dict), reply
     assert reply.get("code") in _CODES, reply
     assert isinstance(reply.get("message"), str) and reply["message"].strip(), reply
-    assert isinstance(fastjson.loads(fastjson.dumps(reply)), dict)
+    assert isinstance(patches.loads(patches.dumps(reply)), dict)
     json.dumps(reply)
 
 
