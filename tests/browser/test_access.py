@@ -97,12 +97,34 @@ def open_bot_table(page: Any, server: ServerProcess, **choices: str) -> str:
     return match_id
 
 
-def wait_my_move(page: Any) -> None:
+def my_turn(page: Any) -> None:
     page.wait_for_function(
         """() => { const c = window.crapette; return c && c.view && !c.view.over &&
-                   c.view.to_move === c.seat && c.view.legal.some((a) => a.do === "move"); }""",
+                   c.view.to_move === c.seat && c.view.legal.length > 0; }""",
         timeout=WAIT_MS,
     )
+
+
+NEXT_ACTION = """() => { const legal = window.crapette.view.legal; const find = (d) =>
+  legal.find((a) => a.do === d); return find('move') ?? find('turn') ?? find('discard')
+  ?? find('pass'); }"""
+
+
+def act(page: Any, action: dict[str, Any]) -> None:
+    before = page.evaluate("window.crapette.version")
+    page.evaluate("(a) => window.crapette.act(a)", action)
+    page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
+
+
+def wait_my_move(page: Any) -> None:
+    """Wait until Ann can move a card: on her turn, turn and discard hand cards until one can."""
+    for _ in range(200):
+        my_turn(page)
+        action = page.evaluate(NEXT_ACTION)
+        if action["do"] == "move":
+            return
+        act(page, action)
+    raise AssertionError("no card to move in 200 actions")
 
 
 def settle_labels(page: Any) -> None:
@@ -246,14 +268,10 @@ COUNT_FLIGHTS = """
 
 
 def play_moves(page: Any, count: int) -> None:
-    """Make `count` moves of Ann's (waiting for her turn as needed)."""
+    """Move `count` of Ann's cards (waiting for her turn, turning hand cards as needed)."""
     for _ in range(count):
         wait_my_move(page)
-        before = page.evaluate("window.crapette.version")
-        page.evaluate(
-            "window.crapette.act(window.crapette.view.legal.find((a) => a.do === 'move'))"
-        )
-        page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
+        act(page, page.evaluate(NEXT_ACTION))
 
 
 def test_motion_follows_the_system_and_the_setting(
@@ -291,31 +309,25 @@ def test_motion_follows_the_system_and_the_setting(
     assert not page.errors
 
 
+ENDING_ACTION = """() => { const legal = window.crapette.view.legal; const find = (d) =>
+  legal.find((a) => a.do === d); return find('discard') ?? find('turn') ?? find('pass')
+  ?? find('move'); }"""
+
+
 def test_your_turn_in_the_tab_title_and_a_chime(server: ServerProcess, new_page: Any) -> None:
     page = new_page(LAPTOP)
     open_bot_table(page, server, limit="none")
     page.click("[data-testid=prefs] summary")
     page.check("#pref-sound")  # a click: what lets a page play sound
-    page.wait_for_function(
-        """() => { const c = window.crapette; return c.view && !c.view.over &&
-                   c.view.to_move === c.seat && c.view.legal.length; }""",
-        timeout=WAIT_MS,
-    )
+    my_turn(page)
     assert page.title().startswith("Your turn")
     chimes = "import('/static/js/prefs.js').then((m) => m.chimes.played)"
     before = page.evaluate(chimes)
     # Ann ends her turn (turning and discarding hand cards until the turn passes)...
-    for _ in range(60):
+    for _ in range(200):
         if page.evaluate("window.crapette.view.to_move") != 0:
             break
-        action = page.evaluate(
-            """() => { const legal = window.crapette.view.legal;
-                 return legal.find((a) => a.do === 'discard') ?? legal.find((a) => a.do === 'turn')
-                   ?? legal.find((a) => a.do === 'pass') ?? legal.find((a) => a.do === 'move'); }"""
-        )
-        version = page.evaluate("window.crapette.version")
-        page.evaluate("(a) => window.crapette.act(a)", action)
-        page.wait_for_function("v => window.crapette.version > v", arg=version, timeout=WAIT_MS)
+        act(page, page.evaluate(ENDING_ACTION))
     page.wait_for_function("() => !document.title.startsWith('Your turn')", timeout=WAIT_MS)
     assert page.title() == "Crapette — table"
     # ...the bot plays, and when it is her turn again the title and the chime say so.
