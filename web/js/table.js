@@ -7,6 +7,7 @@
 // arrives at once is queued). A message lives until the next action (or a few seconds).
 
 import { Board } from "./board.js";
+import { BoardAccess } from "./board_access.js";
 import { eventPiles } from "./events.js";
 import { Controls } from "./table_input.js";
 import { lanBase, renderInvite } from "./invite.js";
@@ -24,6 +25,8 @@ import {
 } from "./net.js";
 import { RematchPanel } from "./rematch.js";
 import { SeatPanel } from "./seat_panel.js";
+import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
+import { TurnNotice } from "./turn_notice.js";
 import { capital, eventWords, inWords, playerWords, refusalWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -64,6 +67,11 @@ class TablePage {
     this.board = new Board($("board"), { bottom: this.seat ?? 0, animate: true });
     this.seats = new SeatPanel(this.board);
     this.input = new Controls(this);
+    this.access = new BoardAccess(
+      this.board,
+      () => ({ seat: this.seat, names: this.view?.players ?? this.players() }),
+      (pile) => this.input.onPileClick(pile),
+    );
     $("replay-link").href = `/replay/${encodeURIComponent(matchId)}`;
     $("join-name").value = savedName();
     $("join-btn").addEventListener("click", () => this.join());
@@ -71,6 +79,9 @@ class TablePage {
     $("claim-bot").addEventListener("click", () => this.claim("bot"));
     $("next-game").addEventListener("click", () => this.nextGame());
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
+    this.notice = new TurnNotice();
+    mountPrefs(document.querySelector("header.bar"));
+    onPrefs(() => (this.board.animate = motionAllowed()));
     $("after-replay").href = `/replay/${encodeURIComponent(matchId)}`;
     window.crapette = this; // for tests and the curious: the page's state, read-only by convention
   }
@@ -217,9 +228,10 @@ class TablePage {
   show({ view, ev, version }, animate) {
     this.shown = version;
     if (!view) return [];
-    this.board.animate = animate;
+    const motion = motionAllowed(); // the player's "reduce motion" setting
+    this.board.animate = animate && motion;
     const flights = this.board.render(view);
-    this.board.animate = true;
+    this.board.animate = motion;
     const last = ev ? eventPiles(ev) : lastActionPiles(view.last_action);
     // An event that moves no card (a turn ending, a call) leaves the last move marked.
     if (!ev || last.from || last.to) {
@@ -330,6 +342,8 @@ class TablePage {
       const c = $("commitment");
       c.textContent = view.seed ? `seed ${view.seed}` : `commitment ${view.commitment ?? ""}`;
       $("turn").textContent = this.turnText(view, players);
+      const over = view.over || view.match_over || this.table?.status === "finished";
+      this.notice.update(this.seat !== null && !over && view.to_move === this.seat);
     } else {
       $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
     }
