@@ -80,7 +80,9 @@ def english_words(lang: str) -> set[str]:
     return english - own - ALLOW
 
 
-def assert_no_english(page: Any, lang: str, where: str, also_allowed: set[str] = set()) -> None:
+def assert_no_english(
+    page: Any, lang: str, where: str, also_allowed: frozenset[str] = frozenset()
+) -> None:
     shown = _words(page.evaluate(VISIBLE_WORDS))
     leaks = sorted(shown & english_words(lang) - also_allowed)
     assert not leaks, f"{where} in {lang} shows English: {leaks}"
@@ -105,7 +107,7 @@ def test_the_lobby_in_each_language(
     # A table open, as its guest sees it in the list (the seat names are the players').
     server.open_table(name="Ann")
     page.wait_for_selector("[data-testid=open-tables] li[data-match]", timeout=WAIT_MS)
-    assert_no_english(page, lang, "the lobby's table list", {"ann"})
+    assert_no_english(page, lang, "the lobby's table list", frozenset({"ann"}))
     page.screenshot(path=str(artifact_dir / f"lobby-{lang}.png"), full_page=True)
     # The choice is remembered: the next visit, without ?lang=, speaks it too.
     page.goto(server.url + "/")
