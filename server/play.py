@@ -78,7 +78,9 @@ class Play:
         try:
             return domain.decide(entry.state, domain.Act(action=action, at_ms=self.clock()))
         except domain.RulesError as exc:
-            raise CommandRefusedError(exc.message, rule=exc.rule) from None
+            raise CommandRefusedError(
+                exc.message, rule=exc.rule, reason=exc.reason, params=dict(exc.params)
+            ) from None
 
 
 def parse_action(action_json: JsonObject) -> domain.Action:
