@@ -41,7 +41,11 @@ def create_app(
     # from it, then the routes and handlers that call them.
     publisher = sockets.SocketPublisher(socketio)
     service = GameService(
-        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+        store,
+        publisher=publisher,
+        grace_s=config.grace_s,
+        bot_delay_s=config.bot_delay_s,
+        test_bots=config.test_bots,
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store

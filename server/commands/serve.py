@@ -35,7 +35,14 @@ from server.config import ServerConfig
     show_default=True,
 )
 @click.option("--grace", "grace_s", default=60.0, show_default=True, help="Disconnect grace (s).")
-@click.option("--bot-delay", "bot_delay_s", default=0.4, show_default=True, help="Bot pause (s).")
+@click.option(
+    "--bot-delay",
+    "bot_delay_s",
+    default=None,
+    type=float,
+    help="Bot pause (s) for every table, overriding each table's bot pace (default: the pace).",
+)
+@click.option("--test-bots", is_flag=True, help="Allow the test-only bots (server/testbots.py).")
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -44,7 +51,8 @@ def serve(
     data_dir: str,
     async_mode: str,
     grace_s: float,
-    bot_delay_s: float,
+    bot_delay_s: float | None,
+    test_bots: bool,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -62,6 +70,7 @@ def serve(
         async_mode=async_mode,
         grace_s=grace_s,
         bot_delay_s=bot_delay_s,
+        test_bots=test_bots,
         host=host,
         port=port,
     )
