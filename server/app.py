@@ -6,14 +6,15 @@ import importlib
 import logging
 from typing import Any
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import open_store
 from server import fastjson, http, sockets
 from server.config import ServerConfig
-from server.errors import ServerError
+from server.errors import OriginRefusedError, ServerError
+from server.origins import SAFE_METHODS, OriginPolicy
 from server.service import GameService
 
 log = logging.getLogger(__name__)
@@ -29,14 +30,22 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
+    # No route reads more than a record upload (20 MB) plus its multipart wrapping: Werkzeug
+    # refuses a longer body before anything reads it (a structured 413, below).
+    app.config["MAX_CONTENT_LENGTH"] = 21 * 1024 * 1024
+    origins = OriginPolicy(config.allowed_origins)
     service = GameService(store, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s)
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
     _register_records(app)
     _register_error_pages(app)
+    _register_origin_check(app, origins)
     socketio = SocketIO(
-        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
+        app,
+        async_mode=config.async_mode,
+        cors_allowed_origins=origins.for_socketio(),
+        serializer=fastjson.JsonPacket,
     )
     sockets.register(socketio, service)
     service.start()
@@ -63,13 +72,41 @@ def _register_error_pages(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
-        code = {404: "not_found", 405: "invalid", 400: "invalid"}.get(exc.code or 500, "http")
+        codes = {404: "not_found", 405: "invalid", 400: "invalid", 413: "too_large"}
+        code = codes.get(exc.code or 500, "http")
         return jsonify({"code": code, "message": exc.description or exc.name}), exc.code or 500
 
     @app.errorhandler(Exception)
     def internal_error(exc: Exception) -> tuple[Response, int]:
         log.exception("request failed", exc_info=exc)
         return jsonify({"code": "internal", "message": "The server failed on this request."}), 500
+
+
+def _register_origin_check(app: Flask, origins: OriginPolicy) -> None:
+    """Requests that change something come only from the server's own pages or an allowed
+    origin (server/origins.py); an allowed other origin also gets the CORS headers it needs."""
+
+    @app.before_request
+    def check_origin() -> None:
+        origin = request.headers.get("Origin")
+        if request.method in SAFE_METHODS or origins.accepts(origin, request.environ):
+            return
+        raise OriginRefusedError(
+            f"Requests from pages of {origin} are not accepted here; the server's owner can "
+            f"allow them with --allowed-origin {origin}."
+        )
+
+    @app.after_request
+    def cors_headers(response: Response) -> Response:
+        origin = request.headers.get("Origin")
+        if origin is None or not origins.allowed or not origins.accepts(origin, request.environ):
+            return response
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+        response.headers["Access-Control-Allow-Headers"] = "Content-Type, If-None-Match"
+        response.headers["Access-Control-Expose-Headers"] = "ETag"
+        response.vary.add("Origin")
+        return response
 
 
 def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None:

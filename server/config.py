@@ -18,4 +18,6 @@ class ServerConfig:
     tick_s: float = 0.1
     host: str = "127.0.0.1"
     port: int = 8000
+    # Origins besides the server's own whose pages may connect and change things ("*": any).
+    allowed_origins: tuple[str, ...] = ()
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))

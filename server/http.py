@@ -13,6 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_from_
 
 from domain.bots import BOT_DESCRIPTIONS
 from server import schemas
+from server.bodies import json_body
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
 from server.service import GameService
@@ -26,10 +27,7 @@ def _service() -> GameService:
 
 
 def _body() -> Any:
-    data = request.get_json(silent=True)
-    if data is None:
-        raise InvalidInputError("Expected a JSON body.", details={"_schema": ["Not JSON."]})
-    return data
+    return json_body(request)
 
 
 def _base_url() -> str:

@@ -36,6 +36,14 @@ from server.config import ServerConfig
 )
 @click.option("--grace", "grace_s", default=60.0, show_default=True, help="Disconnect grace (s).")
 @click.option("--bot-delay", "bot_delay_s", default=0.4, show_default=True, help="Bot pause (s).")
+@click.option(
+    "--allowed-origin",
+    "allowed_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Also accept Socket.IO and changing HTTP requests from pages of this origin, e.g. "
+    "https://example.org (repeatable; '*' accepts any). Default: only the server's own pages.",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -45,6 +53,7 @@ def serve(
     async_mode: str,
     grace_s: float,
     bot_delay_s: float,
+    allowed_origins: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -64,6 +73,7 @@ def serve(
         bot_delay_s=bot_delay_s,
         host=host,
         port=port,
+        allowed_origins=allowed_origins,
     )
     from server.app import create_app, start_clock
     from server.lan import lan_urls
