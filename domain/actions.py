@@ -1,4 +1,4 @@
-"""Player actions: frozen records with the notation of RECORDS.md §2 (text and JSON)."""
+"""Player actions: frozen records with the notation of docs/spec/records.md §2 (text and JSON)."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ _SIMPLE: dict[str, type[Turn | Discard | Pass | Resign | OfferDraw | AcceptDraw 
 }
 
 
-# Every `do` of the JSON form (RECORDS.md §2), the server's time-out included.
+# Every `do` of the JSON form (docs/spec/records.md §2), the server's time-out included.
 ACTION_NAMES: tuple[str, ...] = ("move", "call", *_SIMPLE)
 
 
@@ -188,7 +188,7 @@ def parse_move(text: str, seat: int) -> Move:
 
 
 def parse_action(text: str, seat: int) -> Action:
-    """Read an action in the text notation of RECORDS.md §2 for `seat`."""
+    """Read an action in the text notation of docs/spec/records.md §2 for `seat`."""
     if not isinstance(text, str) or not text.strip():
         raise NotationError("an action is text such as T3-F0, turn, discard or crapette")
     words = text.strip().split(maxsplit=1)
@@ -204,7 +204,7 @@ def parse_action(text: str, seat: int) -> Action:
 
 
 def action_from_json(data: dict[str, Any]) -> Action:
-    """Read the JSON form of RECORDS.md §2 (``{"do": "move", "seat": 0, "from": …}``)."""
+    """Read the JSON form of docs/spec/records.md §2 (``{"do": "move", "seat": 0, "from": …}``)."""
     if not isinstance(data, dict):
         raise NotationError("an action is a JSON object with a 'do' key")
     do = data.get("do")

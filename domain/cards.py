@@ -112,7 +112,7 @@ class Card:
 
 
 def fresh_pack(owner: int) -> list[Card]:
-    """The unshuffled pack of RECORDS.md §1: AS 2S … KS AH … KC."""
+    """The unshuffled pack of docs/spec/records.md §1: AS 2S … KS AH … KC."""
     return [Card(rank, suit, owner) for suit in SUITS for rank in range(1, 14)]
 
 

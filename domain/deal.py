@@ -1,4 +1,6 @@
-"""The deal `sha256-fy/1` (RECORDS.md §1), the dealt layout (RULES.md §2) and who starts (§3, §9).
+"""The deal `sha256-fy/1` (docs/spec/records.md §1), the dealt layout and who starts.
+
+The layout is docs/spec/rules.md §2, who starts §3 and §9.
 
 Everything here is a pure function of the seed or of the two packs, so that any program can rebuild
 a game's deal from its record alone. The shuffle is written out by hand, never left to `random`.
@@ -113,7 +115,7 @@ def house_names(seat: int, houses_per_player: int) -> list[str]:
 def layout(
     packs: Sequence[Sequence[Card]], reserve_size: int = 13, houses_per_player: int = 4
 ) -> dict[str, list[Card]]:
-    """RULES.md §2: every pile of the dealt position, each listed bottom to top.
+    """docs/spec/rules.md §2: every pile of the dealt position, each listed bottom to top.
 
     The reserve takes the first `reserve_size` cards (the last of them on top, face up); the houses
     take the next ones, furthest from the reserve first; the hand takes the rest, `D[r+h]` on top.

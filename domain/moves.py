@@ -1,4 +1,4 @@
-"""Building rules (RULES.md §4–§5): which card may go where, and why not.
+"""Building rules (docs/spec/rules.md §4–§5): which card may go where, and why not.
 
 Moves are handled inside the engine as (source index, destination index) pairs over the pile
 tuple; `domain.actions.Move` is their public face.

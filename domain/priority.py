@@ -1,8 +1,8 @@
-"""Priorities (RULES.md §6 and the `finnish` / `french6` orders of §9).
+"""Priorities (docs/spec/rules.md §6 and the `finnish` / `french6` orders of §9).
 
 `priority(state, seat)` reads the position once and says, for each kind of action, which priority
 rule it would break and which compulsory move a right call then plays (in the default order of
-RULES.md §7: foundations lowest-numbered first, sources X, T0…T7, then the waste).
+docs/spec/rules.md §7: foundations lowest-numbered first, sources X, T0…T7, then the waste).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def legal_steps(state: GameState, seat: int) -> list[Step]:
 
 
 def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
-    """RULES.md §6 in one pass over the moves (this runs for every position of a game)."""
+    """docs/spec/rules.md §6 in one pass over the moves (this runs for every position of a game)."""
     p = state.p
     reserve, shown = RESERVE[seat], SHOWN[seat]
     c1: list[Step] = []

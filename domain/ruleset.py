@@ -1,4 +1,4 @@
-"""The ruleset: every option of RULES.md §9 as data, and the presets made of them."""
+"""The ruleset: every option of docs/spec/rules.md §9 as data, and the presets made of them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from domain.errors import RulesetError
 
-# Allowed values of every string option, classic first (RULES.md §9).
+# Allowed values of every string option, classic first (docs/spec/rules.md §9).
 CHOICES: dict[str, tuple[str, ...]] = {
     "first_player": ("lower_reserve", "higher_reserve", "high_cut", "alternate"),
     "waste_playable": ("never", "always", "after_hand_empty"),
@@ -36,7 +36,7 @@ def parse_match(text: str) -> tuple[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """Every option of RULES.md §9; the defaults are the classic rules.
+    """Every option of docs/spec/rules.md §9; the defaults are the classic rules.
 
     `name` is the preset the options started from (for the lobby; JSON key ``"preset"``); it takes
     no part in equality, so ``Ruleset.preset("italian") == Ruleset.preset("classic")``.

@@ -1,4 +1,5 @@
-"""Sequence moves (RULES.md §5): several house cards at once, as a shortcut for single moves.
+"""Sequence moves (docs/spec/rules.md §5): several house cards at once, as a shortcut for single
+moves.
 
 With `k` empty houses, up to `2^k` cards of a house's top sequence (one rank down, colours
 alternating) may go onto a non-empty house. The engine plays the shortcut as the single moves it

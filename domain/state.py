@@ -130,7 +130,8 @@ class GameState(_Fields):
 
     - `p`: the piles (see module doc); `piles` gives them by name.
     - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
-      or onto a foundation / onto a foundation (RULES.md §8 null turns and the 400-turn cap).
+      or onto a foundation / onto a foundation (docs/spec/rules.md §8 null turns and the 400-turn
+      cap).
     - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
     - `seen`: hashes of the house layouts seen since the last move that was not house to house
       (the in-turn repetition guard; every other kind of action makes the position new for good).
@@ -237,7 +238,7 @@ class GameState(_Fields):
         return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
     def penalty(self, seat: int) -> int:
-        """2 per reserve card + 1 per hand, X and waste card (RULES.md §8)."""
+        """2 per reserve card + 1 per hand, X and waste card (docs/spec/rules.md §8)."""
         return 2 * len(self.p[RESERVE[seat]]) + self.loose_cards(seat)
 
     def __repr__(self) -> str:

@@ -2,7 +2,8 @@
 
 While a game runs, face-down cards (a reserve below its top, the hands) are sent as ``null``,
 the seed stays hidden behind its commitment, and no event says whether an action was a fault
-(spotting that is the opponent's job: RULES.md §7). Once the game is over, everything is shown.
+(spotting that is the opponent's job: docs/spec/rules.md §7). Once the game is over, everything is
+shown.
 """
 
 from __future__ import annotations

@@ -34,21 +34,26 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     # refuses a longer body before anything reads it (a structured 413, below).
     app.config["MAX_CONTENT_LENGTH"] = 21 * 1024 * 1024
     origins = OriginPolicy(config.allowed_origins)
-    service = GameService(store, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s)
-    app.extensions["crapette"] = service
-    app.extensions["crapette_store"] = store
-    app.register_blueprint(http.bp)
-    _register_records(app)
-    _register_error_pages(app)
-    _register_origin_check(app, origins)
     socketio = SocketIO(
         app,
         async_mode=config.async_mode,
         cors_allowed_origins=origins.for_socketio(),
         serializer=fastjson.JsonPacket,
     )
-    sockets.register(socketio, service)
-    service.start()
+    # Built in the order each needs the other: the publisher (rooms) first, the service's parts
+    # from it, then the routes and handlers that call them.
+    publisher = sockets.SocketPublisher(socketio)
+    service = GameService(
+        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+    )
+    app.extensions["crapette"] = service
+    app.extensions["crapette_store"] = store
+    app.register_blueprint(http.bp)
+    _register_records(app)
+    _register_error_pages(app)
+    _register_origin_check(app, origins)
+    sockets.register(socketio, publisher, service)
+    service.autopilot.start()
     return app, socketio
 
 
@@ -116,7 +121,7 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
         while True:
             socketio.sleep(tick_s)
             try:
-                service.tick()
+                service.autopilot.tick()
             except Exception:
                 log.exception("clock tick failed")
 

@@ -90,7 +90,7 @@ def static_file(path: str) -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    return jsonify({"presets": _service().presets(), "bots": _bots()})
+    return jsonify({"presets": _service().lobby.presets(), "bots": _bots()})
 
 
 def _bots() -> list[dict[str, str]]:
@@ -100,7 +100,7 @@ def _bots() -> list[dict[str, str]]:
 @bp.post("/api/tables")
 def open_table() -> tuple[Response, int]:
     data = schemas.load(schemas.CREATE_TABLE, _body())
-    created = _service().open_table(**data)
+    created = _service().lobby.open_table(**data)
     created["table_url"] = f"/table/{created['match_id']}"
     created["invite_url"] = _invite_url(created["match_id"])
     return jsonify(created), 201
@@ -118,24 +118,24 @@ def _invite_url(match_id: str) -> str:
 @bp.get("/api/tables")
 def list_tables() -> Response:
     include_all = request.args.get("all") in ("1", "true", "yes")
-    return jsonify({"tables": _service().tables(include_all)})
+    return jsonify({"tables": _service().lobby.tables(include_all)})
 
 
 @bp.get("/api/tables/<match_id>")
 def get_table(match_id: str) -> Response:
-    return jsonify(_service().table(match_id))
+    return jsonify(_service().lobby.table(match_id))
 
 
 @bp.post("/api/tables/<match_id>/join")
 def join_seat(match_id: str) -> Response:
     data = schemas.load(schemas.JOIN_SEAT, _body())
-    return jsonify(_service().join_seat(match_id, data["name"], data["seat"]))
+    return jsonify(_service().lobby.join_seat(match_id, data["name"], data["seat"]))
 
 
 @bp.post("/api/tables/<match_id>/rematch")
 def rematch(match_id: str) -> tuple[Response, int]:
     data = schemas.load(schemas.REMATCH, _body())
-    created = _service().rematch(match_id, data["seat_token"])
+    created = _service().lobby.rematch(match_id, data["seat_token"])
     created["table_url"] = f"/table/{created['match_id']}"
     created["invite_url"] = _invite_url(created["match_id"])
     return jsonify(created), 201
@@ -149,12 +149,12 @@ def match_view(match_id: str) -> Response:
         raise InvalidInputError(
             "version is a whole number.", details={"version": ["Not a number."]}
         )
-    return jsonify(_service().view_at(match_id, None if raw is None else int(raw)))
+    return jsonify(_service().reads.view_at(match_id, None if raw is None else int(raw)))
 
 
 @bp.get("/api/matches/<match_id>/replay")
 def match_replay(match_id: str) -> Response:
-    return jsonify(_service().replay(match_id))
+    return jsonify(_service().reads.replay(match_id))
 
 
 @bp.get("/api/server-info")

@@ -15,6 +15,8 @@ from typing import Any
 
 import domain
 from eventstore import ConcurrencyError, NewEvent
+from server.errors import ForbiddenError, NotFoundError
+from server.schemas import MATCH_ID_PATTERN
 from server.tables import Table, evolve_table, match_stream, table_stream
 
 log = logging.getLogger(__name__)
@@ -60,11 +62,19 @@ class MatchEntry:
             return "finished"
         return "playing" if self.table.full else "open"
 
+    def seat_of(self, token: str) -> int:
+        """The seat this token owns at this table."""
+        seat = self.table.seat_of(token)
+        if seat is None:
+            raise ForbiddenError("This seat token does not belong to this table.")
+        return seat
+
 
 class MatchRepository:
-    """Loads, refreshes and appends to matches; `on_applied` publishes what was folded."""
+    """Loads, refreshes and appends to matches; `on_applied` publishes what was folded (the
+    publisher's `applied`, given by whoever builds the repository)."""
 
-    def __init__(self, store: Any, on_applied: Callable[[MatchEntry, list[Applied]], None]):
+    def __init__(self, store: Any, on_applied: Callable[[str, list[Applied]], None]):
         self.store = store
         self.on_applied = on_applied
         self._entries: dict[str, MatchEntry] = {}
@@ -82,6 +92,15 @@ class MatchRepository:
     def entries(self) -> list[MatchEntry]:
         with self._lock:
             return list(self._entries.values())
+
+    def find(self, match_id: str) -> MatchEntry:
+        """The match of a client's id, or NotFoundError."""
+        if not MATCH_ID_PATTERN.fullmatch(match_id):  # a path parameter straight from a URL
+            raise NotFoundError(f"There is no table {match_id!r}.")
+        entry = self.get(match_id)
+        if entry is None:
+            raise NotFoundError(f"There is no table {match_id}.")
+        return entry
 
     def get(self, match_id: str) -> MatchEntry | None:
         with self._lock:
@@ -133,7 +152,7 @@ class MatchRepository:
             event = domain.event_from_payload(record.type, record.data)
             applied.append(self._apply(entry, event, record.recorded_at_ms, record.metadata))
         if publish and applied:
-            self.on_applied(entry, applied)
+            self.on_applied(entry.match_id, applied)
 
     def _apply(
         self, entry: MatchEntry, event: Any, at_ms: int, metadata: dict[str, Any]
@@ -177,7 +196,7 @@ class MatchRepository:
             log.error("match %s: command id %s was already used", entry.match_id, command_id)
             return False
         applied = [self._apply(entry, event, at_ms, metadata) for event in events]
-        self.on_applied(entry, applied)
+        self.on_applied(entry.match_id, applied)
         return True
 
     def append_table(self, entry: MatchEntry, event_type: str, data: dict[str, Any]) -> None:

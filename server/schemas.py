@@ -72,7 +72,7 @@ class JoinTableSchema(_Strict):
 
 
 class ActionField(fields.Dict):
-    """An action object of RECORDS.md §2; its content is checked by the domain parser."""
+    """An action object of docs/spec/records.md §2; its content is checked by the domain parser."""
 
 
 class CommandSchema(_Strict):

@@ -19,7 +19,7 @@ from flask_socketio import SocketIO
 
 from server import schemas
 from server.errors import ServerError
-from server.matches import Applied, MatchEntry
+from server.matches import Applied
 from server.service import GameService
 from server.updates import update_payload, view_json
 
@@ -36,11 +36,11 @@ def room_of(match_id: str, viewer: int | None) -> str:
 
 
 class SocketPublisher:
-    """Delivers folded events to the rooms of a match, each room its own redaction."""
+    """Delivers folded events to the rooms of a match, each room its own redaction, and a
+    table's lobby view to everyone at that table (`server.publisher.Publisher`)."""
 
-    def __init__(self, socketio: SocketIO, service: GameService) -> None:
+    def __init__(self, socketio: SocketIO) -> None:
         self.socketio = socketio
-        self.service = service
         self.members: dict[str, set[str]] = {}  # room -> sids
         self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
         self.lock = threading.Lock()
@@ -49,15 +49,15 @@ class SocketPublisher:
         with self.lock:
             return bool(self.members.get(room))
 
-    def applied(self, entry: MatchEntry, items: list[Applied]) -> None:
+    def applied(self, match_id: str, items: list[Applied]) -> None:
         for viewer in _VIEWERS:
-            room = room_of(entry.match_id, viewer)
+            room = room_of(match_id, viewer)
             if not self.occupied(room):
                 continue
             last = items[-1].version
             for item in items:
                 payload = update_payload(
-                    entry.match_id,
+                    match_id,
                     item.version,
                     item.event,
                     item.state,
@@ -66,12 +66,11 @@ class SocketPublisher:
                 )
                 self.socketio.emit("update", payload, to=room)
 
-    def table_changed(self, entry: MatchEntry) -> None:
-        payload = self.service.table_json(entry)
+    def table_changed(self, match_id: str, table: dict[str, Any]) -> None:
         for viewer in _VIEWERS:
-            room = room_of(entry.match_id, viewer)
+            room = room_of(match_id, viewer)
             if self.occupied(room):
-                self.socketio.emit("table", payload, to=room)
+                self.socketio.emit("table", table, to=room)
 
     def enter(self, sid: str, match_id: str, viewer: int | None) -> None:
         room = room_of(match_id, viewer)
@@ -91,9 +90,9 @@ class SocketPublisher:
         return session
 
 
-def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
-    publisher = SocketPublisher(socketio, service)
-    service.publisher = publisher
+def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
+    """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
+    lobby, play, reads = service.lobby, service.play, service.reads
 
     def on(event: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Register a handler `(sid, *args)` with the Socket.IO server itself."""
@@ -139,8 +138,8 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     def join_table(sid: str, payload: Any) -> dict[str, Any]:
         data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
-        seat = service.seat_for(match_id, data["seat_token"])
-        entry = service.entry(match_id)
+        seat = lobby.seat_for(match_id, data["seat_token"])
+        entry = service.repo.find(match_id)
         _leave(sid)
         last = data["last_version"]
         with entry.lock:
@@ -153,7 +152,7 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
                 }
                 socketio.emit("snapshot", snapshot, to=sid)
             else:
-                for item in service.history(entry, last):
+                for item in reads.history(entry, last):
                     final = item.version == entry.version
                     payload = update_payload(
                         match_id, item.version, item.event, item.state, seat, final=final
@@ -161,16 +160,16 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
                     socketio.emit("update", payload, to=sid)
             version = entry.version
         if seat is not None:
-            service.connect(match_id, seat)  # tells the whole table, us included
+            lobby.connect(match_id, seat)  # tells the whole table, us included
         else:
-            socketio.emit("table", service.table_json(entry), to=sid)
+            socketio.emit("table", lobby.table_json(entry), to=sid)
         return {"ok": True, "match_id": match_id, "seat": seat, "version": version}
 
     @on("command")
     @guarded("command")
     def command(_sid: str, payload: Any) -> dict[str, Any]:
         data = schemas.load_command(payload)
-        return service.execute(
+        return play.execute(
             data["match_id"], data["seat_token"], data["command_id"], data["action"]
         )
 
@@ -178,7 +177,7 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     @guarded("claim")
     def claim(_sid: str, payload: Any) -> dict[str, Any]:
         data = schemas.load(schemas.CLAIM, payload)
-        return service.claim(data["match_id"], data["seat_token"], data["what"])
+        return lobby.claim(data["match_id"], data["seat_token"], data["what"])
 
     @on("leave_table")
     @guarded("leave_table")
@@ -225,6 +224,4 @@ def register(socketio: SocketIO, service: GameService) -> SocketPublisher:
     def _leave(sid: str) -> None:
         session = publisher.leave(sid)
         if session is not None and session[1] is not None:
-            service.disconnect(session[0], session[1])
-
-    return publisher
+            lobby.disconnect(session[0], session[1])

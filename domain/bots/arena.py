@@ -67,7 +67,7 @@ def derive_seed(root: str, *parts: object) -> str:
 
 
 def check_cards(state: Any) -> None:
-    """All 104 cards present exactly once (RULES.md §1)."""
+    """All 104 cards present exactly once (docs/spec/rules.md §1)."""
     game = state.game
     if game is None:
         return

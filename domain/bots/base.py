@@ -34,7 +34,8 @@ class Bot:
     DEFAULTS: ClassVar[dict[str, Any]] = {}
     # In `call` mode, leave out priority-breaking actions (save for the `fault_rate` slips).
     AVOIDS_FAULTS: ClassVar[bool] = True
-    # On a right call, name the compulsory move that helps the offender least (RULES.md §7).
+    # On a right call, name the compulsory move that helps the offender least
+    # (docs/spec/rules.md §7).
     NAMES_CALLS: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:

@@ -1,6 +1,6 @@
 """`crapette deal --seed HEX [--preset NAME] [--json]`: show the deal a seed makes, and who starts.
 
-Anyone holding a game record can check its deal with this command alone (RECORDS.md §1).
+Anyone holding a game record can check its deal with this command alone (docs/spec/records.md §1).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ DECISION_KEYS = (
     "turn_end",
 )
 
-# An undone step in game words (RULES.md §7: what a right call takes back).
+# An undone step in game words (docs/spec/rules.md §7: what a right call takes back).
 _VOIDED_WORDS = {
     "CardMoved": "move",
     "HandCardTurned": "turn",

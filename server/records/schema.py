@@ -1,4 +1,5 @@
-"""Marshmallow schemas of the `crapette-record/1` JSON form (RECORDS.md §3, docs/records.md).
+"""Marshmallow schemas of the `crapette-record/1` JSON form (docs/spec/records.md §3,
+docs/records.md).
 
 They check the *shape* of a record (types, card and pile spellings, lengths); whether the actions
 and decisions are right is the verifier's job, done by the engine itself. Field names are the JSON
@@ -27,8 +28,8 @@ MOVE_TEXT = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|W[01]|T
 VOIDED = re.compile(r"^[a-z][a-z-]*( [A-Za-z0-9/-]+)*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
-# The `do` values of RECORDS.md §2 plus the server's time-out (an action the server issues for the
-# player to move when his clock runs out): the domain's own list.
+# The `do` values of docs/spec/records.md §2 plus the server's time-out (an action the server
+# issues for the player to move when his clock runs out): the domain's own list.
 DOINGS = ACTION_NAMES
 OUTCOMES = ("win", "stalemate", "resign")
 

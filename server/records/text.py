@@ -20,8 +20,9 @@
 
 Header lines are `[Tag "value"]` (the value is a JSON string; a value too long for one line is
 split over repeated tags of the same name, read back by concatenation). Each action is one line:
-the turn number on the first action of a turn, the seat, the action's notation (RECORDS.md §2), its
-card, `@` milliseconds since the game started; then one indented line per decision of the server.
+the turn number on the first action of a turn, the seat, the action's notation
+(docs/spec/records.md §2), its card, `@` milliseconds since the game started; then one indented
+line per decision of the server.
 docs/records.md is the full grammar. This module knows only the format, not the rules.
 """
 
@@ -39,7 +40,7 @@ _TURN_INDENT = 3  # "12. " grows the prefix; continuation actions are indented b
 _DECISION_INDENT = " " * 6
 _CONTINUE = " " * 8 + "& "
 
-# Notation of each `do` that is not a move (RECORDS.md §2); a call is `crapette`.
+# Notation of each `do` that is not a move (docs/spec/records.md §2); a call is `crapette`.
 _WORDS = {
     "turn": "turn",
     "discard": "discard",
@@ -169,7 +170,7 @@ def _game_text(game: dict[str, Any]) -> list[str]:
 
 
 def action_notation(action: dict[str, Any]) -> str:
-    """RECORDS.md §2 text of an action's JSON form (without its card)."""
+    """docs/spec/records.md §2 text of an action's JSON form (without its card)."""
     if action["do"] == "move":
         return f"{action['from']}-{action['to']}"
     word = _WORDS[action["do"]]

@@ -84,7 +84,8 @@ def act_through_ui(page: Any, action: dict[str, Any], use_drag: bool) -> None:
 
 
 def priority_fault(v: dict[str, Any]) -> dict[str, Any] | None:
-    """A legal action that breaks the classic priorities (RULES.md §6), read from the view alone."""
+    """A legal action that breaks the classic priorities (docs/spec/rules.md §6), read from the
+    view alone."""
     legal = [a for a in v["legal"] if a["do"] != "call"]
     to_foundation = [a for a in legal if a["do"] == "move" and a["to"].startswith("F")]
     if to_foundation:

@@ -45,13 +45,13 @@ class RacedStore:
 
 def seated(store: Any) -> tuple[GameService, str, list[str]]:
     service = GameService(store)
-    opened = service.open_table(name="Ann", preset="beginner")
-    joined = service.join_seat(opened["match_id"], "Bob")
+    opened = service.lobby.open_table(name="Ann", preset="beginner")
+    joined = service.lobby.join_seat(opened["match_id"], "Bob")
     return service, opened["match_id"], [opened["seat_token"], joined["seat_token"]]
 
 
 def mover_turn(service: GameService, match_id: str) -> tuple[int, dict[str, Any]]:
-    state = service.entry(match_id).state
+    state = service.repo.find(match_id).state
     seat = state.game.to_move
     return seat, {"do": "turn", "seat": seat}
 
@@ -60,18 +60,18 @@ def test_one_conflict_is_re_read_and_re_decided() -> None:
     store = RacedStore(races=1)
     service, match_id, tokens = seated(store)
     seat, turn = mover_turn(service, match_id)
-    before = service.entry(match_id).version
+    before = service.repo.find(match_id).version
     # The rival played first; our `turn` is judged again on the new position.
     try:
-        result = service.execute(match_id, tokens[seat], "cmd-race-0001", turn)
+        result = service.play.execute(match_id, tokens[seat], "cmd-race-0001", turn)
     except CommandRefusedError as refused:  # the rival's action may have made `turn` illegal
         assert refused.extra["rule"]
-        assert service.entry(match_id).version == before + store.rival_events
+        assert service.repo.find(match_id).version == before + store.rival_events
     else:
         assert result["ok"] and result["version"] > before + store.rival_events
     assert store.rival_events > 0
     # The cache and the store agree event for event.
-    entry = service.entry(match_id)
+    entry = service.repo.find(match_id)
     assert entry.version == store.stream_version(f"match-{match_id}")
 
 
@@ -81,19 +81,19 @@ def test_two_conflicts_in_a_row_give_up_with_conflict() -> None:
     seat, turn = mover_turn(service, match_id)
     # The rival keeps playing (possibly `turn` itself): either way our command is not applied.
     with pytest.raises((CommandConflictError, CommandRefusedError)):
-        service.execute(match_id, tokens[seat], "cmd-race-0002", turn)
-    assert service.entry(match_id).version == store.stream_version(f"match-{match_id}")
+        service.play.execute(match_id, tokens[seat], "cmd-race-0002", turn)
+    assert service.repo.find(match_id).version == store.stream_version(f"match-{match_id}")
 
 
 def test_retried_command_id_is_applied_once_and_tokens_are_checked() -> None:
     service, match_id, tokens = seated(open_store("memory://"))
     seat, turn = mover_turn(service, match_id)
     with pytest.raises(ForbiddenError):
-        service.execute(match_id, tokens[1 - seat], "cmd-steal-001", turn)
-    first = service.execute(match_id, tokens[seat], "cmd-once-0001", turn)
-    again = service.execute(match_id, tokens[seat], "cmd-once-0001", turn)
+        service.play.execute(match_id, tokens[1 - seat], "cmd-steal-001", turn)
+    first = service.play.execute(match_id, tokens[seat], "cmd-once-0001", turn)
+    again = service.play.execute(match_id, tokens[seat], "cmd-once-0001", turn)
     assert again == {**first, "duplicate": True}
     # A fresh service over the same store knows the command id from the stored metadata.
     fresh = GameService(service.repo.store)
-    fresh.start()
-    assert fresh.execute(match_id, tokens[seat], "cmd-once-0001", turn)["duplicate"] is True
+    fresh.autopilot.start()
+    assert fresh.play.execute(match_id, tokens[seat], "cmd-once-0001", turn)["duplicate"] is True

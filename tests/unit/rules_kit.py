@@ -77,7 +77,8 @@ def action(state: MatchState, text: str, seat: int | None = None) -> Action:
 
 
 def act(state: MatchState, text: str, seat: int | None = None, at: int = AT + 1000) -> Any:
-    """(events, new state) of one action in RECORDS.md §2 notation, for `seat` (default: mover)."""
+    """(events, new state) of one action in docs/spec/records.md §2 notation, for `seat` (default:
+    mover)."""
     events, new = play(state, Act(action(state, text, seat), at))
     return events, new
 

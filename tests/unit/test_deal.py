@@ -1,4 +1,5 @@
-"""The deal `sha256-fy/1` against RECORDS.md §1's test vectors, the layout and who starts."""
+"""The deal `sha256-fy/1` against docs/spec/records.md §1's test vectors, the layout and who
+starts."""
 
 from __future__ import annotations
 

@@ -279,9 +279,9 @@ class _App:
         self.app, self.socketio = create_app(config)
         self.service: GameService = self.app.extensions["crapette"]
         self.store = self.app.extensions["crapette_store"]
-        opened = self.service.open_table(name="Ann", options={"enforcement": "call"})
+        opened = self.service.lobby.open_table(name="Ann", options={"enforcement": "call"})
         self.match_id = opened["match_id"]
-        joined = self.service.join_seat(self.match_id, "Bob")
+        joined = self.service.lobby.join_seat(self.match_id, "Bob")
         self.tokens = (opened["seat_token"], joined["seat_token"])
         self.socket: SocketIOTestClient = self.socketio.test_client(self.app)
         self.http: FlaskClient = self.app.test_client()
@@ -299,7 +299,7 @@ class _App:
         return value
 
     def snapshot(self) -> tuple[Any, ...]:
-        entry = self.service.entry(self.match_id)
+        entry = self.service.repo.find(self.match_id)
         return (self.store.last_position(), entry.version, entry.state, dict(entry.commands))
 
 
@@ -448,8 +448,8 @@ def test_whole_numbers_written_as_floats_are_read_as_ints_and_the_match_deals(
     the table opened, and dealing failed (a TypeError) once both seats were taken: a 500 and a
     table that could never start. JSON has one kind of number: 12.0 is now read as 12."""
     service = GameService(open_store("memory://"))
-    opened = service.open_table(name="Ann", options=options, bot="random")
-    state = service.entry(opened["match_id"]).state
+    opened = service.lobby.open_table(name="Ann", options=options, bot="random")
+    state = service.repo.find(opened["match_id"]).state
     assert state.game is not None  # dealt
     ((key, value),) = options.items()
     assert getattr(state.ruleset, key) == value and type(getattr(state.ruleset, key)) is int
@@ -461,7 +461,7 @@ def test_a_ruleset_option_that_is_not_a_whole_number_is_refused_up_front(
 ) -> None:
     service = GameService(open_store("memory://"))
     with pytest.raises(InvalidInputError):
-        service.open_table(name="Ann", options=options, bot="random")
+        service.lobby.open_table(name="Ann", options=options, bot="random")
     assert service.repo.store.last_position() == 0
 
 
@@ -470,7 +470,7 @@ def test_a_store_written_before_whole_numbers_were_checked_still_reads() -> None
     events; they must still load (and replay) rather than fail every request."""
     store = open_store("memory://")
     service = GameService(store)
-    opened = service.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
+    opened = service.lobby.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
     match_id = opened["match_id"]
     records = list(store.read(f"match-{match_id}"))
     started = dict(records[0].data)
@@ -508,7 +508,7 @@ def _fold_store(service: GameService, match_id: str) -> Any:
 
 
 def _service_snapshot(service: GameService, match_id: str) -> tuple[Any, ...]:
-    entry = service.entry(match_id)
+    entry = service.repo.find(match_id)
     store = service.repo.store
     return (
         store.last_position(),
@@ -562,11 +562,11 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
 ) -> None:
     clock = Clock()
     service = GameService(open_store("memory://"), grace_s=3600, clock=clock)
-    with patch("server.service.new_seed", lambda: seed):  # the same deals for the same example
-        opened = service.open_table(name="Ann", preset=preset)
+    with patch("server.autopilot.new_seed", lambda: seed):  # the same deals for the same example
+        opened = service.lobby.open_table(name="Ann", preset=preset)
         match_id = opened["match_id"]
-        tokens = (opened["seat_token"], service.join_seat(match_id, "Bob")["seat_token"])
-        entry = service.entry(match_id)
+        tokens = (opened["seat_token"], service.lobby.join_seat(match_id, "Bob")["seat_token"])
+        entry = service.repo.find(match_id)
         for step, choice in enumerate(walk):  # a random position, reached through the service
             if not entry.live:
                 break
@@ -575,7 +575,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
                 break
             chosen = legal[choice % len(legal)]
             clock.ms += 700
-            done = service.execute(
+            done = service.play.execute(
                 match_id, tokens[chosen.seat], f"walk-{step:04d}", chosen.to_json()
             )
             assert done["ok"] is True
@@ -587,7 +587,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
         token = "not-a-seat-token-at-all" if token_seat is None else tokens[token_seat]
         before = _service_snapshot(service, match_id)
         try:
-            result = service.execute(match_id, token, command_id, action)
+            result = service.play.execute(match_id, token, command_id, action)
         except ServerError as exc:
             event(f"refused: {exc.code}")
             assert type(exc) is not ServerError
@@ -712,8 +712,8 @@ def _import_or_refuse(text: str, new_id: str | None = None) -> None:
     assert summary.startswith("imported ")
     match_id = new_id or record["match_id"]
     service = GameService(store)
-    service.start()  # the server finds the imported match like any other, and replays it
-    replay = service.replay(match_id)
+    service.autopilot.start()  # the server finds the imported match like any other, and replays it
+    replay = service.reads.replay(match_id)
     assert replay["version"] == store.stream_version(f"match-{match_id}") > 0
 
 
@@ -864,12 +864,12 @@ def test_messages_named_disconnect_or_connect_are_unknown_messages(tmp_path: Pat
             callback=True,
         )
         assert ack["ok"] and ack["seat"] == 0, ack
-        entry = made.service.entry(made.match_id)
-        assert made.service.table_json(entry)["presence"][0]["connected"]
+        entry = made.service.repo.find(made.match_id)
+        assert made.service.lobby.table_json(entry)["presence"][0]["connected"]
         for name in ("disconnect", "connect"):
             ack = client.emit(name, "io client disconnect", callback=True)
             assert ack == {"ok": False, "code": "invalid", "message": f"Unknown message {name!r}."}
-        assert made.service.table_json(entry)["presence"][0]["connected"]
+        assert made.service.lobby.table_json(entry)["presence"][0]["connected"]
         assert client.is_connected()
     finally:
         made.socket.disconnect()

@@ -22,8 +22,8 @@ def test_an_imported_unfinished_match_gets_no_next_game() -> None:
     imported_version = store.stream_version("match-m-elsewhere")
 
     service = GameService(store, bot_delay_s=0)
-    service.start()
-    service.tick()
+    service.autopilot.start()
+    service.autopilot.tick()
     assert store.stream_version("match-m-elsewhere") == imported_version
-    state = service.entry("m-elsewhere").state
+    state = service.repo.find("m-elsewhere").state
     assert state.games_played == 1 and state.game.over

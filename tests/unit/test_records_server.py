@@ -19,18 +19,18 @@ from server.service import GameService
 def _play(service: GameService, match_id: str, token: str, steps: int) -> None:
     """Seat 0 plays obediently and calls, the seated bot answers through the service's tick."""
     for number in range(steps):
-        state = service.entry(match_id).state
+        state = service.repo.find(match_id).state
         if state.finished or state.game is None or state.game.over:
-            service.tick()  # the server deals the next game
+            service.autopilot.tick()  # the server deals the next game
             continue
         calls = [a for a in domain.legal_actions(state, 0) if isinstance(a, domain.Call)]
         # Call the bot's faults, and now and then (wrongly) a sound action of his.
         call = calls[0] if calls and (state.game.last_fault or number % 17 == 0) else None
         action = call or (obedient_action(state, 0) if state.game.to_move == 0 else None)
         if action is None:
-            service.tick()  # the bot's move
+            service.autopilot.tick()  # the bot's move
             continue
-        service.execute(match_id, token, f"c-{number:06d}", action.to_json())
+        service.play.execute(match_id, token, f"c-{number:06d}", action.to_json())
 
 
 def test_a_server_match_exports_verifies_and_reimports() -> None:
@@ -39,7 +39,7 @@ def test_a_server_match_exports_verifies_and_reimports() -> None:
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.open_table(name="Ann", bot="random", options={"match": "points:40"})
+    opened = service.lobby.open_table(name="Ann", bot="random", options={"match": "points:40"})
     match_id = opened["match_id"]
     _play(service, match_id, opened["seat_token"], 600)
 
@@ -74,8 +74,8 @@ def test_an_imported_match_that_did_not_reach_its_target_replays_with_every_card
     store = open_store("memory://")
     import_record(store, record, match_id="m-imported")
     service = GameService(store)
-    service.start()
-    replay = service.replay("m-imported")
+    service.autopilot.start()
+    replay = service.reads.replay("m-imported")
     assert replay["live"] is False  # it will never go on: nothing is secret any more
     first_game = next(f for f in replay["frames"] if f["view"] and f["view"].get("piles"))
     hands = [first_game["view"]["piles"][h] for h in ("H0", "H1")]

@@ -1,4 +1,4 @@
-"""RULES.md §4 (available cards) and §5 (where a card may go): one test per rule point.
+"""docs/spec/rules.md §4 (available cards) and §5 (where a card may go): one test per rule point.
 
 Positions are in `lenient` mode unless priority is the point, so that only building rules speak.
 """

@@ -1,5 +1,5 @@
-"""RULES.md §7: enforcement modes, the "Crapette!" call window, right and wrong calls, voiding by
-compensating events and the compulsory move played for the offender."""
+"""docs/spec/rules.md §7: enforcement modes, the "Crapette!" call window, right and wrong calls,
+voiding by compensating events and the compulsory move played for the offender."""
 
 from __future__ import annotations
 
@@ -323,8 +323,8 @@ def test_wrong_call_after_a_faultless_discard_leaves_the_caller_to_move() -> Non
 
 
 def test_a_time_out_keeps_the_call_window_open_like_a_discard() -> None:
-    """RULES.md §8: a time-out ends the turn as by discard; §7: against a discard the call may
-    come until the caller's own first action. The offender's faulty move is still his most
+    """docs/spec/rules.md §8: a time-out ends the turn as by discard; §7: against a discard the call
+    may come until the caller's own first action. The offender's faulty move is still his most
     recent action, so the opponent may still call it."""
     ruleset = rules(enforcement="call", move_time_limit_s=10)
     _, state = act(position(C1_POSITION, ruleset), "T1-F1", at=1000)  # breaks C1

@@ -1,5 +1,5 @@
-"""RULES.md §8: winning, stalemates (null-turn streaks, the 400-turn cap, agreement), scores,
-matches and resignation."""
+"""docs/spec/rules.md §8: winning, stalemates (null-turn streaks, the 400-turn cap, agreement),
+scores, matches and resignation."""
 
 from __future__ import annotations
 

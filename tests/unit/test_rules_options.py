@@ -1,4 +1,4 @@
-"""RULES.md §9: every option value not covered elsewhere, and every preset's values."""
+"""docs/spec/rules.md §9: every option value not covered elsewhere, and every preset's values."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.unit.rules_kit import act, kinds, legal_texts, pile, position, refuse
 
 QUIET = "T0: KS\nT1: KH\nT2: KD\nT3: KC\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
 
-# RULES.md §9's preset table: the values that differ from classic.
+# docs/spec/rules.md §9's preset table: the values that differ from classic.
 PRESET_TABLE: dict[str, dict[str, object]] = {
     "classic": {},
     "g4a": {"enforcement": "enforce", "match": "points:150"},

@@ -1,4 +1,5 @@
-"""RULES.md §6 (the classic hierarchy C1, C2, E) and the `finnish` and `french6` orders of §9.
+"""docs/spec/rules.md §6 (the classic hierarchy C1, C2, E) and the `finnish` and `french6` orders
+of §9.
 
 In `enforce` a priority breach is refused and names its rule; in `call` it is accepted and
 recorded as a fault; in `lenient` it is neither.

@@ -1,6 +1,6 @@
-"""A second, independent reading of RULES.md §4–§6 (building rules, available cards, the repetition
-guard and the classic priorities), written straight from the text, compared with the engine at
-every position of random games under random option values (hypothesis).
+"""A second, independent reading of docs/spec/rules.md §4–§6 (building rules, available cards, the
+repetition guard and the classic priorities), written straight from the text, compared with the
+engine at every position of random games under random option values (hypothesis).
 
 It knows nothing of the engine but the public state (piles, to_move) and the events.
 """
@@ -254,7 +254,7 @@ def step(state: MatchState, listed: list[Action], rng: random.Random, guard: Gua
 
 
 class Streaks:
-    """RULES.md §8's stalemate bookkeeping, kept from the events alone."""
+    """docs/spec/rules.md §8's stalemate bookkeeping, kept from the events alone."""
 
     def __init__(self, loose: int) -> None:
         self.streaks = [0, 0]

@@ -1,5 +1,5 @@
-"""RULES.md §4 (a turn: turn, discard, pass, the waste turned over, the repetition guard), the
-`hand_card_lock` option and the time limit of §8."""
+"""docs/spec/rules.md §4 (a turn: turn, discard, pass, the waste turned over, the repetition
+guard), the `hand_card_lock` option and the time limit of §8."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ export class Controls {
     document.getElementById("btn-pass").disabled = !has("pass");
     const call = document.getElementById("btn-call");
     call.disabled = !playing;
-    // Only the `call` enforcement has Crapette! calls (RULES.md §7).
+    // Only the `call` enforcement has Crapette! calls (docs/spec/rules.md §7).
     call.hidden = Boolean(view?.ruleset?.enforcement) && view.ruleset.enforcement !== "call";
     call.classList.toggle("ready", has("call"));
     const draw = document.getElementById("btn-draw");

@@ -26,8 +26,8 @@ HEARTS = [r + "H" for r in "A23456789TJQK"]
 DIAMONDS = [r + "D" for r in "A23456789TJQK"]
 CLUBS = [r + "C" for r in "A23456789TJQK"]
 
-# Seat 0's pack, top first: reserve AS..KS with AS on top (RULES.md §2: D[12] ends on top), houses
-# AH 2H 3H 4H, then a hand that turns 6H, 5H, the diamonds, the clubs, and 7H..KH last.
+# Seat 0's pack, top first: reserve AS..KS with AS on top (docs/spec/rules.md §2: D[12] ends on
+# top), houses AH 2H 3H 4H, then a hand that turns 6H, 5H, the diamonds, the clubs, and 7H..KH last.
 WIN_PACK_0 = SPADES[::-1] + ["AH", "2H", "3H", "4H"] + ["6H", "5H"] + DIAMONDS + CLUBS + HEARTS[6:]
 # Seat 1's pack: every card seat 1 ever shows is harmless (spades after seat 0 finished them,
 # hearts from 7H while seat 0's hearts wait at 5H, a 2D before any diamond is out).
@@ -110,7 +110,10 @@ def preset_game(preset: str, actions: int = 12) -> Callable[[], Table]:
         table.act(domain.Resign(table.game.to_move))
         return table
 
-    make.__doc__ = f"A short {preset} game from the second RECORDS.md seed, then a resignation."
+    make.__doc__ = (
+        f"A short {preset} game from the second seed of docs/spec/records.md §1, "
+        "then a resignation."
+    )
     return make
 
 

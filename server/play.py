@@ -1,0 +1,93 @@
+"""A seated player's command, from its JSON to the store: parse the action, check the seat token
+owns the action's seat, decide on the cached state, append at its version (once more after a
+conflict), then let the autopilot do what follows (the next game, …). The appended events reach
+the players through the repository's publisher.
+
+Command ids make a command idempotent: a command id already applied answers with the version it
+led to, and appends nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import domain
+from server.autopilot import Autopilot
+from server.errors import (
+    CommandConflictError,
+    CommandRefusedError,
+    ForbiddenError,
+    InvalidInputError,
+    NotPlayingError,
+)
+from server.matches import MatchEntry, MatchRepository
+
+
+class Play:
+    def __init__(
+        self, repo: MatchRepository, autopilot: Autopilot, *, clock: Callable[[], int]
+    ) -> None:
+        self.repo = repo
+        self.autopilot = autopilot
+        self.clock = clock
+
+    def execute(
+        self, match_id: str, token: str, command_id: str, action_json: dict[str, Any]
+    ) -> dict[str, Any]:
+        entry = self.repo.find(match_id)
+        seat = entry.seat_of(token)
+        action = parse_action(action_json)
+        if getattr(action, "seat", None) != seat:
+            raise ForbiddenError(f"This seat token plays seat {seat}, not seat {action.seat}.")
+        # Each seat's ids live in a namespace of their own (the schema forbids ":"), so a client
+        # can neither replay the server's own command ids nor swallow the opponent's command.
+        command_id = f"c{seat}:{command_id}"
+        with entry.lock:
+            if command_id in entry.commands:
+                return {"ok": True, "version": entry.commands[command_id], "duplicate": True}
+            version = self._act(entry, action, command_id)
+            self.autopilot.follow_up(entry)
+        return {"ok": True, "version": version}
+
+    def _act(self, entry: MatchEntry, action: Any, command_id: str) -> int:
+        """Decide on the cached state and append at its version: the store's version check is
+        what guards against another writer, so the common case costs no read. On a conflict, or
+        a refusal while the store has moved on, read the newer events and decide once more."""
+        for attempt in range(2):
+            if attempt:
+                self.repo.refresh(entry, with_table=False)
+            if command_id in entry.commands:
+                return entry.commands[command_id]
+            try:
+                events = self._decide(entry, action)
+            except (NotPlayingError, CommandRefusedError):
+                if attempt == 0 and self.repo.has_newer(entry):
+                    continue
+                raise
+            if self.repo.append_match(entry, events, command_id):
+                return entry.version
+        self.repo.refresh(entry, with_table=False)  # show everyone what the other writer did
+        raise CommandConflictError(
+            "The position changed while your command was judged; send it again."
+        )
+
+    def _decide(self, entry: MatchEntry, action: Any) -> list[Any]:
+        if not entry.live:
+            started = entry.state is not None
+            raise NotPlayingError("The match is over." if started else "The match has not started.")
+        try:
+            events: list[Any] = domain.decide(
+                entry.state, domain.Act(action=action, at_ms=self.clock())
+            )
+        except domain.RulesError as exc:
+            raise CommandRefusedError(exc.message, rule=exc.rule) from None
+        return events
+
+
+def parse_action(action_json: dict[str, Any]) -> Any:
+    """The domain action of a command's JSON (its display `text`, if echoed back, ignored)."""
+    data = {k: v for k, v in action_json.items() if k != "text"}
+    try:
+        return domain.action_from_json(data)
+    except (domain.DomainError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInputError(f"Not an action: {exc}", details={"action": [str(exc)]}) from None
