@@ -154,7 +154,13 @@ def match_view(match_id: str) -> Response:
 
 @bp.get("/api/matches/<match_id>/replay")
 def match_replay(match_id: str) -> Response:
-    return jsonify(_service().reads.replay(match_id))
+    """A finished match's replay never changes: cached by browsers for an hour, and answered
+    with 304 to a request that names its ETag. A live one is revalidated on every request."""
+    replay = _service().reads.replay(match_id)
+    response = Response(replay.body, mimetype="application/json")
+    response.set_etag(replay.etag)  # strong: the same bytes whenever the tag is the same
+    response.headers["Cache-Control"] = "no-cache" if replay.live else "public, max-age=3600"
+    return response.make_conditional(request)
 
 
 @bp.get("/api/server-info")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,13 @@ from server.schemas import MATCH_ID_PATTERN
 from server.tables import Table, evolve_table, match_stream, table_stream
 
 log = logging.getLogger(__name__)
+
+# A match keeps its state after every SNAPSHOT_EVERY-th event, so the state at any version is
+# at most that many folds away. Measured (2026-12-01, a 3,000-event classic match, this 2-core
+# machine under load): a fold costs ~23 µs and a spectator view ~73 µs, so K = 50 bounds a view
+# at any version to ~1.2 ms (K = 100: 2.3 ms, 400: 9 ms); states share their unchanged parts,
+# and one snapshot costs ~1.6 KiB, against ~10 KiB for the 50 events it covers.
+SNAPSHOT_EVERY = 50
 
 
 def now_ms() -> int:
@@ -43,6 +50,7 @@ class MatchEntry:
     state: Any = None  # domain.MatchState | None before the match starts
     version: int = 0
     events: list[tuple[Any, int]] = field(default_factory=list)  # (domain event, recorded_at_ms)
+    snapshots: dict[int, Any] = field(default_factory=dict)  # version -> state, every K events
     commands: dict[str, int] = field(default_factory=dict)  # command id -> version after it
     last_event_ms: int = 0
     bots: dict[int, Any] = field(default_factory=dict)
@@ -160,6 +168,8 @@ class MatchRepository:
         entry.state = domain.evolve(entry.state, event)
         entry.version += 1
         entry.events.append((event, at_ms))
+        if entry.version % SNAPSHOT_EVERY == 0:
+            entry.snapshots[entry.version] = entry.state
         entry.last_event_ms = at_ms
         command_id = metadata.get("command_id")
         if isinstance(command_id, str):
@@ -208,11 +218,22 @@ class MatchRepository:
         )
         entry.table = evolve_table(entry.table, event_type, data)
 
-    def replay_states(self, entry: MatchEntry) -> list[Applied]:
-        """Every event of the match with the state after it, folded afresh from the cache."""
-        state = None
-        result = []
-        for version, (event, at_ms) in enumerate(list(entry.events), start=1):
+    @staticmethod
+    def state_at(entry: MatchEntry, version: int) -> Any:
+        """The state after `version` events (None at 0): the snapshot at or below it, folded
+        forward at most SNAPSHOT_EVERY - 1 events. Needs no lock: events and snapshots are only
+        ever appended, and `version` is one the caller has seen."""
+        base = version - version % SNAPSHOT_EVERY
+        state = entry.snapshots[base] if base else None
+        for event, _at_ms in entry.events[base:version]:
             state = domain.evolve(state, event)
-            result.append(Applied(version, event, state, at_ms))
-        return result
+        return state
+
+    @classmethod
+    def states_between(cls, entry: MatchEntry, after: int, upto: int) -> Iterator[Applied]:
+        """Each event after version `after` up to `upto`, with the state after it, folded from
+        the nearest snapshot: a reconnect's backlog costs its length plus at most K folds."""
+        state = cls.state_at(entry, after)
+        for version, (event, at_ms) in enumerate(entry.events[after:upto], start=after + 1):
+            state = domain.evolve(state, event)
+            yield Applied(version, event, state, at_ms)

@@ -41,17 +41,24 @@ def view_json(state: Any, viewer: Viewer) -> dict[str, Any] | None:
 
 
 def update_payload(
-    match_id: str, version: int, event: Any, state: Any, viewer: Viewer, final: bool = True
+    match_id: str,
+    version: int,
+    event: Any,
+    state: Any,
+    viewer: Viewer,
+    final: bool = True,
+    at_ms: int | None = None,
 ) -> dict[str, Any]:
     """`final` is False for an event that other events of the same batch follow: its position is
     already past when the client sees it, so its view offers no legal actions (a client acting on
-    it would only be refused)."""
+    it would only be refused). `at_ms`: when the event was recorded (a live replay's timing)."""
     view = view_json(state, viewer)
     if view is not None and not final:
         view["legal"] = []
     return {
         "match_id": match_id,
         "version": version,
+        "at_ms": at_ms,
         "event": event_json(event, viewer, state),
         "view": view,
     }

@@ -713,7 +713,7 @@ def _import_or_refuse(text: str, new_id: str | None = None) -> None:
     match_id = new_id or record["match_id"]
     service = GameService(store)
     service.autopilot.start()  # the server finds the imported match like any other, and replays it
-    replay = service.reads.replay(match_id)
+    replay = service.reads.replay(match_id).data()
     assert replay["version"] == store.stream_version(f"match-{match_id}") > 0
 
 
