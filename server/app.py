@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
-from eventstore import open_store
-from server import fastjson, http, sockets
+from eventstore import EventStore, open_store
+from server import fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
 from server.origins import SAFE_METHODS, OriginPolicy
+from server.players import players_bp
 from server.service import GameService
 
 log = logging.getLogger(__name__)
 
 
-def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[Flask, SocketIO]:
+def create_app(
+    config: ServerConfig | None = None, store: EventStore | None = None
+) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
         # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait
@@ -49,6 +51,9 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
+    app.register_blueprint(health.health_bp)
+    health.add_check(app, "store", store.last_position)
+    app.register_blueprint(players_bp)
     _register_records(app)
     _register_error_pages(app)
     _register_origin_check(app, origins)

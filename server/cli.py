@@ -34,6 +34,8 @@ COMMANDS: list[tuple[str, str]] = [
     ("server.commands.records", "import_cmd"),
     ("server.commands.records", "verify_cmd"),
     ("server.commands.selfplay", "selfplay"),
+    ("server.commands.store", "store"),
+    ("server.commands.stats", "stats_cmd"),
     ("server.bench", "bench"),
 ]
 

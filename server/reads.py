@@ -1,17 +1,20 @@
 """Reading a match without changing it: the backlog a reconnecting client missed, the spectator
-view at any version, and the replay of the whole match. Every read first folds what other
-writers appended (`repo.refresh`, under the entry's lock: a short step), then does its heavy
-part without the lock: events and snapshots are only ever appended, so a version once seen can
-be read while play goes on. A view at any version costs at most SNAPSHOT_EVERY folds; a replay
-is built in slices that let other greenthreads run (server/replays.py) and cached."""
+view at any version, the replay of the whole match, and a seat's options in its finished games.
+
+Every read first folds what other writers appended (`repo.refresh`, under the entry's lock: a
+short step), then does its heavy part without the lock: events and snapshots are only ever
+appended, so a version once seen can be read while play goes on. A view at any version costs at
+most SNAPSHOT_EVERY folds; a replay is built in slices that let other greenthreads run and is
+cached (server/replays.py). The backlog is read by the socket handler under the entry's lock
+right after joining, so that no live update can slip between it and the next."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from server.errors import NotFoundError
+from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
-from server.replays import Replay, ReplayCache, build
+from server.payloads import JsonObject, ViewAt
+from server.replays import ReplayBody, ReplayCache, build, pause_point, paused
 from server.updates import view_json
 
 
@@ -24,7 +27,7 @@ class Reads:
         """The events after `after_version` with the state after each (for a reconnect)."""
         return list(self.repo.states_between(entry, after_version, entry.version))
 
-    def view_at(self, match_id: str, version: int | None) -> dict[str, Any]:
+    def view_at(self, match_id: str, version: int | None) -> ViewAt:
         """The spectator's view after `version` events (None: now)."""
         entry = self.repo.find(match_id)
         with entry.lock:
@@ -36,7 +39,7 @@ class Reads:
             raise NotFoundError(f"The match has only {current} events, not {version}.")
         return {"version": version, "view": view_json(self.repo.state_at(entry, version), None)}
 
-    def replay(self, match_id: str) -> Replay:
+    def replay(self, match_id: str) -> ReplayBody:
         """Every event as a frame; a match still in play shows what a spectator may see."""
         entry = self.repo.find(match_id)
         with entry.lock:
@@ -45,7 +48,7 @@ class Reads:
             # An imported match never goes on here, and its record held every card: all shown.
             finished = now is not None and now.finished
             live = not finished and not entry.table.imported
-            header = {
+            header: JsonObject = {
                 "match_id": match_id,
                 "players": [s.name for s in entry.table.seats],
                 "ruleset": entry.table.ruleset,
@@ -55,3 +58,12 @@ class Reads:
         return self.cache.get_or_build(
             (match_id, version, live), lambda: build(entry, version, now, live, header)
         )
+
+    def options(self, match_id: str, seat: int) -> JsonObject:
+        """What `seat` could do at each position of the match's finished games."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            self.repo.refresh(entry)
+            version, now = entry.version, entry.state
+        states = self.repo.states_between(entry, 0, version)
+        return seat_options(paused(states, pause_point()), now, seat)

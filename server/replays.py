@@ -15,13 +15,16 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import domain
+from domain import MatchState
 from server import fastjson
-from server.matches import MatchEntry
+from server.knowledge import analysis_json
+from server.matches import Applied, MatchEntry, MatchRepository
+from server.payloads import JsonObject
 from server.updates import replay_frame
 
 FORMAT = "crapette-replay/2"
@@ -104,15 +107,16 @@ def decode_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def frames(
-    entry: MatchEntry, upto: int, now: Any, show_all: bool, pause: Callable[[], None]
-) -> Iterator[dict[str, Any]]:
-    """The frames of versions 1..upto: folded from the start (each needs its state anyway),
-    judged against the match state `now`; `pause()` after each."""
-    state = None
-    before: dict[str, Any] | None = None
-    for version, (event, at_ms) in enumerate(entry.events[:upto], start=1):
-        state = domain.evolve(state, event)
-        frame = replay_frame(version, at_ms, event, state, now, show_all=show_all)
+    states: Iterable[Applied], now: MatchState | None, show_all: bool
+) -> Iterator[JsonObject]:
+    """The frames of these (version, event, state) steps, judged against the match state `now`:
+    keyframes with the whole view, the others with what changed."""
+    before: JsonObject | None = None
+    for applied in states:
+        version, event = applied.version, applied.event
+        frame: JsonObject = {
+            **replay_frame(version, applied.at_ms, event, applied.state, now, show_all=show_all)
+        }
         view = frame["view"]
         keyframe = (
             before is None
@@ -125,11 +129,17 @@ def frames(
             frame["delta"] = view_delta(before, frame.pop("view"))
         before = view
         yield frame
+
+
+def paused(items: Iterable[Applied], pause: Callable[[], None]) -> Iterator[Applied]:
+    """The items, calling `pause()` after each (a long read in slices)."""
+    for item in items:
+        yield item
         pause()
 
 
 @dataclass(frozen=True)
-class Replay:
+class ReplayBody:
     """One replay body as sent: JSON bytes and their strong ETag (unquoted: a digest of them)."""
 
     match_id: str
@@ -145,9 +155,20 @@ class Replay:
         return data
 
 
-def build(entry: MatchEntry, upto: int, now: Any, live: bool, header: dict[str, Any]) -> Replay:
+def build(
+    entry: MatchEntry, upto: int, now: MatchState | None, live: bool, header: JsonObject
+) -> ReplayBody:
+    """The replay of the first `upto` events, folded from the start in slices of SLICE_S, with
+    the analysis of its finished games (server/knowledge.py)."""
     pause = pause_point()
-    body_frames = list(frames(entry, upto, now, show_all=not live, pause=pause))
+    states: list[Applied] = []
+    for applied in MatchRepository.states_between(entry, 0, upto):
+        states.append(applied)
+        pause()
+    body_frames = []
+    for frame in frames(states, now, show_all=not live):
+        body_frames.append(frame)
+        pause()
     document = {
         **header,
         "format": FORMAT,
@@ -155,10 +176,11 @@ def build(entry: MatchEntry, upto: int, now: Any, live: bool, header: dict[str, 
         "version": upto,
         "keyframe_every": KEYFRAME_EVERY,
         "frames": body_frames,
+        "analysis": analysis_json(paused(states, pause)),
     }
     body = fastjson.dumps(document).encode()
     etag = hashlib.sha256(body).hexdigest()[:32]
-    return Replay(entry.match_id, upto, live, body, etag)
+    return ReplayBody(entry.match_id, upto, live, body, etag)
 
 
 class ReplayCache:
@@ -168,13 +190,15 @@ class ReplayCache:
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple[str, int, bool], Replay] = OrderedDict()
+        self._items: OrderedDict[tuple[str, int, bool], ReplayBody] = OrderedDict()
         self._size = 0
         self._building: dict[tuple[str, int, bool], threading.Event] = {}
         self._lock = threading.Lock()
         self.builds = 0  # how many replays were built (tests, benchmarks)
 
-    def get_or_build(self, key: tuple[str, int, bool], make: Callable[[], Replay]) -> Replay:
+    def get_or_build(
+        self, key: tuple[str, int, bool], make: Callable[[], ReplayBody]
+    ) -> ReplayBody:
         while True:
             with self._lock:
                 found = self._items.get(key)
@@ -197,7 +221,7 @@ class ReplayCache:
                 del self._building[key]
             done.set()
 
-    def _put(self, key: tuple[str, int, bool], replay: Replay) -> None:
+    def _put(self, key: tuple[str, int, bool], replay: ReplayBody) -> None:
         if len(replay.body) > self.max_bytes:
             return
         self._items[key] = replay

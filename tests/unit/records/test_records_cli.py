@@ -14,7 +14,7 @@ from eventstore import NewEvent, open_store
 from server.commands.records import export_cmd, import_cmd, verify_cmd
 from server.records.play import random_match
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
 @pytest.fixture
@@ -137,3 +137,43 @@ def test_import_refuses_a_tampered_record_and_stores_nothing(tmp_path: Path) -> 
     store = open_store(url)
     assert store.list_streams() == []
     store.close()
+
+
+def _ndjson_with_bad_lines(store_url: str, tmp_path: Path) -> Path:
+    """`export --all` output, then a tampered copy of its first record and a line of junk."""
+    every = CliRunner().invoke(export_cmd, ["--all", "--store", store_url])
+    lines = every.output.splitlines()
+    tampered = json.loads(lines[0])
+    tampered["match_id"] = "m-tampered"
+    tampered["games"][0]["result"]["score"] = [99, 0]
+    path = tmp_path / "all.ndjson"
+    path.write_text("\n".join([*lines, json.dumps(tampered), "{not json", ""]) + "\n")
+    return path
+
+
+def test_verify_reads_ndjson_and_lists_the_records_that_failed(
+    store_url: str, tmp_path: Path
+) -> None:
+    path = _ndjson_with_bad_lines(store_url, tmp_path)
+    result = CliRunner().invoke(verify_cmd, [str(path)])
+    assert result.stdout == "3 of 5 record(s) verified\n"
+    assert result.exit_code == 2  # the worst failure: a line that is not a record at all
+    assert "2 record(s) failed:" in result.stderr
+    assert "line 4 (m-tampered): " in result.stderr and "line 5 (not JSON): " in result.stderr
+
+
+def test_import_reads_ndjson_and_a_second_run_imports_nothing(
+    store_url: str, tmp_path: Path
+) -> None:
+    path = _ndjson_with_bad_lines(store_url, tmp_path)
+    url = f"sqlite:///{tmp_path / 'copy.sqlite3'}"
+    first = CliRunner().invoke(import_cmd, [str(path), "--store", url])
+    assert first.stdout == "3 of 5 record(s) imported\n" and first.exit_code == 2
+    assert "line 4 (m-tampered)" in first.stderr
+    again = CliRunner().invoke(import_cmd, [str(path), "--store", url])
+    assert again.stdout == "0 of 5 record(s) imported\n"
+    assert again.stderr.count("already a match") == 3
+    with open_store(url) as store:
+        assert store.list_streams("match-") == ["match-m-0", "match-m-1", "match-m-2"]
+    named = CliRunner().invoke(import_cmd, [str(path), "--store", url, "--id", "m-x"])
+    assert named.exit_code == 2 and "--id names one match" in named.output

@@ -1,0 +1,70 @@
+"""Player statistics over HTTP: `GET /api/players[?since=…]`, `GET /api/players/<name>`, and
+the page `/players` (every name) / `/players/<name>` (one player) that shows them.
+
+The index of every match's figures (server/stats.py) lives as long as the app; a request reads
+only the matches that changed since the last one, and pauses between matches so that a first
+read of a big store does not hold up the games being played.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import time
+from datetime import UTC, datetime
+
+from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
+
+from server.errors import InvalidInputError, NotFoundError, ServerError
+from server.stats import PlayerStats, StatsIndex
+
+players_bp = Blueprint("players", __name__)
+
+MAX_NAME = 200  # longer than any seat name the lobby accepts
+
+
+@players_bp.errorhandler(ServerError)
+def _server_error(exc: ServerError) -> tuple[Response, int]:
+    return jsonify(exc.to_json()), exc.http_status
+
+
+def _players() -> dict[str, PlayerStats]:
+    index: StatsIndex = current_app.extensions.setdefault("crapette_stats", StatsIndex())
+    store = current_app.extensions["crapette_store"]
+    # time.sleep(0) hands the loop to other greenthreads under eventlet (a plain yield otherwise).
+    return index.players(store, _since(), pause=lambda: time.sleep(0))
+
+
+def _since() -> int | None:
+    raw = request.args.get("since")
+    if raw is None or raw == "":
+        return None
+    try:
+        when = datetime.fromisoformat(raw)
+    except ValueError:
+        raise InvalidInputError(
+            "since is a date like 2026-11-29.", details={"since": ["Not a date."]}
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return int(when.timestamp() * 1000)
+
+
+@players_bp.get("/api/players")
+def all_players() -> Response:
+    return jsonify({"players": [stats.to_json() for stats in _players().values()]})
+
+
+@players_bp.get("/api/players/<path:name>")
+def one_player(name: str) -> Response:
+    if len(name) > MAX_NAME:
+        raise NotFoundError("Nobody of that name played here.")
+    stats = _players().get(name)
+    if stats is None:
+        raise NotFoundError(f"Nobody called {name!r} played here.")
+    return jsonify(stats.to_json())
+
+
+@players_bp.get("/players")
+@players_bp.get("/players/<path:name>")
+def players_page(name: str | None = None) -> Response:
+    return send_from_directory(str(importlib.resources.files("web")), "players.html")

@@ -1,0 +1,209 @@
+"""Player statistics over the store: games, wins, points, faults, calls, for every name seen.
+
+Names are free text: whoever sat down as "Ann" is Ann, so two people who typed the same name
+count as one player (docs/web.md says so to players). A name is compared exactly as typed.
+
+Only finished games count (a running game's faults are not public). Each match is folded and
+analysed by `domain.analysis` once per stream version: a finished match never changes, so an
+index kept by the server reads a big store in full only the first time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import domain
+from domain.analysis import analyse
+
+MATCH_PREFIX = "match-"
+
+
+@dataclass(slots=True)
+class PlayerStats:
+    """One name's figures. `actions` counts play actions (moves, turns, discards, passes)."""
+
+    name: str
+    matches: int = 0
+    matches_won: int = 0
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    actions: int = 0
+    faults: int = 0
+    right_calls: int = 0
+    wrong_calls: int = 0
+    missed_calls: int = 0
+    to_foundations: int = 0
+    last_played_ms: int = 0
+    recent: list[dict[str, Any]] = field(default_factory=list)  # the latest matches, newest first
+
+    @property
+    def faults_per_100(self) -> float | None:
+        return round(100 * self.faults / self.actions, 2) if self.actions else None
+
+    @property
+    def call_accuracy(self) -> float | None:
+        """Right calls among all calls made (None: no call made)."""
+        calls = self.right_calls + self.wrong_calls
+        return round(self.right_calls / calls, 3) if calls else None
+
+    def add(self, other: PlayerStats) -> None:
+        for name in (
+            "matches",
+            "matches_won",
+            "games",
+            "wins",
+            "points",
+            "actions",
+            "faults",
+            "right_calls",
+            "wrong_calls",
+            "missed_calls",
+            "to_foundations",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.last_played_ms = max(self.last_played_ms, other.last_played_ms)
+        self.recent = sorted(self.recent + other.recent, key=lambda m: -m["started_at_ms"])[:20]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "matches": self.matches,
+            "matches_won": self.matches_won,
+            "games": self.games,
+            "wins": self.wins,
+            "points": self.points,
+            "actions": self.actions,
+            "faults": self.faults,
+            "faults_per_100_actions": self.faults_per_100,
+            "right_calls": self.right_calls,
+            "wrong_calls": self.wrong_calls,
+            "call_accuracy": self.call_accuracy,
+            "missed_calls": self.missed_calls,
+            "to_foundations": self.to_foundations,
+            "last_played_ms": self.last_played_ms,
+            "recent": self.recent,
+        }
+
+
+def match_stats(match_id: str, events: list[Any]) -> list[PlayerStats]:
+    """Each seat's figures in one match (its finished games only); [] for no match."""
+    if not events or not isinstance(events[0], domain.MatchStarted):
+        return []
+    started: domain.MatchStarted = events[0]
+    analysis = analyse(events)
+    finished = isinstance(events[-1], domain.MatchWon)
+    winner = events[-1].winner if finished else None
+    seats = [PlayerStats(name) for name in started.players]
+    for seat, stats in enumerate(seats):
+        stats.matches = 1
+        stats.matches_won = int(winner == seat)
+        stats.last_played_ms = started.at_ms
+        stats.recent = [
+            {
+                "match_id": match_id,
+                "seat": seat,
+                "opponent": started.players[1 - seat],
+                "started_at_ms": started.at_ms,
+                "games": len(analysis.games),
+                "totals": [analysis.scores[-1][1], analysis.scores[-1][2]]
+                if analysis.scores
+                else [0, 0],
+                "finished": finished,
+                "won": winner == seat if finished else None,
+            }
+        ]
+    for game in analysis.games:
+        for seat, stats in enumerate(seats):
+            summary = game.seats[seat]
+            stats.games += 1
+            stats.wins += int(game.winner == seat)
+            stats.points += game.score[seat]
+            stats.actions += summary.actions
+            stats.faults += summary.faults
+            stats.right_calls += summary.right_calls
+            stats.wrong_calls += summary.wrong_calls
+            stats.missed_calls += summary.missed_calls
+            stats.to_foundations += summary.to_foundations
+    return seats
+
+
+def stored_events(store: Any, stream: str) -> list[Any]:
+    return [domain.event_from_payload(r.type, r.data) for r in store.read(stream)]
+
+
+class StatsIndex:
+    """Every match's per-seat figures, by stream, each recomputed only when its stream grew."""
+
+    def __init__(self) -> None:
+        self._matches: dict[str, tuple[int, int, list[PlayerStats]]] = {}  # (version, start)
+        self._position = -1
+
+    def players(
+        self,
+        store: Any,
+        since_ms: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        pause: Callable[[], None] | None = None,
+    ) -> dict[str, PlayerStats]:
+        """Every name seen in a match started at or after `since_ms`. `progress(total)` is called
+        first with the number of matches, then with 1 after each; `pause()` after each match
+        that had to be read (a server gives other work its turn there)."""
+        self.refresh(store, progress, pause)
+        merged: dict[str, PlayerStats] = {}
+        for _, started, seats in self._matches.values():
+            if since_ms is not None and started < since_ms:
+                continue
+            for stats in seats:
+                total = merged.setdefault(stats.name, PlayerStats(stats.name))
+                total.add(stats)
+        return dict(sorted(merged.items(), key=lambda item: item[0].casefold()))
+
+    def refresh(
+        self,
+        store: Any,
+        progress: Callable[[int], None] | None = None,
+        pause: Callable[[], None] | None = None,
+    ) -> None:
+        position = store.last_position()
+        if position == self._position:
+            return
+        streams = store.list_streams(MATCH_PREFIX)
+        if progress is not None:
+            progress(len(streams))
+        for stream in streams:
+            version = store.stream_version(stream)
+            known = self._matches.get(stream)
+            if known is None or known[0] != version:
+                self._matches[stream] = (version, *self._read(store, stream))
+                if pause is not None:
+                    pause()
+            if progress is not None:
+                progress(1)
+        self._position = position
+
+    @staticmethod
+    def _read(store: Any, stream: str) -> tuple[int, list[PlayerStats]]:
+        match_id = stream.removeprefix(MATCH_PREFIX)
+        try:
+            events = stored_events(store, stream)
+            seats = match_stats(match_id, events)
+        except domain.DomainError:  # a stream the engine cannot read: it counts for nobody
+            return 0, []
+        started = events[0].at_ms if seats else 0
+        return started, seats
+
+
+def player_stats(
+    store: Any,
+    names: Iterable[str] | None = None,
+    since_ms: int | None = None,
+) -> dict[str, PlayerStats]:
+    """A one-off read of the whole store (the command line's)."""
+    players = StatsIndex().players(store, since_ms)
+    if names is None:
+        return players
+    wanted = set(names)
+    return {name: stats for name, stats in players.items() if name in wanted}
