@@ -10,7 +10,7 @@ from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import EventStore, open_store
-from server import fastjson, health, http, sockets
+from server import fairuse, fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
 from server.origins import SAFE_METHODS, OriginPolicy
@@ -57,6 +57,7 @@ def create_app(
     _register_records(app)
     _register_error_pages(app)
     _register_origin_check(app, origins)
+    fairuse.install(app, config.rate_limits)  # last: it wraps the routes registered above
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from server.fairuse import KINDS
 
 
 @dataclass(frozen=True)
@@ -20,4 +23,7 @@ class ServerConfig:
     port: int = 8000
     # Origins besides the server's own whose pages may connect and change things ("*": any).
     allowed_origins: tuple[str, ...] = ()
+    # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
+    # defaults, an app made here for a test has every limit off unless it asks.
+    rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))

@@ -362,6 +362,8 @@ def server(
         serve = [
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(server_port), "--store", store_url, "--async-mode", async_mode, "--quiet",
+            # Every simulated player comes from this one address: it opens 100 tables at once.
+            "--rate-limit", "create=off",
         ]  # fmt: skip
         view_path = tmp_path / "view.json"
         view_path.write_text(json.dumps(_sample_view()))

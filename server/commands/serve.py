@@ -44,6 +44,15 @@ from server.config import ServerConfig
     help="Also accept Socket.IO and changing HTTP requests from pages of this origin, e.g. "
     "https://example.org (repeatable; '*' accepts any). Default: only the server's own pages.",
 )
+@click.option(
+    "--rate-limit",
+    "rate_limit",
+    multiple=True,
+    metavar="KIND=LIMIT",
+    help="Per-address limit of an expensive request kind (create, replay, view, options, "
+    "record, upload, or all), e.g. replay=10/minute or create=off (repeatable). Default: "
+    "docs/protocol.md § Rate limits.",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -54,6 +63,7 @@ def serve(
     grace_s: float,
     bot_delay_s: float,
     allowed_origins: tuple[str, ...],
+    rate_limit: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -74,6 +84,7 @@ def serve(
         host=host,
         port=port,
         allowed_origins=allowed_origins,
+        rate_limits=_rate_limits(rate_limit),
     )
     from server.app import create_app, start_clock
     from server.lan import lan_urls
@@ -92,3 +103,12 @@ def serve(
         allow_unsafe_werkzeug=True,
         **run_options(async_mode),
     )
+
+
+def _rate_limits(settings: tuple[str, ...]) -> dict[str, str | None]:
+    from server.fairuse import DEFAULT_LIMITS, RateLimitError, parse_limits
+
+    try:
+        return {**DEFAULT_LIMITS, **parse_limits(settings)}
+    except RateLimitError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rate-limit") from None

@@ -30,10 +30,14 @@ class ServerProcess:
         async_mode: str = "eventlet",
         grace_s: float = 1.0,
         store_url: str | None = None,
+        rate_limits: tuple[str, ...] = ("all=off",),
     ) -> None:
         self.data_dir = data_dir
         self.store_url = store_url or f"sqlite:///{data_dir / 'store.sqlite3'}"
         self.async_mode = async_mode
+        # Off by default: every player of a test comes from one address, far above what one
+        # person does (tests/integration/test_limits.py runs with the server's own limits).
+        self.rate_limits = rate_limits
         self.grace_s = grace_s
         self.port = find_free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -46,6 +50,7 @@ class ServerProcess:
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
             "--grace", str(self.grace_s), "--bot-delay", "0.02", "--quiet",
+            *(arg for limit in self.rate_limits for arg in ("--rate-limit", limit)),
         ]  # fmt: skip
         with open(self.log_path, "ab") as log:  # the child keeps its own copy of the handle
             self.proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=log)

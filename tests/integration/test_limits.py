@@ -3,6 +3,8 @@ server's own pages, and deep JSON refused with a structured 400 on the lobby rou
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import requests
 import socketio
@@ -50,3 +52,17 @@ def test_deep_json_on_the_lobby_routes(server: ServerProcess) -> None:
         assert response.status_code == 400, response.text
         assert response.json()["code"] == "invalid"
     assert server.alive()
+
+
+def test_the_servers_own_limits_answer_429(tmp_path: Path) -> None:
+    """`crapette serve` with its default limits: the 31st table in a minute is refused."""
+    server = ServerProcess(tmp_path, rate_limits=()).start()
+    try:
+        answers = [server.post("/api/tables", {"name": "Ann"}) for _ in range(31)]
+        assert {a.status_code for a in answers[:30]} == {201}
+        refused = answers[30]
+        assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) >= 1
+        assert server.alive()
+    finally:
+        server.stop()

@@ -115,3 +115,63 @@ def test_changing_requests_come_only_from_allowed_origins(app: Flask) -> None:
     listed = client.get("/api/tables", headers={"Origin": "http://evil.example"})
     assert listed.status_code == 200 and "Access-Control-Allow-Origin" not in listed.headers
     assert len(listed.json["tables"]) == 3
+
+
+def _limited_app(tmp_path: Path, **limits: str | None) -> Flask:
+    url = f"sqlite:///{tmp_path}/limited.sqlite3"
+    app, _socketio = create_app(
+        ServerConfig(async_mode="threading", store_url=url, rate_limits=limits)
+    )
+    return app
+
+
+def _from(address: str) -> dict[str, Any]:
+    return {"environ_base": {"REMOTE_ADDR": address}}
+
+
+def test_table_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
+    app = _limited_app(tmp_path, create="3/minute")
+    client = app.test_client()
+    created = [client.post("/api/tables", json={"name": "Ann"}, **_from("10.0.0.1")) for _ in "ab"]
+    assert [r.status_code for r in created] == [201, 201]
+    seat = {"seat_token": created[0].json["seat_token"]}
+    rematch = f"/api/tables/{created[0].json['match_id']}/rematch"
+    assert client.post(rematch, json=seat, **_from("10.0.0.1")).status_code == 201  # same budget
+    refused = client.post("/api/tables", json={"name": "Ann"}, **_from("10.0.0.1"))
+    _structured(refused, 429, "rate_limited")
+    assert 1 <= refused.json["retry_after_s"] <= 61  # within the minute (rounded up)
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert "try again in" in refused.json["message"]
+    assert len(client.get("/api/tables").json["tables"]) == 3  # nothing opened
+    # Another address has its own budget; moves and the lobby are never limited.
+    assert client.post("/api/tables", json={"name": "Bo"}, **_from("10.0.0.2")).status_code == 201
+    assert all(client.get("/api/tables", **_from("10.0.0.1")).status_code == 200 for _ in "abcd")
+    app.extensions["crapette_store"].close()
+
+
+def test_expensive_reads_are_rate_limited(tmp_path: Path) -> None:
+    app = _limited_app(tmp_path, replay="2/minute", view="2/minute", record="1/minute")
+    client = app.test_client()
+    match_id = client.post("/api/tables", json={"name": "Ann", "bot": "random"}).json["match_id"]
+    for path, allowed in (
+        (f"/api/matches/{match_id}/replay", 2),
+        (f"/api/matches/{match_id}/view?version=1", 2),
+        (f"/api/matches/{match_id}/record.json", 1),
+    ):
+        answers = [client.get(path) for _ in range(allowed + 1)]
+        assert [a.status_code for a in answers[:allowed]] == [200] * allowed, path
+        _structured(answers[-1], 429, "rate_limited")
+    app.extensions["crapette_store"].close()
+
+
+def test_rate_limit_settings() -> None:
+    from server.fairuse import RateLimitError, parse_limits
+
+    assert parse_limits(("replay=10/minute", "create=off")) == {
+        "replay": "10/minute",
+        "create": None,
+    }
+    assert set(parse_limits(("all=off",)).values()) == {None}
+    for bad in ("replay", "nothing=1/minute", "replay=often"):
+        with pytest.raises(RateLimitError):
+            parse_limits((bad,))
