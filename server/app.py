@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from pathlib import Path
 
 from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
@@ -46,7 +47,13 @@ def create_app(
     # from it, then the routes and handlers that call them.
     publisher = sockets.SocketPublisher(socketio)
     service = GameService(
-        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+        store,
+        publisher=publisher,
+        grace_s=config.grace_s,
+        bot_delay_s=config.bot_delay_s,
+        lobby_file=None if config.lobby_file is None else Path(config.lobby_file),
+        expire_open_s=config.expire_open_s,
+        unload_idle_s=config.unload_idle_s,
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
@@ -121,13 +128,15 @@ def _register_origin_check(app: Flask, origins: OriginPolicy) -> None:
 
 
 def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None:
-    """The one background task: time-outs and bot moves, both derived from event times."""
+    """The one background task: time-outs and bot moves, both derived from event times, and the
+    upkeep (lobby projection, expiry of open tables, idle matches out of memory)."""
 
     def loop() -> None:
         while True:
             socketio.sleep(tick_s)
             try:
                 service.autopilot.tick()
+                service.upkeep.run()
             except Exception:
                 log.exception("clock tick failed")
 

@@ -15,6 +15,7 @@ import domain
 from domain.bots import make_bot
 from domain.deal import new_seed
 from server.bots import RandomLegalBot
+from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository, SeatBot
 
 log = logging.getLogger(__name__)
@@ -25,21 +26,37 @@ _MAX_FOLLOW_UPS = 20
 
 class Autopilot:
     def __init__(
-        self, repo: MatchRepository, *, bot_delay_s: float, clock: Callable[[], int]
+        self,
+        repo: MatchRepository,
+        projection: LobbyProjection,
+        *,
+        bot_delay_s: float,
+        clock: Callable[[], int],
     ) -> None:
         self.repo = repo
+        self.projection = projection
         self.bot_delay_s = bot_delay_s
         self.clock = clock
 
     def start(self) -> None:
-        """Load every table so that clocks, bots and the lobby resume after a restart."""
-        self.repo.load_all()
-        for entry in self.repo.entries():
-            with entry.lock:
-                try:
-                    self.follow_up(entry)
-                except Exception:
-                    log.exception("cannot resume match %s", entry.match_id)
+        """Resume the tables still in play after a restart (their clocks, bots and follow-ups):
+        the lobby projection, read from where it was saved and caught up, says which. Finished,
+        expired and imported matches stay in the store until someone asks for one."""
+        if not self.projection.load():
+            log.info("lobby projection: reading the whole store once")
+        self.projection.catch_up()
+        self.projection.save()
+        for row in self.projection.all_rows():
+            if not row.live:
+                continue
+            match_id = row.table.match_id
+            try:
+                entry = self.repo.get(match_id)
+                if entry is not None:
+                    with entry.lock:
+                        self.follow_up(entry)
+            except Exception:  # one unreadable table must not keep the server from starting
+                log.exception("cannot resume match %s", match_id)
 
     # -- after any change ----------------------------------------------------------------------
 

@@ -26,4 +26,11 @@ class ServerConfig:
     # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
     # defaults, an app made here for a test has every limit off unless it asks.
     rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))
+    # Where the lobby projection is saved between runs (None: rebuilt from the store each start).
+    lobby_file: str | None = None
+    # An open table nobody joined expires after this long (None: never).
+    expire_open_s: float | None = 2 * 3600
+    # A match with no seated player connected, no event and no request for this long leaves
+    # memory (None: never); it is read again from the store when asked for.
+    unload_idle_s: float | None = 600
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))

@@ -22,9 +22,10 @@ from server.errors import (
     SeatTakenError,
     TooEarlyError,
 )
+from server.lobbyview import LobbyProjection, LobbyRow
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import Done, JsonObject, PresetJson, SeatTicket, TableJson
-from server.presence import Presence
+from server.presence import Presence, TableOf
 from server.publisher import Publisher
 
 
@@ -41,10 +42,12 @@ class Lobby:
         presence: Presence,
         autopilot: Autopilot,
         publisher: Publisher,
+        projection: LobbyProjection,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
+        self.projection = projection
         self.presence = presence
         self.autopilot = autopilot
         self.publisher = publisher
@@ -145,13 +148,40 @@ class Lobby:
         return created
 
     def tables(self, include_all: bool = False) -> list[TableJson]:
-        """The lobby's list, newest first: finished tables only for an hour unless `include_all`."""
+        """The lobby's list, newest first, from the lobby projection (no match is loaded for
+        it): finished tables only for an hour and expired ones not at all, unless
+        `include_all`."""
+        self.projection.catch_up()
         horizon = self.clock() - 3_600_000
         result = []
-        for entry in sorted(self.repo.entries(), key=lambda e: -e.table.created_at_ms):
-            if include_all or entry.status != "finished" or entry.last_event_ms >= horizon:
-                result.append(self.table_json(entry))
+        for row in sorted(self.projection.all_rows(), key=lambda r: -r.table.created_at_ms):
+            status = row.status
+            recent = status == "finished" and row.last_event_ms >= horizon
+            if include_all or status in ("open", "playing") or recent:
+                result.append(self.row_json(row))
         return result
+
+    def row_json(self, row: LobbyRow) -> TableJson:
+        """A table's lobby view from its projection row (as `table_json` for a loaded match)."""
+        table = row.table
+        seen = TableOf(table.match_id, table)
+        return {
+            "match_id": table.match_id,
+            "status": row.status,
+            "preset": table.preset,
+            "ruleset": table.ruleset,
+            "seats": [
+                {"name": s.name, "bot": s.bot, "connected": self.presence.connected(seen, i)}
+                for i, s in enumerate(table.seats)
+            ],
+            "presence": [self.presence.seat_json(seen, i) for i in (0, 1)],
+            "totals": list(row.totals),
+            "games_played": row.games_played,
+            "version": row.version,
+            "created_at_ms": table.created_at_ms,
+            "rematch_of": table.rematch_of,
+            "rematch": table.rematch,
+        }
 
     def table(self, match_id: str) -> TableJson:
         return self.table_json(self.repo.find(match_id))
@@ -187,6 +217,10 @@ class Lobby:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
+            if entry.table.expired:
+                raise SeatTakenError(
+                    "This table expired: nobody joined it in time. Open a new one from the lobby."
+                )
             free = [i for i, s in enumerate(entry.table.seats) if s.free]
             if seat is not None and seat not in free or not free:
                 raise SeatTakenError(

@@ -70,6 +70,8 @@ class MatchEntry:
     # A bot's call waiting for its human-like delay: (version it was chosen at, seat, call, due).
     pending_call: tuple[int, int, domain.Call, int] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # When a client last asked for this match (loading it counts): an idle entry leaves memory.
+    touched_ms: int = field(default_factory=lambda: now_ms())
 
     @property
     def live(self) -> bool:
@@ -79,6 +81,8 @@ class MatchEntry:
     def status(self) -> str:
         if self.state is not None and self.state.finished:
             return "finished"
+        if self.table.expired:
+            return "expired"
         return "playing" if self.table.full else "open"
 
     def seat_of(self, token: str) -> int:
@@ -101,13 +105,6 @@ class MatchRepository:
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load_all(self) -> None:
-        for stream in self.store.list_streams("table-"):
-            try:
-                self.get(stream.removeprefix("table-"))
-            except Exception:  # one unreadable table must not keep the server from starting
-                log.exception("cannot load %s; it is left out of the lobby", stream)
-
     def entries(self) -> list[MatchEntry]:
         with self._lock:
             return list(self._entries.values())
@@ -119,7 +116,17 @@ class MatchRepository:
         entry = self.get(match_id)
         if entry is None:
             raise NotFoundError(f"There is no table {match_id}.")
+        entry.touched_ms = now_ms()
         return entry
+
+    def evict(self, match_id: str) -> bool:
+        """Let a match leave memory (it is read again from the store when next asked for)."""
+        with self._lock:
+            return self._entries.pop(match_id, None) is not None
+
+    def loaded(self, match_id: str) -> bool:
+        with self._lock:
+            return match_id in self._entries
 
     def get(self, match_id: str) -> MatchEntry | None:
         with self._lock:

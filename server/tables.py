@@ -18,6 +18,7 @@ BOT_SEATED = "BotSeated"  # data: seat, bot, takeover (True when it replaces an 
 SEAT_RETURNED = "SeatReturned"  # the human owner came back: takeover bot and forfeit lifted
 SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned: every game start is resigned for him
 REMATCH_OPENED = "RematchOpened"
+TABLE_EXPIRED = "TableExpired"  # an open table nobody joined in time: out of the lobby, kept
 
 
 def table_stream(match_id: str) -> str:
@@ -65,6 +66,7 @@ class Table:
     rematch_of: str | None = None
     rematch: str | None = None
     imported: bool = False  # a match played elsewhere: kept for replay, never continued here
+    expired: bool = False  # nobody joined in time: no seat can be taken any more
     version: int = 0
 
     @property
@@ -124,4 +126,6 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
         return _with_seat(table, data["seat"], replace(seat, forfeited=True))
     if event_type == REMATCH_OPENED:
         return replace(table, rematch=data["match_id"])
+    if event_type == TABLE_EXPIRED:
+        return replace(table, expired=True)
     return table  # an event type of a later server version: ignored, not fatal
