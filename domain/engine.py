@@ -459,7 +459,8 @@ def _call(scratch: _Scratch, action: Call, at: int) -> None:
     if game.ruleset.enforcement != "call":
         raise RulesError("no calls", "these rules take no Crapette calls")
     window = game.window
-    if window is None or window.called:
+    if window is None or window.called or (window.self_called and caller == window.offender):
+        # An action is called once (docs/spec/rules.md §11): no wrong call, nothing recorded.
         raise RulesError("call window closed", "there is no action you may call now")
     offender = window.offender
     if window.fault is None or caller == offender:

@@ -11,7 +11,7 @@ from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import EventStore, open_store
-from server import fairuse, fastjson, health, http, sockets
+from server import fairuse, health, http, patches, sockets
 from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
 from server.origins import SAFE_METHODS, OriginPolicy
@@ -26,8 +26,8 @@ def create_app(
 ) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
-        # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait
-        # greenly under eventlet itself, and tpool would break its green locks (docs/eventstore.md).
+        # Called directly from greenthreads for every backend: under eventlet psycopg waits
+        # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
         store = open_store(config.store_url)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
@@ -41,7 +41,7 @@ def create_app(
         app,
         async_mode=config.async_mode,
         cors_allowed_origins=origins.for_socketio(),
-        serializer=fastjson.JsonPacket,
+        serializer=patches.json_packet(),
     )
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.

@@ -5,22 +5,11 @@ from __future__ import annotations
 
 import sys
 
+from server import patches
 
-def _wants_eventlet(argv: list[str]) -> bool:
-    """`crapette serve` under eventlet must monkey-patch before anything else is imported."""
-    if not argv or argv[0] != "serve":  # only `crapette serve …`, not e.g. `pytest -k serve`
-        return False
-    return not any(a in ("threading", "--async-mode=threading") for a in argv)
-
-
-if _wants_eventlet(sys.argv[1:]):
-    import warnings
-
-    # Eventlet is mandated (DESIGN.md); its deprecation notice would only alarm players.
-    warnings.filterwarnings("ignore", message=r"\s*Eventlet is deprecated")
-    import eventlet
-
-    eventlet.monkey_patch()
+# `crapette serve` under eventlet must monkey-patch before anything else is imported.
+if patches.wants_eventlet(sys.argv[1:]):
+    patches.eventlet_first()
 
 import importlib  # noqa: E402
 

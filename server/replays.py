@@ -21,7 +21,7 @@ from typing import Any
 
 import domain
 from domain import MatchState
-from server import fastjson
+from server import patches
 from server.knowledge import analysis_json
 from server.matches import Applied, MatchEntry, MatchRepository
 from server.payloads import JsonObject
@@ -150,7 +150,7 @@ class ReplayBody:
 
     def data(self) -> dict[str, Any]:
         """The replay with every frame's view decoded (as the browser has it after loading)."""
-        data: dict[str, Any] = fastjson.loads(self.body)
+        data: dict[str, Any] = patches.loads(self.body)
         data["frames"] = decode_frames(data["frames"])
         return data
 
@@ -178,7 +178,7 @@ def build(
         "frames": body_frames,
         "analysis": analysis_json(paused(states, pause)),
     }
-    body = fastjson.dumps(document).encode()
+    body = patches.dumps(document).encode()
     etag = hashlib.sha256(body).hexdigest()[:32]
     return ReplayBody(entry.match_id, upto, live, body, etag)
 

@@ -246,7 +246,7 @@ def _summary(record: dict[str, Any], verified: Verified) -> str:
     totals = record["result"]["totals"]
     games = record["games"]
     seeds = sum(1 for g in games if g["deal"].get("seed"))
-    winner = record["result"]["winner"]
+    winner = record["result"].get("winner")  # optional: an unfinished match may leave it out
     outcome = (
         f"{players[winner]} wins the match"
         if record["result"]["finished"] and winner is not None
