@@ -10,7 +10,7 @@ import pytest
 from domain import StartGame
 from domain.engine import compulsory_moves, fault_of, play
 from domain.piles import ALL_PILES
-from tests.unit.rules_kit import (
+from tests.unit.domain.rules_kit import (
     act,
     action,
     acts,
