@@ -64,7 +64,8 @@ def create_app(
     _register_records(app)
     _register_error_pages(app)
     _register_origin_check(app, origins)
-    fairuse.install(app, config.rate_limits)  # last: it wraps the routes registered above
+    # Last: it wraps the routes registered above.
+    fairuse.install(app, config.rate_limits, pause_s=config.refusal_pause_s)
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio

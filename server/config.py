@@ -26,6 +26,8 @@ class ServerConfig:
     # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
     # defaults, an app made here for a test has every limit off unless it asks.
     rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))
+    # How long a request over its rate limit waits for its 429 (server.fairuse).
+    refusal_pause_s: float = 1.0
     # Where the lobby projection is saved between runs (None: rebuilt from the store each start).
     lobby_file: str | None = None
     # An open table nobody joined expires after this long (None: never).

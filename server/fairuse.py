@@ -1,9 +1,9 @@
 """Fair use: per-address rate limits on the requests that cost the server most (opening a table,
 a replay, a view at a version, a record download or upload, a seat's options), with Flask-Limiter
 (memory storage, a moving window per address and kind). A request over its limit gets
-`429 {"code": "rate_limited", "message", "retry_after_s"}` and a `Retry-After` header; nothing
-is done. Moves, joins and the lobby list are not limited: they are cheap, and a player must never
-be refused a move.
+`429 {"code": "rate_limited", "message", "retry_after_s"}` and a `Retry-After` header, after a
+pause of a second; nothing is done. Moves, joins and the lobby list are not limited: they are
+cheap, and a player must never be refused a move.
 
 Limits are per process (the memory of one server). The address is the TCP peer's: behind a
 reverse proxy every client would share the proxy's; run such a setup with the limits raised or
@@ -12,6 +12,7 @@ off (`--rate-limit all=off`)."""
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -75,7 +76,17 @@ def parse_limits(settings: tuple[str, ...]) -> dict[str, str | None]:
     return result
 
 
-def install(app: Flask, overrides: Mapping[str, str | None]) -> Limiter | None:
+# A client over its budget waits this long for its 429, unless MAX_PAUSED already wait: a
+# client looping on an expensive read then costs the server one idle greenthread per second
+# instead of a request handled as fast as it can send them (answering 429 at once, three such
+# loops kept a core busy with refusals and moves at other tables waited behind them).
+REFUSAL_PAUSE_S = 1.0
+MAX_PAUSED = 64
+
+
+def install(
+    app: Flask, overrides: Mapping[str, str | None], pause_s: float = REFUSAL_PAUSE_S
+) -> Limiter | None:
     """Limit this app's expensive endpoints (after every blueprint is registered). None when
     every limit is off."""
     limits = {**DEFAULT_LIMITS, **overrides}
@@ -95,8 +106,19 @@ def install(app: Flask, overrides: Mapping[str, str | None]) -> Limiter | None:
             limited: Any = limiter.shared_limit(rate, scope=kind)(view)  # the same view, limited
             app.view_functions[endpoint] = limited
 
+    paused = [0]
+    paused_lock = threading.Lock()
+
     @app.errorhandler(RateLimitExceeded)
     def too_many(exc: RateLimitExceeded) -> tuple[Response, int]:
+        with paused_lock:
+            pause = pause_s if paused[0] < MAX_PAUSED else 0.0
+            paused[0] += 1
+        try:
+            time.sleep(pause)  # green under eventlet: only this request waits
+        finally:
+            with paused_lock:
+                paused[0] -= 1
         current = limiter.current_limit
         reset_at = current.reset_at if current is not None else time.time() + 1
         retry = max(1, math.ceil(reset_at - time.time()))

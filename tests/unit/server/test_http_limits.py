@@ -120,7 +120,7 @@ def test_changing_requests_come_only_from_allowed_origins(app: Flask) -> None:
 def _limited_app(tmp_path: Path, **limits: str | None) -> Flask:
     url = f"sqlite:///{tmp_path}/limited.sqlite3"
     app, _socketio = create_app(
-        ServerConfig(async_mode="threading", store_url=url, rate_limits=limits)
+        ServerConfig(async_mode="threading", store_url=url, rate_limits=limits, refusal_pause_s=0.0)
     )
     return app
 
