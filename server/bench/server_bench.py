@@ -486,6 +486,9 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     "--startup-events", default=450, show_default=True, help="(d) events per finished match."
 )
 @click.option(
+    "--startup-rounds", default=3, show_default=True, help="(d) starts of each kind (median)."
+)
+@click.option(
     "--rate-limit",
     "server_limits",
     multiple=True,
@@ -507,6 +510,7 @@ def server(
     long_events: int,
     startup_matches: int,
     startup_events: int,
+    startup_rounds: int,
     server_limits: tuple[str, ...],
     as_json: bool,
 ) -> None:
@@ -596,7 +600,7 @@ def server(
                 _stop(proc)
         startup = None
         if startup_matches:
-            startup = _startup_figure(tmp_path, startup_matches, startup_events, 3)
+            startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)
     # The round with the median ratio is the result; every round is kept in the JSON.
     middle = sorted(rounds_out, key=lambda r: float(r["ratio_to_echo"]))[len(rounds_out) // 2]
     cpu = middle["cpu_ratio_to_echo"]
