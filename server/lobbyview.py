@@ -43,7 +43,8 @@ class LobbyRow:
 
     @property
     def status(self) -> str:
-        if self.finished:
+        """As `MatchEntry.status`: an imported match never goes on here, so it is finished."""
+        if self.finished or self.table.imported:
             return "finished"
         if self.table.expired:
             return "expired"
