@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
 from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
+from server.records.http import records_bp
 from server.service import GameService
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def create_app(
     app.register_blueprint(health.health_bp)
     health.add_check(app, "store", store.last_position)
     app.register_blueprint(players_bp)
-    _register_records(app)
+    app.register_blueprint(records_bp)
     _register_error_pages(app)
     _register_origin_check(app, origins)
     # Last: it wraps the routes registered above.
@@ -69,19 +69,6 @@ def create_app(
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio
-
-
-def _register_records(app: Flask) -> None:
-    """The match-records blueprint (export/import) lives in server/records, written separately."""
-    try:
-        module = importlib.import_module("server.records.http")
-    except ModuleNotFoundError as exc:
-        if exc.name in ("server.records", "server.records.http"):
-            return
-        raise
-    blueprint = getattr(module, "records_bp", None)
-    if blueprint is not None:
-        app.register_blueprint(blueprint)
 
 
 def _register_error_pages(app: Flask) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eventstore import EventStore
-from server.tables import TABLE_OPENED, Seat, Table, evolve_table
+from server.tables import TABLE_OPENED, RematchAnswer, Seat, Table, evolve_table
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +164,9 @@ class LobbyProjection:
 def _row_from_json(data: dict[str, Any]) -> LobbyRow:
     table = dict(data["table"])
     table["seats"] = tuple(Seat(**seat) for seat in table["seats"])
+    for key in ("rematch_offer", "rematch_declined"):
+        if table.get(key) is not None:
+            table[key] = RematchAnswer(**table[key])
     return replace(
         LobbyRow(table=Table(**table)),
         version=int(data["version"]),
