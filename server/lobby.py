@@ -18,6 +18,7 @@ from server.autopilot import Autopilot
 from server.errors import (
     ForbiddenError,
     InvalidInputError,
+    NoRematchOfferError,
     NotPlayingError,
     SeatTakenError,
     TooEarlyError,
@@ -168,13 +169,13 @@ class Lobby:
             at_ms = self.clock()
             if answer == "decline":
                 if theirs is None:
-                    raise NotPlayingError("There is no rematch offer to decline.")
+                    raise NoRematchOfferError("There is no rematch offer to decline.")
                 self.repo.append_table(entry, t.REMATCH_DECLINED, {"seat": seat, "at_ms": at_ms})
                 self._announce(entry)
                 return {"ok": True, "status": "declined", "seat": seat}
             if answer == "accept" and theirs is None:
                 lapsed = table.rematch_offer is not None and table.rematch_offer.seat != seat
-                raise NotPlayingError(
+                raise NoRematchOfferError(
                     "The rematch offer has lapsed: offer one yourself."
                     if lapsed
                     else "There is no rematch offer to accept."
