@@ -51,6 +51,7 @@ def create_app(
         publisher=publisher,
         grace_s=config.grace_s,
         bot_delay_s=config.bot_delay_s,
+        test_bots=config.test_bots,
         lobby_file=None if config.lobby_file is None else Path(config.lobby_file),
         expire_open_s=config.expire_open_s,
         unload_idle_s=config.unload_idle_s,

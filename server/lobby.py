@@ -89,7 +89,14 @@ class Lobby:
         bot: str | None = None,
         seat: int | None = None,
         rematch_of: str | None = None,
+        bot_pace: str = t.DEFAULT_BOT_PACE,
     ) -> SeatTicket:
+        if bot is not None and bot not in self.autopilot.bot_names():
+            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+            raise InvalidInputError(message, details={"bot": [message]})
+        if bot_pace not in t.BOT_PACES:
+            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {bot_pace!r}."
+            raise InvalidInputError(message, details={"bot_pace": [message]})
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:
             ruleset_json["match"] = match
@@ -109,11 +116,15 @@ class Lobby:
         seats: list[tuple[str, JsonObject]] = [(t.SEAT_TAKEN, taken)]
         if bot is not None:
             seats.append((t.BOT_SEATED, {"seat": 1 - seat, "bot": bot, "name": f"{bot} bot"}))
-        match_id = self._create(ruleset.to_json(), seats, rematch_of)
+        match_id = self._create(ruleset.to_json(), seats, rematch_of, bot_pace)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
     def _create(
-        self, ruleset: JsonObject, seats: list[tuple[str, JsonObject]], rematch_of: str | None
+        self,
+        ruleset: JsonObject,
+        seats: list[tuple[str, JsonObject]],
+        rematch_of: str | None,
+        bot_pace: str,
     ) -> str:
         """A new table: its stream written in one append (opened, then its seats), then its
         match started by the autopilot if both seats are taken."""
@@ -125,6 +136,7 @@ class Lobby:
             "preset": ruleset["preset"],
             "at_ms": at_ms,
             "rematch_of": rematch_of,
+            "bot_pace": bot_pace,
         }
         batch = [
             (t.TABLE_OPENED, opened),
@@ -189,7 +201,7 @@ class Lobby:
                     "seat": seat,
                     "expires_at_ms": at_ms + REMATCH_OFFER_MS,
                 }
-            new_id = self._create(entry.table.ruleset, self._same_seats(table), match_id)
+            new_id = self._create(table.ruleset, self._same_seats(table), match_id, table.bot_pace)
             self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": new_id})
             self._announce(entry)
         return {
@@ -237,8 +249,10 @@ class Lobby:
     def row_json(self, row: LobbyRow) -> TableJson:
         """A table's lobby view from its projection row (as `table_json` for a loaded match)."""
         table = row.table
+        seen = TableOf(table.match_id, table)
+        ready = self.autopilot.ready_at(seen, None if row.finished else row.over_game)
         return self._json(
-            TableOf(table.match_id, table), row.status, row.totals, row.games_played, row.version
+            seen, row.status, row.totals, row.games_played, row.version, ready, row.over_game
         )
 
     def table(self, match_id: str) -> TableJson:
@@ -249,7 +263,8 @@ class Lobby:
         state = entry.state
         totals = (0, 0) if state is None else state.totals
         played = 0 if state is None else state.games_played
-        return self._json(entry, entry.status, totals, played, entry.version)
+        ready, over = self.autopilot.ready(entry), self._over_game(entry)
+        return self._json(entry, entry.status, totals, played, entry.version, ready, over)
 
     def _json(
         self,
@@ -258,6 +273,8 @@ class Lobby:
         totals: tuple[int, int],
         games_played: int,
         version: int,
+        ready: list[bool],
+        ready_game: int | None,
     ) -> TableJson:
         table = seen.table
         return {
@@ -276,6 +293,9 @@ class Lobby:
             "created_at_ms": table.created_at_ms,
             "rematch_of": table.rematch_of,
             "rematch": table.rematch,
+            "bot_pace": table.bot_pace,
+            "ready": ready,
+            "ready_game": ready_game,
             "rematch_offer": self._offer_json(table),
             "rematch_declined": (
                 None
@@ -283,6 +303,14 @@ class Lobby:
                 else {"seat": table.rematch_declined.seat, "at_ms": table.rematch_declined.at_ms}
             ),
         }
+
+    @staticmethod
+    def _over_game(entry: MatchEntry) -> int | None:
+        """The index of the game just over (what `ready` is about), None while one runs."""
+        state = entry.state
+        if state is None or state.game is None or not state.game.over:
+            return None
+        return int(state.game.game_index)
 
     @staticmethod
     def _offer_json(table: t.Table) -> RematchOfferJson | None:
@@ -335,7 +363,7 @@ class Lobby:
         with entry.lock:
             self.presence.connect(match_id, seat)
             mine = entry.table.seats[seat]
-            if mine.takeover or mine.forfeited:
+            if mine.takeover or (mine.forfeited and not mine.abandoned):
                 self.repo.append_table(
                     entry, t.SEAT_RETURNED, {"seat": seat, "at_ms": self.clock()}
                 )
@@ -373,5 +401,41 @@ class Lobby:
             else:
                 self.repo.append_table(entry, t.SEAT_FORFEITED, {"seat": absent, "at_ms": at_ms})
                 self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    # -- between games, and the end of a match -------------------------------------------------
+
+    def next_game(self, match_id: str, token: str) -> Done:
+        """The seat is ready for the next game; it starts once both seats are (a bot always is,
+        an owner away past the grace period too: `Autopilot.ready`)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            state = entry.state
+            if state is None or state.finished or state.game is None or not state.game.over:
+                raise NotPlayingError("There is no finished game to go on from.")
+            game = state.game.game_index
+            table = entry.table
+            if not (table.ready_game == game and seat in table.ready):
+                data = {"seat": seat, "game_index": game, "at_ms": self.clock()}
+                self.repo.append_table(entry, t.NEXT_GAME_READY, data)
+            self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    def abandon(self, match_id: str, token: str) -> Done:
+        """The seat's owner gives up the whole match: this game and every game left are resigned
+        for him at once, until the opponent reaches the match target (docs/web.md)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            if not entry.live:
+                raise NotPlayingError("There is no match in play at this table.")
+            data = {"seat": seat, "at_ms": self.clock(), "abandoned": True}
+            self.repo.append_table(entry, t.SEAT_FORFEITED, data)
+            self.autopilot.follow_up(entry)
             self._announce(entry)
         return {"ok": True}

@@ -40,6 +40,15 @@ class LobbyRow:
     totals: tuple[int, int] = (0, 0)
     games_played: int = 0
     last_event_ms: int = 0
+    game_running: bool = False  # a game started and not over yet
+
+    @property
+    def over_game(self) -> int | None:
+        """The index of the last game once it is over (None: a game runs, or none has ended):
+        what the seats' "Next game" readiness is about while the match goes on."""
+        if self.game_running or self.games_played == 0:
+            return None
+        return self.games_played - 1
 
     @property
     def status(self) -> str:
@@ -99,12 +108,15 @@ class LobbyProjection:
         row.last_event_ms = at_ms
         if kind == "MatchStarted":
             row.started = True
+        elif kind == "GameStarted":
+            row.game_running = True
         elif kind == "MatchWon":
             row.finished = True
         elif kind in _GAME_ENDS:
             s0, s1 = data["score"]
             row.totals = (row.totals[0] + int(s0), row.totals[1] + int(s1))
             row.games_played += 1
+            row.game_running = False
 
     def row(self, match_id: str) -> LobbyRow | None:
         with self._lock:
@@ -149,7 +161,7 @@ class LobbyProjection:
                 "rows": [asdict(row) for row in self.rows.values()],
             }
             position = self.position
-        text = json.dumps(document, separators=(",", ":"))
+        text = json.dumps(document, separators=(",", ":"), default=_json_default)
         temporary = self.path.with_name(self.path.name + ".tmp")
         try:
             temporary.write_text(text, encoding="utf-8")
@@ -161,8 +173,16 @@ class LobbyProjection:
             self._saved_position = position
 
 
+def _json_default(value: object) -> object:
+    if isinstance(value, frozenset):  # a table's ready seats
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
 def _row_from_json(data: dict[str, Any]) -> LobbyRow:
     table = dict(data["table"])
+    if "ready" in table:
+        table["ready"] = frozenset(table["ready"])
     table["seats"] = tuple(Seat(**seat) for seat in table["seats"])
     for key in ("rematch_offer", "rematch_declined"):
         if table.get(key) is not None:
@@ -175,4 +195,5 @@ def _row_from_json(data: dict[str, Any]) -> LobbyRow:
         totals=(int(data["totals"][0]), int(data["totals"][1])),
         games_played=int(data["games_played"]),
         last_event_ms=int(data["last_event_ms"]),
+        game_running=bool(data.get("game_running", False)),
     )

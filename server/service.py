@@ -41,8 +41,9 @@ class GameService:
         *,
         publisher: Publisher | None = None,
         grace_s: float = 60.0,
-        bot_delay_s: float = 0.4,
+        bot_delay_s: float | None = None,
         clock: Callable[[], int] = now_ms,
+        test_bots: bool = False,
         lobby_file: Path | None = None,
         expire_open_s: float | None = None,
         unload_idle_s: float | None = None,
@@ -51,7 +52,14 @@ class GameService:
         self.repo = MatchRepository(store, self.publisher.applied)
         self.projection = LobbyProjection(store, lobby_file)
         self.presence = Presence(grace_s=grace_s, clock=clock)
-        self.autopilot = Autopilot(self.repo, self.projection, bot_delay_s=bot_delay_s, clock=clock)
+        self.autopilot = Autopilot(
+            self.repo,
+            self.presence,
+            self.projection,
+            bot_delay_s=bot_delay_s,
+            clock=clock,
+            test_bots=test_bots,
+        )
         self.lobby = Lobby(
             self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock
         )

@@ -36,7 +36,14 @@ from server.config import ServerConfig
     show_default=True,
 )
 @click.option("--grace", "grace_s", default=60.0, show_default=True, help="Disconnect grace (s).")
-@click.option("--bot-delay", "bot_delay_s", default=0.4, show_default=True, help="Bot pause (s).")
+@click.option(
+    "--bot-delay",
+    "bot_delay_s",
+    default=None,
+    type=float,
+    help="Bot pause (s) for every table, overriding each table's bot pace (default: the pace).",
+)
+@click.option("--test-bots", is_flag=True, help="Allow the test-only bots (server/testbots.py).")
 @click.option(
     "--allowed-origin",
     "allowed_origins",
@@ -76,7 +83,8 @@ def serve(
     data_dir: str,
     async_mode: str,
     grace_s: float,
-    bot_delay_s: float,
+    bot_delay_s: float | None,
+    test_bots: bool,
     allowed_origins: tuple[str, ...],
     rate_limit: tuple[str, ...],
     expire_open_min: float,
@@ -98,6 +106,7 @@ def serve(
         async_mode=async_mode,
         grace_s=grace_s,
         bot_delay_s=bot_delay_s,
+        test_bots=test_bots,
         host=host,
         port=port,
         allowed_origins=allowed_origins,

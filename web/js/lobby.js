@@ -130,6 +130,7 @@ async function createTable(e) {
     bot: $("opponent").value || null,
     options: changes(),
   };
+  if (body.bot) body.bot_pace = $("bot-pace").value;
   $("create-btn").disabled = true;
   try {
     const res = await postJSON("/api/tables", body);

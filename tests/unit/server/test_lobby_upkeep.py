@@ -161,3 +161,22 @@ def test_an_idle_table_leaves_memory_and_comes_back_on_demand(tmp_path: Path) ->
     if state.game.to_move == 0:
         action = domain.legal_actions(state, 0)[0].to_json()
         assert service.play.execute(match_id, token, "c-back-0001", action)["ok"]
+
+
+def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
+    """The list comes from the projection, a table from its loaded match: they agree."""
+    clock = Clock(now_ms())
+    store = open_store(f"sqlite:///{tmp_path}/same.sqlite3")
+    service = _service(store, tmp_path, clock)
+    service.lobby.open_table(name="Mo")  # open
+    playing = service.lobby.open_table(name="Ned", bot="random")  # playing, a game running
+    _finished_match(service)  # finished
+    between = service.lobby.open_table(name="Oz", bot="random")  # a game over, match not
+    resign = domain.Resign(seat=0).to_json()
+    service.play.execute(between["match_id"], between["seat_token"], "c-resign-02", resign)
+    assert service.repo.find(between["match_id"]).state.game.over
+    service.lobby.connect(playing["match_id"], 0)
+    listed = service.lobby.tables(include_all=True)
+    assert len(listed) == 4
+    for row in listed:
+        assert row == service.lobby.table(row["match_id"]), row["match_id"]
