@@ -47,6 +47,10 @@ def position(
     """
     if isinstance(ruleset, str):
         ruleset = rules(ruleset)
+    if ": " in text or "\n" in text.strip():
+        raise ValueError(
+            f"write positions in docs/positions.md notation ('R0=9D,5H T0=6S'), not {text!r}"
+        )
     # The text may say whose turn it is itself (`to=1`); otherwise `to_move` does.
     match = position_from_text(text if "to=" in text else f"{text} to={to_move}", ruleset)
     game = match.game
