@@ -251,6 +251,8 @@ class TablePage {
     if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
     if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
     this.log(ev, ctx);
+    if (ev.type === "GameStarted") $("end-faults").textContent = "";
+    if (GAME_ENDS.has(ev.type)) this.revealFaults(this.view?.game_index);
     if (ev.type === "CrapetteCalled") {
       const right = ev.verdict === "right";
       const text = eventWords(ev, ctx);
@@ -318,6 +320,42 @@ class TablePage {
       if (game === view.game_index) this.log(f.event, this.ctx(piles));
       if (f.view?.piles) piles = f.view.piles;
     }
+  }
+
+  /**
+   * Once a game is over its faults are no secret: the end-of-game panel lists them, each in
+   * words and whether it was called (from the replay's analysis of the finished games).
+   */
+  async revealFaults(game) {
+    if (game === null || game === undefined || this.view?.ruleset?.enforcement !== "call") return;
+    let replay;
+    try {
+      replay = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
+    } catch {
+      return;
+    }
+    const done = replay?.analysis?.games?.find((g) => g.game_index === game);
+    if (!done || this.view?.game_index !== game) return;
+    const events = new Map((replay.frames ?? []).map((f) => [f.version, f.event]));
+    const ctx = this.ctx();
+    const box = $("end-faults");
+    box.innerHTML = "";
+    const head = document.createElement("p");
+    const missed = done.faults.filter((f) => f.missed).length;
+    head.textContent = done.faults.length
+      ? `Faults in this game: ${done.faults.length}, ${missed ? `${missed} not called` : "all called"}.`
+      : "No faults in this game.";
+    box.append(head);
+    if (!done.faults.length) return;
+    const list = document.createElement("ul");
+    for (const f of done.faults) {
+      const ev = events.get(f.fault_version ?? f.version);
+      const what = ev ? eventWords({ ...ev, fault: null }, ctx) : "an action";
+      const li = document.createElement("li");
+      li.textContent = `${capital(what)} — ${inWords(f.rule, ctx)}: ${f.missed ? "not called" : "called"}`;
+      list.append(li);
+    }
+    box.append(list);
   }
 
   // -- panels ----------------------------------------------------------------------------------
