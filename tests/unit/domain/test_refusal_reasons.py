@@ -14,22 +14,22 @@ LENIENT = rules(enforcement="lenient")
 @pytest.mark.parametrize(
     ("layout", "action", "reason", "params"),
     [
-        ("R0: 9D\nT0: 6S", "T1-T0", "pile_empty", {"pile": "T1"}),
-        ("R0: 9D\nF0: AS 2S\nT0: 3H", "F0-T0", "foundation_never_moves", {}),
-        ("R0: 9D\nW1: 5H\nT0: 6S", "W1-T0", "opponents_pile", {"pile": "W1"}),
-        ("R0: 9D\nH0: 5H\nT0: 6S", "H0-T0", "hand_face_down", {}),
-        ("R0: 9D\nW0: 5H\nT0: 6S", "W0-T0", "waste_not_playable", {}),
-        ("R0: 5H\nT0: 9S", "R0-F0", "empty_foundation_ace", {"card": "5H"}),
+        ("R0=9D T0=6S", "T1-T0", "pile_empty", {"pile": "T1"}),
+        ("R0=9D F0=AS,2S T0=3H", "F0-T0", "foundation_never_moves", {}),
+        ("R0=9D W1=5H T0=6S", "W1-T0", "opponents_pile", {"pile": "W1"}),
+        ("R0=9D H0=5H T0=6S", "H0-T0", "hand_face_down", {}),
+        ("R0=9D W0=5H T0=6S", "W0-T0", "waste_not_playable", {}),
+        ("R0=5H T0=9S", "R0-F0", "empty_foundation_ace", {"card": "5H"}),
         (
-            "R0: 5H\nF0: AH 2H",
+            "R0=5H F0=AH,2H",
             "R0-F0",
             "foundation_needs",
             {"pile": "F0", "need": "3H", "card": "5H"},
         ),
-        ("R0: 5H\nT0: 6D", "R0-T0", "colours_alternate", {"card": "5H", "top": "6D"}),
-        ("R0: 5H\nT0: 8S", "R0-T0", "house_down_one", {"card": "5H", "top": "8S"}),
-        ("R0: 5H\nR1: 9S", "R0-R1", "load_same_suit", {"card": "5H", "top": "9S"}),
-        ("R0: 5H\nT0: 9S", "R0-W0", "discard_only", {}),
+        ("R0=5H T0=6D", "R0-T0", "colours_alternate", {"card": "5H", "top": "6D"}),
+        ("R0=5H T0=8S", "R0-T0", "house_down_one", {"card": "5H", "top": "8S"}),
+        ("R0=5H R1=9S", "R0-R1", "load_same_suit", {"card": "5H", "top": "9S"}),
+        ("R0=5H T0=9S", "R0-W0", "discard_only", {}),
     ],
 )
 def test_a_building_refusal_names_its_reason_and_params(
