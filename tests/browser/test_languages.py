@@ -164,7 +164,8 @@ def test_the_table_in_each_language(
     # If we start, one action of ours (the bot waits for it); else the bot's come by themselves.
     page.evaluate(
         """() => { const c = window.crapette, v = c.view;
-            const a = v.to_move === c.seat && v.legal.find((x) => x.do === "move" || x.do === "turn");
+            const a = v.to_move === c.seat
+              && v.legal.find((x) => x.do === "move" || x.do === "turn");
             if (a) c.act(a); }"""
     )
     page.wait_for_function(
