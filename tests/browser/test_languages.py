@@ -190,3 +190,23 @@ def test_the_table_in_each_language(
     page.wait_for_selector("[data-testid=game-end]:not([hidden])", timeout=WAIT_MS)
     assert_no_english(page, lang, "the end of a game", frozenset({"cleo"}))
     page.screenshot(path=str(artifact_dir / f"table-end-{lang}.png"))
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_replay_in_each_language(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, lang: str
+) -> None:
+    page = new_page()
+    match_id = _sit_at_a_bot_table(page, server, lang)
+    # A game that ends (resigned), so that the replay has a start, actions and an end.
+    page.wait_for_selector("#btn-resign:not([disabled])", timeout=WAIT_MS)
+    page.click("#btn-resign")
+    page.click("#btn-resign-game")
+    page.wait_for_selector("[data-testid=game-end]:not([hidden])", timeout=WAIT_MS)
+    page.goto(f"{server.url}/replay/{match_id}")
+    page.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.lang") == lang
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert_no_english(page, lang, "the replay", frozenset({"cleo"}))
+    page.screenshot(path=str(artifact_dir / f"replay-{lang}.png"))
