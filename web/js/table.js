@@ -230,6 +230,7 @@ class TablePage {
       }
     } finally {
       this.animating = false;
+      this.input.redrawMarks(); // the board shows the newest view: its playable cards
     }
   }
 

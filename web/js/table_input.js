@@ -16,6 +16,7 @@ export class Controls {
     this.selected = null; // source pile of a click-then-click move
     this.cursor = -1; // index into the legal list chosen with the arrow keys
     this.legal = [];
+    this.sources = new Set(); // piles whose top card has a legal move in the newest view
     this.choices = []; // what ↑/↓ step through: the legal actions, one Ace move per source
     this.drag = null;
     const root = this.board.root;
@@ -61,6 +62,9 @@ export class Controls {
     const box = document.getElementById("show-playable");
     const on = this.seat !== null && box.checked;
     this.board.root.classList.toggle("show-playable", on);
+    // The newest view's playable cards, marked once the board shows that view (while it
+    // catches up, its piles are an older position's).
+    this.board.mark("playable", this.page.idle ? this.sources : []);
   }
 
   get seat() {
@@ -97,8 +101,7 @@ export class Controls {
     document.getElementById("btn-resign").disabled = !playing;
     document.getElementById("btn-hint").disabled = !this.choices.length;
     if (!playing) this.resignMenu(false);
-    const sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
-    this.board.mark("playable", sources);
+    this.sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
     const mode = view?.ruleset?.enforcement ?? null;
     if (mode !== this.mode) {
       this.mode = mode; // a new table's rules: its default (or the player's saved choice)
