@@ -193,7 +193,7 @@ def test_a_person_calls_every_fault_of_a_game_at_normal_pace(
     )
     revealed = page.inner_text("[data-testid=end-faults]")
     every = [e for e in events if e.get("fault")]  # the test player's own faults too
-    assert f"Faults in this game: {len(every)}," in revealed, revealed
+    assert f"Faults in this game: {len(every)};" in revealed, revealed
     bots = [line for line in revealed.splitlines() if line.startswith("Faulty bot")]
     assert len(bots) == len(faults), revealed
     assert sum(line.endswith(": called") for line in bots) == right, revealed

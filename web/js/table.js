@@ -35,6 +35,7 @@ import {
   reasonWords,
   refusalWords,
   resultWords,
+  ruleWords,
 } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -351,17 +352,22 @@ class TablePage {
     box.innerHTML = "";
     const head = document.createElement("p");
     const missed = done.faults.filter((f) => f.missed).length;
+    const state = missed ? t("end.faults_missed", { count: missed }) : t("end.faults_all_called");
     head.textContent = done.faults.length
-      ? `Faults in this game: ${done.faults.length}, ${missed ? `${missed} not called` : "all called"}.`
-      : "No faults in this game.";
+      ? t("end.faults", { count: done.faults.length, state })
+      : t("end.no_faults");
     box.append(head);
     if (!done.faults.length) return;
     const list = document.createElement("ul");
     for (const f of done.faults) {
       const ev = events.get(f.fault_version ?? f.version);
-      const what = ev ? eventWords({ ...ev, fault: null }, ctx) : "an action";
+      const what = ev ? eventWords({ ...ev, fault: null }, ctx) : t("end.an_action");
       const li = document.createElement("li");
-      li.textContent = `${capital(what)} — ${inWords(f.rule, ctx)}: ${f.missed ? "not called" : "called"}`;
+      li.textContent = t("end.fault_line", {
+        what: capital(what),
+        rule: ruleWords(f.rule, ctx),
+        state: f.missed ? t("end.not_called") : t("end.called"),
+      });
       list.append(li);
     }
     box.append(list);
