@@ -14,6 +14,7 @@ from eventstore import open_store
 from server import fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
+from server.feed import AppendFeed
 from server.players import players_bp
 from server.service import GameService
 
@@ -30,26 +31,56 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
+    queue: dict[str, Any] = {}
+    if config.message_queue:
+        # Room emits go through Redis to every process, which delivers to its own members.
+        queue = {"message_queue": config.message_queue, "channel": "crapette-socketio"}
     socketio = SocketIO(
-        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
+        app,
+        async_mode=config.async_mode,
+        cors_allowed_origins="*",
+        serializer=fastjson.JsonPacket,
+        **queue,
     )
+    cluster = _cluster(config)
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
-    publisher = sockets.SocketPublisher(socketio)
+    publisher = sockets.SocketPublisher(socketio, everywhere=cluster is not None)
     service = GameService(
-        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+        store,
+        publisher=publisher,
+        grace_s=config.grace_s,
+        bot_delay_s=config.bot_delay_s,
+        presence=None if cluster is None else cluster.presence(config.grace_s),
+        leases=None if cluster is None else cluster.leases(),
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
     app.register_blueprint(health.health_bp)
     health.add_check(app, "store", store.last_position)
+    if cluster is not None:
+        app.extensions["crapette_cluster"] = cluster
+        health.add_check(app, "queue", cluster.ping)
+        # Another process's events reach this cache through the feed, published by their writer.
+        service.repo.publish_foreign = False
+        app.extensions["crapette_feed"] = AppendFeed(store, service.repo)  # before loading
     app.register_blueprint(players_bp)
     _register_records(app)
     _register_error_pages(app)
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio
+
+
+def _cluster(config: ServerConfig) -> Any:
+    """The Redis side of several processes, or None for one process alone (the default, which
+    imports nothing of it)."""
+    if not config.message_queue:
+        return None
+    from server.cluster import Cluster
+
+    return Cluster(config.message_queue, config.node_id)
 
 
 def _register_records(app: Flask) -> None:
@@ -93,3 +124,28 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
                 log.exception("clock tick failed")
 
     socketio.start_background_task(loop)
+
+
+def start_cluster(socketio: SocketIO, app: Flask) -> None:
+    """With a message queue, two more background tasks: the append feed (server.feed) and the
+    heartbeat that renews this process's presence entries and match leases (server.cluster)."""
+    cluster = app.extensions.get("crapette_cluster")
+    if cluster is None:
+        return
+    from server.cluster import HEARTBEAT_S
+
+    service: GameService = app.extensions["crapette"]
+    socketio.start_background_task(app.extensions["crapette_feed"].run)
+
+    def beat() -> None:
+        while True:
+            try:
+                service.presence.heartbeat()
+                service.autopilot.leases.renew(
+                    entry.match_id for entry in service.repo.entries() if entry.live
+                )
+            except Exception:  # Redis away for a moment: try again at the next beat
+                log.exception("heartbeat failed")
+            socketio.sleep(HEARTBEAT_S)
+
+    socketio.start_background_task(beat)

@@ -16,6 +16,7 @@ import domain
 from domain.bots import make_bot
 from domain.deal import new_seed
 from server.bots import RandomLegalBot
+from server.leases import Leases
 from server.matches import MatchEntry, MatchRepository
 
 log = logging.getLogger(__name__)
@@ -26,11 +27,18 @@ _MAX_FOLLOW_UPS = 20
 
 class Autopilot:
     def __init__(
-        self, repo: MatchRepository, *, bot_delay_s: float, clock: Callable[[], int]
+        self,
+        repo: MatchRepository,
+        *,
+        bot_delay_s: float,
+        clock: Callable[[], int],
+        leases: Leases | None = None,
     ) -> None:
         self.repo = repo
         self.bot_delay_s = bot_delay_s
         self.clock = clock
+        # Which matches this process drives on its clock (all of them, alone; see server.cluster).
+        self.leases = leases if leases is not None else Leases()
 
     def start(self) -> None:
         """Load every table so that clocks, bots and the lobby resume after a restart."""
@@ -99,7 +107,7 @@ class Autopilot:
         """Called periodically: time-outs from event times, and seated bots' moves."""
         now = self.clock()
         for entry in self.repo.entries():
-            if not entry.live:
+            if not entry.live or not self.leases.holds(entry.match_id):
                 continue
             try:
                 with entry.lock:

@@ -19,3 +19,7 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8000
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))
+    # Several processes as one server (server.cluster): the Redis URL of the Socket.IO message
+    # queue, presence and leases, and this process's name there (default: host-pid-random).
+    message_queue: str | None = None
+    node_id: str | None = None

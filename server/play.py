@@ -35,7 +35,7 @@ class Play:
         self, match_id: str, token: str, command_id: str, action_json: dict[str, Any]
     ) -> dict[str, Any]:
         entry = self.repo.find(match_id)
-        seat = entry.seat_of(token)
+        seat = self.repo.seat_of(entry, token)
         action = parse_action(action_json)
         if getattr(action, "seat", None) != seat:
             raise ForbiddenError(f"This seat token plays seat {seat}, not seat {action.seat}.")

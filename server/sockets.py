@@ -39,13 +39,18 @@ class SocketPublisher:
     """Delivers folded events to the rooms of a match, each room its own redaction, and a
     table's lobby view to everyone at that table (`server.publisher.Publisher`)."""
 
-    def __init__(self, socketio: SocketIO) -> None:
+    def __init__(self, socketio: SocketIO, *, everywhere: bool = False) -> None:
         self.socketio = socketio
+        # With a message queue, a room's members may be on any process: emit whether or not it
+        # has members here (the queue delivers to every process's members).
+        self.everywhere = everywhere
         self.members: dict[str, set[str]] = {}  # room -> sids
         self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
         self.lock = threading.Lock()
 
     def occupied(self, room: str) -> bool:
+        if self.everywhere:
+            return True
         with self.lock:
             return bool(self.members.get(room))
 
@@ -144,6 +149,9 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         last = data["last_version"]
         with entry.lock:
             publisher.enter(sid, match_id, seat)
+            # What other processes wrote that this one has not folded yet (none, alone): the
+            # backlog below must reach the store's latest version.
+            service.repo.refresh(entry)
             if last is None or last > entry.version:
                 snapshot = {
                     "match_id": match_id,
