@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any
 
 from flask import Flask, Response, jsonify
 from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
-from eventstore import open_store
+from eventstore import EventStore, open_store
 from server import fastjson, health, http, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
@@ -21,7 +20,9 @@ from server.service import GameService
 log = logging.getLogger(__name__)
 
 
-def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[Flask, SocketIO]:
+def create_app(
+    config: ServerConfig | None = None, store: EventStore | None = None
+) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
         # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait

@@ -20,8 +20,8 @@ Redis, `server.cluster`). HTTP routes and Socket.IO handlers call the part whose
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from eventstore import EventStore
 from server.autopilot import Autopilot
 from server.leases import Leases
 from server.lobby import Lobby
@@ -35,7 +35,7 @@ from server.reads import Reads
 class GameService:
     def __init__(
         self,
-        store: Any,
+        store: EventStore,
         *,
         publisher: Publisher | None = None,
         grace_s: float = 60.0,

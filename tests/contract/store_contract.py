@@ -312,6 +312,7 @@ class EventStoreContract:
 
     # -- global order under concurrent writers --------------------------------------------
 
+    @pytest.mark.slow
     def test_concurrent_writers_and_readers_see_one_consistent_order(
         self, handles: Handles
     ) -> None:

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.rules_kit import act, kinds, legal_texts, of_kind, pile, position, refused, rules
+from tests.unit.domain.rules_kit import (
+    act,
+    kinds,
+    legal_texts,
+    of_kind,
+    pile,
+    position,
+    refused,
+    rules,
+)
 
 ENFORCE = rules(enforcement="enforce")
 CALL = rules(enforcement="call")

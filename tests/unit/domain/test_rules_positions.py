@@ -13,7 +13,7 @@ from domain import Ruleset
 from domain.engine import legal_actions
 from domain.positions import position_from_text, position_to_text
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "positions" / "legal_actions.json"
+DATA = Path(__file__).resolve().parents[2] / "data" / "positions" / "legal_actions.json"
 CASES: list[dict[str, Any]] = json.loads(DATA.read_text())
 
 

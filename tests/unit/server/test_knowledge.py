@@ -13,7 +13,7 @@ from eventstore import open_store
 from server.records.importer import import_record
 from server.service import GameService
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
 def test_a_finished_game_replays_with_its_analysis_and_options() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.rules_kit import act, legal_texts, pile, position, refused, rules
+from tests.unit.domain.rules_kit import act, legal_texts, pile, position, refused, rules
 
 LENIENT = rules(enforcement="lenient")
 

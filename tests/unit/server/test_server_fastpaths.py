@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
@@ -44,6 +45,7 @@ def _slow(payload: Any) -> dict[str, Any] | None:
     return result
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(_payloads())
 def test_a_well_formed_command_is_what_marshmallow_loads(payload: Any) -> None:

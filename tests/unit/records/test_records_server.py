@@ -68,7 +68,7 @@ def test_an_imported_match_that_did_not_reach_its_target_replays_with_every_card
     import json
     from pathlib import Path
 
-    golden = Path(__file__).resolve().parents[1] / "data" / "records" / "classic-calls-resign.json"
+    golden = Path(__file__).resolve().parents[2] / "data" / "records" / "classic-calls-resign.json"
     record = json.loads(golden.read_text(encoding="utf-8"))
     assert not record["result"]["finished"]  # the match target was not reached
     store = open_store("memory://")

@@ -32,6 +32,7 @@ def test_json_summary_adds_up() -> None:
     assert summary["faults"] >= summary["calls"]["right"]
 
 
+@pytest.mark.slow
 def test_same_seed_same_run_other_seed_other_run() -> None:
     def run(seed: str) -> dict[str, object]:
         code, out = selfplay("--games", "2", "--bots", "steady,steady", "--seed", seed, "--json")
@@ -62,6 +63,7 @@ def test_text_summary_names_the_bots(tmp_path: Path) -> None:
     assert "games/s" in out and "stalemates" in out
 
 
+@pytest.mark.slow
 def test_export_writes_records_that_verify(tmp_path: Path) -> None:
     code, out = selfplay(
         "--games", "2", "--bots", "steady,random", "--single-games", "--export", str(tmp_path)
@@ -106,6 +108,7 @@ def test_a_game_that_never_ends_is_an_invariant_break(monkeypatch: pytest.Monkey
     assert "no end after 30 actions" in out
 
 
+@pytest.mark.slow
 def test_an_export_with_a_long_seed_imports_under_its_own_id(tmp_path: Path) -> None:
     seed = "ab" * 34  # 68 hex digits: the id must still be one the server serves
     code, out = selfplay(

@@ -9,7 +9,7 @@ import pytest
 from domain import PRESETS, Ruleset, RulesetError
 from domain.commands import StartGame, StartMatch
 from domain.engine import decide, fold
-from tests.unit.rules_kit import act, kinds, legal_texts, pile, position, refused, rules
+from tests.unit.domain.rules_kit import act, kinds, legal_texts, pile, position, refused, rules
 
 QUIET = "T0: KS\nT1: KH\nT2: KD\nT3: KC\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain import RulesError
-from tests.unit.rules_kit import (
+from tests.unit.domain.rules_kit import (
     AT,
     act,
     kinds,

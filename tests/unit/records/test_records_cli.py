@@ -14,7 +14,7 @@ from eventstore import NewEvent, open_store
 from server.commands.records import export_cmd, import_cmd, verify_cmd
 from server.records.play import random_match
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from domain.bots import make_bot
 from domain.bots.arena import derive_seed, play_match
 from server.records.verify import verify_record
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 NAMES = sorted(path.stem for path in GOLDEN.glob("*.json"))
 
 

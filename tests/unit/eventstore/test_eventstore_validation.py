@@ -39,6 +39,7 @@ json_values = st.recursive(
 json_objects = st.dictionaries(st.text(), json_values, max_size=6)
 
 
+@pytest.mark.slow
 @given(json_objects)
 def test_any_json_object_round_trips_through_the_store(data: dict[str, Any]) -> None:
     store = open_store("memory://")

@@ -41,6 +41,7 @@ def wins_of_first(strong: str, weak: str, preset: str = "classic") -> tuple[int,
     return won, played
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_sharp_beats_steady_clearly() -> None:
     won, played = wins_of_first("sharp", "steady")
@@ -48,6 +49,7 @@ def test_sharp_beats_steady_clearly() -> None:
     assert won >= 28, f"sharp won only {won} of {played} games against steady"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_steady_beats_random_clearly() -> None:
     won, played = wins_of_first("steady", "random")

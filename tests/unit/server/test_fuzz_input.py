@@ -45,9 +45,9 @@ from server.records.export import record_from_events
 from server.records.importer import import_record, parse_record_file
 from server.records.text import to_text
 from server.service import GameService
-from tests.unit.clock import Clock
+from tests.unit.server.clock import Clock
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 # The codes a client may get for a refusal or a malformed input (docs/protocol.md, and
 # "mismatch" for a record the engine disagrees with: docs/records.md); never "internal", which
@@ -417,6 +417,7 @@ _READS = (
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

@@ -9,7 +9,7 @@ import domain
 from eventstore import open_store
 from server.errors import InvalidInputError, NotFoundError, TooEarlyError
 from server.service import GameService
-from tests.unit.clock import Clock
+from tests.unit.server.clock import Clock
 
 
 def _table(clock: Clock) -> tuple[GameService, str, str, str]:

@@ -22,7 +22,7 @@ from server.records.schema import dump_record
 from server.records.text import from_text, to_text
 from server.records.verify import verify_record
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 NAMES = sorted(path.stem for path in GOLDEN.glob("*.json"))
 PRESETS = ("classic", "g4a", "danish", "italian", "finnish", "french", "beginner")
 

@@ -21,7 +21,7 @@ from server.records.importer import import_record, parse_record_file
 from server.records.play import random_match
 from server.stats import StatsIndex
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 DAY = 86_400_000
 START = 1_764_547_200_000  # 2025-12-01
 

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from eventstore import open_store
 from server.records.http import records_bp
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
 @pytest.fixture

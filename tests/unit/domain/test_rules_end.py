@@ -8,7 +8,7 @@ import pytest
 from domain import STALEMATE_TURNS, RulesError, StartGame, Turn
 from domain.commands import Act
 from domain.engine import play
-from tests.unit.rules_kit import AT, act, acts, kinds, of_kind, position, refused, rules
+from tests.unit.domain.rules_kit import AT, act, acts, kinds, of_kind, position, refused, rules
 
 QUIET = "T0: KS\nT1: KH\nT2: KD\nT3: KC\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
 LENIENT = rules(enforcement="lenient")
