@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, jsonify
 from flask_socketio import SocketIO
@@ -16,6 +17,9 @@ from server.errors import ServerError
 from server.feed import AppendFeed
 from server.players import players_bp
 from server.service import GameService
+
+if TYPE_CHECKING:  # imported only when a message queue is configured
+    from server.cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +36,7 @@ def create_app(
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
-    queue: dict[str, Any] = {}
+    queue: dict[str, str] = {}
     if config.message_queue:
         # Room emits go through Redis to every process, which delivers to its own members.
         queue = {"message_queue": config.message_queue, "channel": "crapette-socketio"}
@@ -63,6 +67,7 @@ def create_app(
     if cluster is not None:
         app.extensions["crapette_cluster"] = cluster
         health.add_check(app, "queue", cluster.ping)
+        health.add_fact(app, "node", cluster.node_id)
         # Another process's events reach this cache through the feed, published by their writer.
         service.repo.publish_foreign = False
         app.extensions["crapette_feed"] = AppendFeed(store, service.repo)  # before loading
@@ -74,7 +79,7 @@ def create_app(
     return app, socketio
 
 
-def _cluster(config: ServerConfig) -> Any:
+def _cluster(config: ServerConfig) -> Cluster | None:
     """The Redis side of several processes, or None for one process alone (the default, which
     imports nothing of it)."""
     if not config.message_queue:

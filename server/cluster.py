@@ -18,12 +18,12 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
 
 import redis
 
 from server.leases import Leases
 from server.matches import MatchEntry
+from server.payloads import PresenceJson
 from server.presence import Presence, SeatKey
 
 log = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ class SharedPresence(Presence):
             return True
         return self._connected_anywhere(entry.match_id, seat)
 
-    def seat_json(self, entry: MatchEntry, seat: int) -> dict[str, Any]:
+    def seat_json(self, entry: MatchEntry, seat: int) -> PresenceJson:
         table_seat = entry.table.seats[seat]
         if table_seat.bot is not None or table_seat.free:
             return super().seat_json(entry, seat)

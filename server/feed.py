@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
 
+from eventstore import EventStore
 from server.matches import MatchRepository
 
 log = logging.getLogger(__name__)
 
 
 class AppendFeed:
-    def __init__(self, store: Any, repo: MatchRepository) -> None:
+    def __init__(self, store: EventStore, repo: MatchRepository) -> None:
         self.store = store
         self.repo = repo
         self._stopped = threading.Event()

@@ -30,8 +30,10 @@ class ServerProcess:
         async_mode: str = "eventlet",
         grace_s: float = 1.0,
         store_url: str | None = None,
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         self.data_dir = data_dir
+        self.extra_args = extra_args
         self.store_url = store_url or f"sqlite:///{data_dir / 'store.sqlite3'}"
         self.async_mode = async_mode
         self.grace_s = grace_s
@@ -45,7 +47,7 @@ class ServerProcess:
         command = [
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
-            "--grace", str(self.grace_s), "--bot-delay", "0.02", "--quiet",
+            "--grace", str(self.grace_s), "--bot-delay", "0.02", "--quiet", *self.extra_args,
         ]  # fmt: skip
         with open(self.log_path, "ab") as log:  # the child keeps its own copy of the handle
             self.proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=log)
@@ -60,6 +62,12 @@ class ServerProcess:
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"server did not start: {self.log_path.read_text()[-3000:]}")
+
+    def kill(self) -> None:
+        """kill -9: no goodbye to anyone (sockets, leases, presence)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -106,9 +114,20 @@ class Client:
     sent in order may be handled out of order here: updates are filed by version, and `version`
     is the highest version up to which nothing is missing."""
 
-    def __init__(self, server: ServerProcess, token: str | None = None) -> None:
+    def __init__(
+        self,
+        server: ServerProcess,
+        token: str | None = None,
+        *,
+        via: str | None = None,
+        node: str | None = None,
+    ) -> None:
+        """`via`: connect through this URL (a load balancer) instead of the server's own; `node`:
+        with the balancer's sticky cookie naming that server (tests/integration/cluster.py)."""
         self.server = server
         self.token = token
+        self.url = via or server.url
+        self.headers = {"Cookie": f"CRAPETTE_NODE={node}"} if node else {}
         self.sio = socketio.Client(reconnection=False)
         self.by_version: dict[int, dict[str, Any]] = {}
         self.duplicates: list[dict[str, Any]] = []
@@ -145,7 +164,7 @@ class Client:
             return [self.by_version[v] for v in sorted(self.by_version)]
 
     def connect(self) -> Client:
-        self.sio.connect(self.server.url, transports=["websocket"], wait_timeout=10)
+        self.sio.connect(self.url, headers=self.headers, transports=["websocket"], wait_timeout=10)
         return self
 
     def close(self) -> None:
