@@ -14,12 +14,12 @@ writes, and leaves behind, a new version of that row.)
 
 Durability: PostgreSQL's default `synchronous_commit=on`; an acknowledged append is on disk.
 
-psycopg 3 is not eventlet-aware: see `cooperate_with_eventlet` and docs/eventstore.md."""
+psycopg 3 is not eventlet-aware: a process that calls this store from greenthreads must make
+psycopg wait greenly itself (the server does, in `server.patches`; docs/eventstore.md)."""
 
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 import time
 import urllib.parse
@@ -28,7 +28,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-import psycopg.waiting
 import psycopg_pool
 from psycopg import sql
 
@@ -135,21 +134,6 @@ def split_url(url: str) -> tuple[str, str]:
     return conninfo, schema
 
 
-def cooperate_with_eventlet() -> bool:
-    """Make psycopg yield to other greenthreads if eventlet has monkey-patched `select`.
-
-    psycopg waits for the server with a C function (poll() in C) that eventlet cannot see, so
-    each query would freeze every greenthread until the answer came. psycopg detects gevent but
-    not eventlet; `wait_select` calls `select.select`, which eventlet has made green. psycopg
-    looks `waiting.wait` up at each call, so switching it here is enough (process-wide, and only
-    when eventlet is already patching: nothing changes in a plain process)."""
-    patcher = sys.modules.get("eventlet.patcher")
-    if patcher is None or not patcher.is_monkey_patched("select"):
-        return False
-    psycopg.waiting.wait = psycopg.waiting.wait_select
-    return True
-
-
 class PostgresStore(EventStore):
     def __init__(
         self,
@@ -160,7 +144,6 @@ class PostgresStore(EventStore):
         **options: Any,
     ) -> None:
         super().__init__(**options)
-        self.green = cooperate_with_eventlet()
         conninfo, self.schema = split_url(url)
         self._lock_name = f"eventstore:{self.schema}"
         # Every append NOTIFYs this channel when it commits (see `subscribe`).
@@ -432,8 +415,9 @@ class PostgresStore(EventStore):
     def _listen(self, ready: threading.Event) -> None:
         """The listener: a connection of its own in LISTEN, turning each notification into a
         wake-up of this store's waiting subscriptions. A thread, which under eventlet's monkey
-        patching is a greenthread, and `notifies` then waits through the green `select` (see
-        `cooperate_with_eventlet`): it never blocks the other greenthreads."""
+        patching is a greenthread, and `notifies` then waits through the green `select` (the wait
+        function the server installs, `server.patches`): it never blocks the other
+        greenthreads."""
         while not self.closed:
             try:
                 with psycopg.connect(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -11,11 +10,12 @@ from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import EventStore, open_store
-from server import fastjson, health, http, sockets
+from server import health, http, patches, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.feed import AppendFeed
 from server.players import players_bp
+from server.records.http import records_bp
 from server.service import GameService
 
 if TYPE_CHECKING:  # imported only when a message queue is configured
@@ -29,8 +29,8 @@ def create_app(
 ) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
-        # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait
-        # greenly under eventlet itself, and tpool would break its green locks (docs/eventstore.md).
+        # Called directly from greenthreads for every backend: under eventlet psycopg waits
+        # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
         store = open_store(config.store_url)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
@@ -44,7 +44,7 @@ def create_app(
         app,
         async_mode=config.async_mode,
         cors_allowed_origins="*",
-        serializer=fastjson.JsonPacket,
+        serializer=patches.json_packet(),
         **queue,
     )
     cluster = _cluster(config)
@@ -72,7 +72,7 @@ def create_app(
         service.repo.publish_foreign = False
         app.extensions["crapette_feed"] = AppendFeed(store, service.repo)  # before loading
     app.register_blueprint(players_bp)
-    _register_records(app)
+    app.register_blueprint(records_bp)
     _register_error_pages(app)
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
@@ -87,19 +87,6 @@ def _cluster(config: ServerConfig) -> Cluster | None:
     from server.cluster import Cluster
 
     return Cluster(config.message_queue, config.node_id)
-
-
-def _register_records(app: Flask) -> None:
-    """The match-records blueprint (export/import) lives in server/records, written separately."""
-    try:
-        module = importlib.import_module("server.records.http")
-    except ModuleNotFoundError as exc:
-        if exc.name in ("server.records", "server.records.http"):
-            return
-        raise
-    blueprint = getattr(module, "records_bp", None)
-    if blueprint is not None:
-        app.register_blueprint(blueprint)
 
 
 def _register_error_pages(app: Flask) -> None:

@@ -15,6 +15,7 @@ from server import schemas
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
 from server.payloads import SeatTicket
+from server.ruleset_help import options_json
 from server.service import GameService
 
 bp = Blueprint("crapette", __name__)
@@ -92,7 +93,8 @@ def static_file(path: str) -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    return jsonify({"presets": _service().lobby.presets(), "bots": _bots()})
+    presets = _service().lobby.presets()
+    return jsonify({"presets": presets, "bots": _bots(), "options": options_json()})
 
 
 def _bots() -> list[dict[str, str]]:

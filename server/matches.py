@@ -68,7 +68,9 @@ class MatchEntry:
 
     @property
     def status(self) -> str:
-        if self.state is not None and self.state.finished:
+        # An imported match never goes on here (even one that stopped short of its target): the
+        # lobby lists it as finished, never as live.
+        if self.table.imported or self.state is not None and self.state.finished:
             return "finished"
         return "playing" if self.table.full else "open"
 

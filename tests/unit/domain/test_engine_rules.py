@@ -186,11 +186,14 @@ def test_discard_rule_only_if_unplayable() -> None:
 
 
 def test_refill_at_once_comes_before_anything_else() -> None:
-    text = "R0=9D,5C T0=6H X0=AS H0=3H to=0"
-    assert fault_of(pos(text, empty_house="refill_at_once"), parse_action("X0-F0", 0)) == (
+    # T1 is emptied during the mover's turn (refill_at_once is about such a house: spec §11).
+    text = "R0=9D,5C T0=6H T1=5S X0=AS H0=3H to=0"
+    _, refill = act(pos(text, empty_house="refill_at_once"), "T1-T0")
+    assert fault_of(refill, parse_action("X0-F0", 0)) == (
         "priority: fill the empty house from your reserve first"
     )
-    assert fault_of(pos(text), parse_action("X0-F0", 0)) is None
+    _, classic = act(pos(text), "T1-T0")
+    assert fault_of(classic, parse_action("X0-F0", 0)) is None
 
 
 def test_finnish_aces_first_and_reserve_to_house() -> None:

@@ -142,10 +142,15 @@ def test_empty_house_reserve_first_any_card_once_the_reserve_is_gone() -> None:
     assert pile(after, "T3") == "7C"
 
 
+# T3's 2H goes to F0, emptying T3 during the mover's turn (the houses refill_at_once is about,
+# docs/spec/rules.md §11); then T4's 3H/1 could go to F0 too.
+EMPTIED_T3 = EMPTY_T3.replace("QH/1", "3H/1") + "\nT3: 2H\nF0: AH"
+
+
 def test_empty_house_refill_at_once_comes_before_everything() -> None:
     ruleset = rules(empty_house="refill_at_once", enforcement="enforce")
-    # 2H on T4 could go to F0, but the empty T3 must be filled from the reserve first.
-    state = position(EMPTY_T3.replace("QH/1", "2H/1") + "\nF0: AH", ruleset)
+    # 3H on T4 could go to F0, but the emptied T3 must be filled from the reserve first.
+    _, state = act(position(EMPTIED_T3, ruleset), "T3-F0")
     assert legal_texts(state) == {"R0-T3"}
     rule = refused(state, "T4-F0").rule
     assert rule == "priority: fill the empty house from your reserve first"
@@ -172,5 +177,5 @@ def test_finnish_preset_turned_unplayable_card_is_discarded_at_once() -> None:
 @pytest.mark.parametrize("priorities", ["finnish", "french6"])
 def test_empty_house_refill_at_once_under_every_priority_order(priorities: str) -> None:
     ruleset = rules(empty_house="refill_at_once", enforcement="enforce", priorities=priorities)
-    state = position(EMPTY_T3.replace("QH/1", "2H/1") + "\nF0: AH", ruleset)
+    _, state = act(position(EMPTIED_T3, ruleset), "T3-F0")
     assert legal_texts(state) == {"R0-T3"}

@@ -17,7 +17,7 @@ from domain import Card, Ruleset
 from domain.actions import Action, Call
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import fault_of, legal_actions, play
-from domain.events import CardMoved, CrapetteCalled
+from domain.events import CardMoved, CrapetteCalled, TurnEnded
 from domain.state import MatchState
 
 C1 = "priority: reserve to foundation first"
@@ -98,9 +98,15 @@ def reference_moves(rules: Ruleset, piles: Piles, seat: int, seen: set[Layout]) 
 
 
 def reference_faults(
-    rules: Ruleset, piles: Piles, seat: int, moves: set[str], seen: set[Layout]
+    rules: Ruleset,
+    piles: Piles,
+    seat: int,
+    moves: set[str],
+    seen: set[Layout],
+    emptied: frozenset[str] = frozenset(),
 ) -> dict[str, str | None]:
-    """§6 and §9's orders: the priority rule each legal action would break."""
+    """§6 and §9's orders: the priority rule each legal action would break. `emptied`: the houses
+    the mover emptied during this turn (the ones refill_at_once is about, §11)."""
     reserve, x = f"R{seat}", f"X{seat}"
     c1 = {m for m in moves if m.startswith(reserve + "-F")}
     c2 = {m for m in moves if "-F" in m and m not in c1}
@@ -112,8 +118,9 @@ def reference_faults(
     rule = turn_rule = None
     end_rule = playable
     bad: dict[str, str] = {}
-    if fill and rules.empty_house == "refill_at_once":
-        required, rule = fill, E
+    refill = {m for m in fill if m.split("-")[1] in emptied}
+    if refill and rules.empty_house == "refill_at_once":
+        required, rule = refill, E
     elif rules.priorities == "finnish" and (aces := {m for m in c1 | c2 if is_ace(piles, m)}):
         required, rule = aces, ACES
     elif c1:
@@ -158,12 +165,20 @@ def frees(rules: Ruleset, after: Piles, seat: int, seen: set[Layout]) -> bool:
 
 
 class Guard:
-    """The houses' layouts seen since the last action that was not a house-to-house move."""
+    """The houses' layouts seen since the last action that was not a house-to-house move, and
+    the houses the mover emptied during the turn."""
 
     def __init__(self, piles: Piles) -> None:
         self.seen = {layout(piles)}
+        self.emptied: frozenset[str] = frozenset()
 
     def after(self, events: list[object], piles: Piles) -> None:
+        for event in events:
+            if isinstance(event, CardMoved) and event.src[0] == "T":
+                self.emptied |= {event.src}
+            if isinstance(event, TurnEnded):
+                self.emptied = frozenset()
+        self.emptied = frozenset(h for h in self.emptied if not piles[h])
         if len(events) == 1 and isinstance(events[0], CrapetteCalled):
             return  # a wrong call changes nothing
         shuffle = (
@@ -230,7 +245,7 @@ def test_engine_agrees_with_a_second_reading_of_the_rules(
         seat = game.to_move
         piles = game.piles
         moves = reference_moves(rules, piles, seat, guard.seen)
-        faults = reference_faults(rules, piles, seat, moves, guard.seen)
+        faults = reference_faults(rules, piles, seat, moves, guard.seen, guard.emptied)
         listed = [a for a in legal_actions(state, seat) if not isinstance(a, Call)]
         if rules.enforcement == "enforce":
             expected = {text for text, fault in faults.items() if fault is None}
@@ -266,7 +281,8 @@ class Streaks:
 
     def see(self, event: object, mover: int) -> None:
         if isinstance(event, CardMoved):
-            if event.src in (f"R{mover}", f"X{mover}") or event.dst[0] == "F":
+            out_of_hand = event.src in (f"R{mover}", f"X{mover}")
+            if out_of_hand or (event.dst[0] == "F" and event.src != f"W{mover}"):  # §11
                 self.productive = True
             if event.dst[0] == "F":
                 self.founded = True

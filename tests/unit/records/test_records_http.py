@@ -57,10 +57,32 @@ def test_upload_text_as_a_file_under_another_id(client: FlaskClient) -> None:
     assert client.get("/api/matches/m-mine/record").json["match_id"] == "m-mine"
 
 
-def test_the_same_match_twice_is_a_conflict(client: FlaskClient) -> None:
+def test_the_same_match_twice_is_a_conflict_that_links_to_it(client: FlaskClient) -> None:
     assert _upload(client, _golden_text("g4a-resign", "json")).status_code == 201
-    again = _upload(client, _golden_text("g4a-resign", "json"))
-    assert again.status_code == 409 and again.json["code"] == "conflict"
+    match_id = json.loads(_golden_text("g4a-resign", "json"))["match_id"]
+    # The same match, in either form (the text form is the record downloaded another way).
+    for body in (_golden_text("g4a-resign", "json"), _golden_text("g4a-resign", "txt")):
+        again = _upload(client, body)
+        assert again.status_code == 409 and again.json["code"] == "conflict"
+        assert again.json["same_record"] is True
+        assert "it is this very record" in again.json["message"]
+        assert again.json["match_id"] == match_id
+        assert again.json["existing_replay_url"] == f"/replay/{match_id}"
+        assert again.json["free_id"] == f"{match_id}-2"
+    under_new_id = client.post(f"/api/records?match_id={match_id}-2", data=body.encode())
+    assert under_new_id.status_code == 201 and under_new_id.json["match_id"] == f"{match_id}-2"
+    third = _upload(client, body)
+    assert third.json["free_id"] == f"{match_id}-3"
+
+
+def test_another_match_under_a_taken_id_is_not_the_same_record(client: FlaskClient) -> None:
+    assert _upload(client, _golden_text("g4a-resign", "json")).status_code == 201
+    taken = json.loads(_golden_text("g4a-resign", "json"))["match_id"]
+    other = json.loads(_golden_text("classic-win-recycle", "json"))
+    clash = client.post(f"/api/records?match_id={taken}", data=json.dumps(other).encode())
+    assert clash.status_code == 409
+    assert clash.json["same_record"] is False and clash.json["free_id"] == f"{taken}-2"
+    assert "it is another match" in clash.json["message"]
 
 
 def test_a_tampered_upload_is_refused_naming_the_action(client: FlaskClient) -> None:

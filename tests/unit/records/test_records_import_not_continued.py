@@ -27,3 +27,16 @@ def test_an_imported_unfinished_match_gets_no_next_game() -> None:
     assert store.stream_version("match-m-elsewhere") == imported_version
     state = service.repo.find("m-elsewhere").state
     assert state.games_played == 1 and state.game.over
+
+
+def test_an_imported_unfinished_match_is_listed_as_finished_not_live() -> None:
+    table = Table("classic")
+    table.deal(seed="00" * 32)
+    table.act(domain.Resign(seat=table.game.to_move))
+    store = open_store("memory://")
+    import_record(store, record_from_events(table.events, public=False), match_id="m-partial")
+    service = GameService(store, bot_delay_s=0)
+    service.autopilot.start()
+    listed = {t["match_id"]: t for t in service.lobby.tables(include_all=True)}
+    assert listed["m-partial"]["status"] == "finished"
+    assert service.reads.replay("m-partial")["live"] is False

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import domain
+from domain import Act
 from eventstore import NewEvent, open_store
 from server.records.export import export_match, record_from_events
 from server.records.importer import import_record
@@ -27,8 +28,11 @@ def _match(number: int) -> tuple[Any, ...]:
     """Self-played match `number` (made when a test first needs it, not at collection)."""
     rng = random.Random(number)
     preset = PRESETS[number % len(PRESETS)]
-    # Short games keep this fast; a game cut short ends by resignation.
-    return tuple(random_match(rng, preset, max_games=2, max_actions=120, call_rate=0.3))
+    # Short games keep this fast; a game cut short ends by resignation. Half the calls name a
+    # move: the default remedy, another of its level, or one outside it.
+    return tuple(
+        random_match(rng, preset, max_games=2, max_actions=120, call_rate=0.3, name_rate=0.5)
+    )
 
 
 @pytest.mark.parametrize("number", range(MATCHES), ids=lambda n: f"{n}-{PRESETS[n % len(PRESETS)]}")
@@ -53,17 +57,50 @@ def test_the_selfplay_exercises_the_decisions() -> None:
                 keys.update(action)
                 keys.update(f"verdict {action['verdict']}" for _ in [0] if "verdict" in action)
     assert {"fault", "verdict right", "verdict wrong", "voided", "compulsory", "turn_end"} <= keys
+    assert "move" in keys  # calls that name a move
 
 
-def test_import_then_export_gives_the_record_back() -> None:
+def test_import_then_export_keeps_every_named_call() -> None:
+    """The defect of issue 17: a named call whose move was the default remedy lost its name."""
     store = open_store("memory://")
-    for number in range(6):
-        record = record_from_events(_match(number))
-        summary = import_record(store, record, match_id=f"m-copy-{number}")
-        assert summary.startswith(f"imported m-copy-{number}: ")
-        again = export_match(store, f"m-copy-{number}")
-        assert again == dump_record(load_record({**record, "match_id": f"m-copy-{number}"}))
-        assert store.stream_version(f"table-m-copy-{number}") == 3  # opened + two named seats
+    kinds: set[str] = set()
+    for number in range(MATCHES):
+        events = list(_match(number))
+        kinds |= _named_call_kinds(events)
+        record = record_from_events(events)
+        import_record(store, record, match_id=f"m-named-{number}")
+        again = export_match(store, f"m-named-{number}")
+        assert again == dump_record(load_record({**record, "match_id": f"m-named-{number}"}))
+    assert kinds >= {"the default", "another of the level", "ignored", "wrong"}
+
+
+def _named_call_kinds(events: list[Any]) -> set[str]:
+    """What the named calls of a match named, told apart by asking the engine what the same call
+    without a name would have played."""
+    kinds: set[str] = set()
+    state = None
+    for event in events:
+        if isinstance(event, domain.CrapetteCalled) and event.named is not None:
+            if event.verdict == "wrong":
+                kinds.add("wrong")
+            else:
+                call = domain.parse_action(f"crapette {event.named}", event.caller)
+                named = _compulsory(domain.decide(state, Act(call, 0)))
+                default = _compulsory(domain.decide(state, Act(domain.Call(event.caller), 0)))
+                asked = event.named.split()[0]
+                if named == asked == default:
+                    kinds.add("the default")
+                elif named == asked:
+                    kinds.add("another of the level")
+                else:
+                    kinds.add("ignored")
+        state = domain.evolve(state, event)
+    return kinds
+
+
+def _compulsory(events: list[Any]) -> str | None:
+    played = [e for e in events if isinstance(e, domain.CompulsoryMovePlayed)]
+    return f"{played[0].src}-{played[0].dst}" if played else None
 
 
 def test_export_of_a_live_match_hides_the_running_deal() -> None:

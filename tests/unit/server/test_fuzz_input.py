@@ -36,7 +36,7 @@ from hypothesis.control import event as _event
 
 import domain
 from eventstore import open_store
-from server import fastjson, schemas
+from server import patches, schemas
 from server.app import create_app
 from server.config import ServerConfig
 from server.errors import InvalidInputError, ServerError
@@ -220,7 +220,7 @@ def _structured(reply: Any) -> None:
     assert isinstance(reply, dict), reply
     assert reply.get("code") in _CODES, reply
     assert isinstance(reply.get("message"), str) and reply["message"].strip(), reply
-    assert isinstance(fastjson.loads(fastjson.dumps(reply)), dict)
+    assert isinstance(patches.loads(patches.dumps(reply)), dict)
     json.dumps(reply)
 
 

@@ -78,6 +78,32 @@ def test_export_writes_records_that_verify(tmp_path: Path) -> None:
     assert verify.exit_code == 0, verify.output
 
 
+def test_export_ids_and_player_names_say_seed_preset_and_bots(tmp_path: Path) -> None:
+    """Two runs that differ in preset or bots export under different ids (they used to clash
+    as `selfplay-5e1f-0000`), and each player is named after the bot that played the seat."""
+    runs = {
+        "a": ("--bots", "random,random", "--preset", "classic"),
+        "b": ("--bots", "steady,random", "--preset", "classic"),
+        "c": ("--bots", "steady,random", "--preset", "beginner"),
+    }
+    names = {}
+    for key, args in runs.items():
+        out_dir = tmp_path / key
+        code, out = selfplay("--games", "2", "--single-games", *args, "--export", str(out_dir))
+        assert code == 0, out
+        names[key] = sorted(path.stem for path in out_dir.glob("*.json"))
+        first, second = (json.loads(p.read_text()) for p in sorted(out_dir.glob("*.json")))
+        if key == "b":  # the bots swap seats each match: the names follow them
+            assert first["players"] == ["steady bot (A)", "random bot (B)"]
+            assert second["players"] == ["random bot (B)", "steady bot (A)"]
+        if key == "a":
+            assert first["players"] == ["random bot (A)", "random bot (B)"]
+    assert names["a"] == ["selfplay-5e1f-classic-random-random-0000",
+                          "selfplay-5e1f-classic-random-random-0001"]  # fmt: skip
+    assert names["b"][0] == "selfplay-5e1f-classic-steady-random-0000"
+    assert names["c"][0] == "selfplay-5e1f-beginner-steady-random-0000"
+
+
 def test_bad_arguments_are_refused() -> None:
     code, out = selfplay("--bots", "steady")
     assert code == 2 and "two of random, steady, sharp" in out

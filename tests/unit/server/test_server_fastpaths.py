@@ -85,7 +85,7 @@ def test_the_fast_path_takes_a_plain_command_and_leaves_the_rest() -> None:
 def test_the_websocket_mask_is_eventlets(data: bytes, mask: Any, offset: int, whole: bool) -> None:
     import warnings
 
-    from server.netopts import apply_mask
+    from server.patches import apply_mask
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
