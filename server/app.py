@@ -50,7 +50,7 @@ def create_app(
     cluster = _cluster(config)
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
-    publisher = sockets.SocketPublisher(socketio, everywhere=cluster is not None)
+    publisher = sockets.SocketPublisher(socketio, shared=cluster is not None)
     service = GameService(
         store,
         publisher=publisher,
@@ -68,8 +68,7 @@ def create_app(
         app.extensions["crapette_cluster"] = cluster
         health.add_check(app, "queue", cluster.ping)
         health.add_fact(app, "node", cluster.node_id)
-        # Another process's events reach this cache through the feed, published by their writer.
-        service.repo.publish_foreign = False
+        # Another process's events reach this cache, and its clients, through the feed.
         app.extensions["crapette_feed"] = AppendFeed(store, service.repo)  # before loading
     app.register_blueprint(players_bp)
     app.register_blueprint(records_bp)

@@ -3,8 +3,8 @@
 Several processes share one store; each keeps its own cache of every match (`MatchRepository`).
 The feed is one background task tailing the store's global log with a subscription, and handing
 each event's stream and version to `MatchRepository.learned`, the one seam through which another
-process's writes reach the caches (the writer has already published them to every process's
-clients through the message queue).
+process's writes reach the caches, and from there this process's clients: each process sends its
+own clients the events it folds, so they get every version once and in order, whoever wrote it.
 
 Why the store and not Redis pub/sub: on PostgreSQL every append NOTIFYs when it commits, from
 inside the append's transaction, so nothing that was written can go unannounced: not a crash

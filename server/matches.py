@@ -89,10 +89,6 @@ class MatchRepository:
     def __init__(self, store: EventStore, on_applied: Callable[[str, list[Applied]], None]) -> None:
         self.store = store
         self.on_applied = on_applied
-        # Whether events read from the store (written by another process) are published here.
-        # Alone, yes: nobody else will. With a message queue, no: their writer published them
-        # to every process's clients already (server.cluster).
-        self.publish_foreign = True
         self._entries: dict[str, MatchEntry] = {}
         self._lock = threading.Lock()
 
@@ -154,7 +150,7 @@ class MatchRepository:
             for record in self.store.read(table_stream(entry.match_id), entry.table.version + 1):
                 table = evolve_table(table, record.type, record.data)
             entry.table = table
-        self._fold_new(entry, publish=self.publish_foreign)
+        self._fold_new(entry, publish=True)
 
     def seat_of(self, entry: MatchEntry, token: str) -> int:
         """The seat a token owns; a token not (yet) known to this cache may be one just handed
@@ -167,8 +163,8 @@ class MatchRepository:
     def learned(self, stream: str, version: int) -> None:
         """The seam through which appends reach this cache when several processes share the
         store (server.feed calls it for every committed event, in commit order): `stream`
-        reached `version`. A match we hold is brought up to it; a table opened elsewhere joins
-        the lobby. The process that wrote it has published it; this one only catches up."""
+        reached `version`. A match we hold is brought up to it, and what it folds is published
+        to this process's clients (`refresh`); a table opened elsewhere joins the lobby."""
         kind, _, match_id = stream.partition("-")
         if kind not in ("match", "table"):
             return
