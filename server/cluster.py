@@ -81,12 +81,17 @@ class SharedPresence(Presence):
     `crapette:away:<match>:<seat>` holds when the seat's last client left, or when it was taken."""
 
     def __init__(
-        self, cluster: Cluster, *, grace_s: float, clock: Callable[[], int] = _now_ms
+        self,
+        cluster: Cluster,
+        *,
+        grace_s: float,
+        clock: Callable[[], int] = _now_ms,
+        ttl_s: float = PRESENCE_TTL_S,
     ) -> None:
         super().__init__(grace_s=grace_s, clock=clock)
         self.redis = cluster.redis
         self.node = cluster.node_id
-        self.ttl_ms = int(PRESENCE_TTL_S * 1000)
+        self.ttl_ms = int(ttl_s * 1000)
         self._local: dict[SeatKey, int] = {}  # this node's clients per seat
         self._lock = threading.Lock()
 
@@ -193,10 +198,11 @@ class RedisLeases(Leases):
     process takes it over. A lease counts as held here only until 0.8 × TTL after the renewal
     was sent, so a node that cannot reach Redis stops driving before another may start."""
 
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Cluster, *, ttl_s: float = LEASE_TTL_S) -> None:
         self.redis = cluster.redis
         self.node = cluster.node_id
-        self.ttl_ms = int(LEASE_TTL_S * 1000)
+        self.ttl_s = ttl_s
+        self.ttl_ms = int(ttl_s * 1000)
         self._script = self.redis.register_script(_TAKE_OR_KEEP)
         self._held_until: dict[str, float] = {}
 
@@ -214,7 +220,7 @@ class RedisLeases(Leases):
             for match_id in ids:
                 self._script(keys=[self.key(match_id)], args=[self.node, self.ttl_ms], client=pipe)
             results = pipe.execute() if ids else []
-        valid = sent + LEASE_TTL_S * 0.8
+        valid = sent + self.ttl_s * 0.8
         held = {match_id: valid for match_id, ok in zip(ids, results, strict=True) if ok}
         taken = set(held) - set(self._held_until)
         if taken:

@@ -121,6 +121,7 @@ class Client:
         *,
         via: str | None = None,
         node: str | None = None,
+        transports: tuple[str, ...] = ("websocket",),
     ) -> None:
         """`via`: connect through this URL (a load balancer) instead of the server's own; `node`:
         with the balancer's sticky cookie naming that server (tests/integration/cluster.py)."""
@@ -128,6 +129,7 @@ class Client:
         self.token = token
         self.url = via or server.url
         self.headers = {"Cookie": f"CRAPETTE_NODE={node}"} if node else {}
+        self.transports = list(transports)
         self.sio = socketio.Client(reconnection=False)
         self.by_version: dict[int, dict[str, Any]] = {}
         self.duplicates: list[dict[str, Any]] = []
@@ -164,7 +166,9 @@ class Client:
             return [self.by_version[v] for v in sorted(self.by_version)]
 
     def connect(self) -> Client:
-        self.sio.connect(self.url, headers=self.headers, transports=["websocket"], wait_timeout=10)
+        self.sio.connect(
+            self.url, headers=self.headers, transports=self.transports, wait_timeout=10
+        )
         return self
 
     def close(self) -> None:

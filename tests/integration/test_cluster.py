@@ -94,6 +94,22 @@ def test_the_balancer_pins_each_client_to_its_process(cluster: Cluster) -> None:
     assert health["store"] == {"ok": True} and health["queue"] == {"ok": True}
 
 
+def test_a_long_polling_client_stays_on_its_process(
+    cluster: Cluster, clients: list[Client]
+) -> None:
+    """Socket.IO's polling fallback: many HTTP requests per connection, spread round robin they
+    would hit processes that do not know the session; the inserted cookie keeps them on one."""
+    match_id, ann, bob = seated(cluster, clients, "n1", "n2")
+    polling = Client(cluster.nodes["n1"], via=cluster.balancer.url, transports=("polling",))
+    clients.append(polling.connect())
+    assert polling.sio.transport() == "polling"
+    polling.join(match_id, last_version=0)
+    play(match_id, [ann, bob], 6)
+    polling.wait_version(ann.version)
+    assert [u["version"] for u in polling.updates] == list(range(1, ann.version + 1))
+    assert polling.duplicates == []
+
+
 def test_players_and_a_spectator_on_three_processes_play_a_whole_match(
     cluster: Cluster, clients: list[Client]
 ) -> None:
