@@ -12,8 +12,11 @@ class ServerConfig:
     async_mode: str = "eventlet"  # or "threading"
     # How long a player may stay away before the opponent can claim (resignation or a bot).
     grace_s: float = 60.0
-    # Pause before a seated bot plays, so that humans can follow its moves.
-    bot_delay_s: float = 0.4
+    # Pause before a seated bot plays: None = each table's "bot pace" (normal: 1 s), so that
+    # people can follow its moves; a number overrides every table (tests, benchmarks).
+    bot_delay_s: float | None = None
+    # Allow the test-only bots of server/testbots.py (never listed in the lobby).
+    test_bots: bool = False
     # Period of the clock/bot ticker; deadlines themselves come from event times.
     tick_s: float = 0.1
     host: str = "127.0.0.1"

@@ -45,6 +45,13 @@ class CommandConflictError(ServerError):
     http_status = 409
 
 
+class NoRematchOfferError(ServerError):
+    """An answer to a rematch offer that does not stand (none made, or it lapsed)."""
+
+    code = "conflict"
+    http_status = 409
+
+
 class CommandRefusedError(ServerError):
     """The rules refused the action; `rule` is the domain's short stable code."""
 

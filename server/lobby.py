@@ -18,6 +18,7 @@ from server.autopilot import Autopilot
 from server.errors import (
     ForbiddenError,
     InvalidInputError,
+    NoRematchOfferError,
     NotPlayingError,
     SeatTakenError,
     TooEarlyError,
@@ -85,7 +86,14 @@ class Lobby:
         bot: str | None = None,
         seat: int | None = None,
         rematch_of: str | None = None,
+        bot_pace: str = t.DEFAULT_BOT_PACE,
     ) -> SeatTicket:
+        if bot is not None and bot not in self.autopilot.bot_names():
+            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+            raise InvalidInputError(message, details={"bot": [message]})
+        if bot_pace not in t.BOT_PACES:
+            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {bot_pace!r}."
+            raise InvalidInputError(message, details={"bot_pace": [message]})
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:
             ruleset_json["match"] = match
@@ -105,11 +113,15 @@ class Lobby:
         seats: list[tuple[str, JsonObject]] = [(t.SEAT_TAKEN, taken)]
         if bot is not None:
             seats.append((t.BOT_SEATED, {"seat": 1 - seat, "bot": bot, "name": f"{bot} bot"}))
-        match_id = self._create(ruleset.to_json(), seats, rematch_of)
+        match_id = self._create(ruleset.to_json(), seats, rematch_of, bot_pace)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
     def _create(
-        self, ruleset: JsonObject, seats: list[tuple[str, JsonObject]], rematch_of: str | None
+        self,
+        ruleset: JsonObject,
+        seats: list[tuple[str, JsonObject]],
+        rematch_of: str | None,
+        bot_pace: str,
     ) -> str:
         """A new table: its stream written in one append (opened, then its seats), then its
         match started by the autopilot if both seats are taken."""
@@ -121,6 +133,7 @@ class Lobby:
             "preset": ruleset["preset"],
             "at_ms": at_ms,
             "rematch_of": rematch_of,
+            "bot_pace": bot_pace,
         }
         batch = [
             (t.TABLE_OPENED, opened),
@@ -165,13 +178,13 @@ class Lobby:
             at_ms = self.clock()
             if answer == "decline":
                 if theirs is None:
-                    raise NotPlayingError("There is no rematch offer to decline.")
+                    raise NoRematchOfferError("There is no rematch offer to decline.")
                 self.repo.append_table(entry, t.REMATCH_DECLINED, {"seat": seat, "at_ms": at_ms})
                 self._announce(entry)
                 return {"ok": True, "status": "declined", "seat": seat}
             if answer == "accept" and theirs is None:
                 lapsed = table.rematch_offer is not None and table.rematch_offer.seat != seat
-                raise NotPlayingError(
+                raise NoRematchOfferError(
                     "The rematch offer has lapsed: offer one yourself."
                     if lapsed
                     else "There is no rematch offer to accept."
@@ -185,7 +198,7 @@ class Lobby:
                     "seat": seat,
                     "expires_at_ms": at_ms + REMATCH_OFFER_MS,
                 }
-            new_id = self._create(entry.table.ruleset, self._same_seats(table), match_id)
+            new_id = self._create(table.ruleset, self._same_seats(table), match_id, table.bot_pace)
             self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": new_id})
             self._announce(entry)
         return {
@@ -248,6 +261,9 @@ class Lobby:
             "created_at_ms": table.created_at_ms,
             "rematch_of": table.rematch_of,
             "rematch": table.rematch,
+            "bot_pace": table.bot_pace,
+            "ready": self.autopilot.ready(entry),
+            "ready_game": self._over_game(entry),
             "rematch_offer": self._offer_json(table),
             "rematch_declined": (
                 None
@@ -255,6 +271,14 @@ class Lobby:
                 else {"seat": table.rematch_declined.seat, "at_ms": table.rematch_declined.at_ms}
             ),
         }
+
+    @staticmethod
+    def _over_game(entry: MatchEntry) -> int | None:
+        """The index of the game just over (what `ready` is about), None while one runs."""
+        state = entry.state
+        if state is None or state.game is None or not state.game.over:
+            return None
+        return int(state.game.game_index)
 
     @staticmethod
     def _offer_json(table: t.Table) -> RematchOfferJson | None:
@@ -304,7 +328,7 @@ class Lobby:
             self.presence.connect(match_id, seat)
             self.repo.refresh(entry)  # a takeover claimed through another process, just now
             mine = entry.table.seats[seat]
-            if mine.takeover or mine.forfeited:
+            if mine.takeover or (mine.forfeited and not mine.abandoned):
                 self.repo.append_table(
                     entry, t.SEAT_RETURNED, {"seat": seat, "at_ms": self.clock()}
                 )
@@ -343,5 +367,41 @@ class Lobby:
             else:
                 self.repo.append_table(entry, t.SEAT_FORFEITED, {"seat": absent, "at_ms": at_ms})
                 self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    # -- between games, and the end of a match -------------------------------------------------
+
+    def next_game(self, match_id: str, token: str) -> Done:
+        """The seat is ready for the next game; it starts once both seats are (a bot always is,
+        an owner away past the grace period too: `Autopilot.ready`)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            state = entry.state
+            if state is None or state.finished or state.game is None or not state.game.over:
+                raise NotPlayingError("There is no finished game to go on from.")
+            game = state.game.game_index
+            table = entry.table
+            if not (table.ready_game == game and seat in table.ready):
+                data = {"seat": seat, "game_index": game, "at_ms": self.clock()}
+                self.repo.append_table(entry, t.NEXT_GAME_READY, data)
+            self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    def abandon(self, match_id: str, token: str) -> Done:
+        """The seat's owner gives up the whole match: this game and every game left are resigned
+        for him at once, until the opponent reaches the match target (docs/web.md)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            if not entry.live:
+                raise NotPlayingError("There is no match in play at this table.")
+            data = {"seat": seat, "at_ms": self.clock(), "abandoned": True}
+            self.repo.append_table(entry, t.SEAT_FORFEITED, data)
+            self.autopilot.follow_up(entry)
             self._announce(entry)
         return {"ok": True}

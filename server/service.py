@@ -39,8 +39,9 @@ class GameService:
         *,
         publisher: Publisher | None = None,
         grace_s: float = 60.0,
-        bot_delay_s: float = 0.4,
+        bot_delay_s: float | None = None,
         clock: Callable[[], int] = now_ms,
+<<<<<<< HEAD
         presence: Presence | None = None,
         leases: Leases | None = None,
     ) -> None:
@@ -48,6 +49,16 @@ class GameService:
         self.repo = MatchRepository(store, self.publisher.applied)
         self.presence = presence if presence is not None else Presence(grace_s=grace_s, clock=clock)
         self.autopilot = Autopilot(self.repo, bot_delay_s=bot_delay_s, clock=clock, leases=leases)
+=======
+        test_bots: bool = False,
+    ) -> None:
+        self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
+        self.repo = MatchRepository(store, self.publisher.applied)
+        self.presence = Presence(grace_s=grace_s, clock=clock)
+        self.autopilot = Autopilot(
+            self.repo, self.presence, bot_delay_s=bot_delay_s, clock=clock, test_bots=test_bots
+        )
+>>>>>>> main
         self.lobby = Lobby(self.repo, self.presence, self.autopilot, self.publisher, clock=clock)
         self.play = Play(self.repo, self.autopilot, clock=clock)
         self.reads = Reads(self.repo)

@@ -195,6 +195,18 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         data = schemas.load(schemas.CLAIM, payload)
         return lobby.claim(data["match_id"], data["seat_token"], data["what"])
 
+    @on("next_game")
+    @guarded("next_game")
+    def next_game(_sid: str, payload: object) -> Ack:
+        data = schemas.load(schemas.SEAT, payload)
+        return lobby.next_game(data["match_id"], data["seat_token"])
+
+    @on("abandon")
+    @guarded("abandon")
+    def abandon(_sid: str, payload: object) -> Ack:
+        data = schemas.load(schemas.SEAT, payload)
+        return lobby.abandon(data["match_id"], data["seat_token"])
+
     @on("leave_table")
     @guarded("leave_table")
     def leave_table(sid: str, payload: object) -> Ack:

@@ -35,6 +35,7 @@ from server.config import ServerConfig
     show_default=True,
 )
 @click.option("--grace", "grace_s", default=60.0, show_default=True, help="Disconnect grace (s).")
+<<<<<<< HEAD
 @click.option("--bot-delay", "bot_delay_s", default=0.4, show_default=True, help="Bot pause (s).")
 @click.option(
     "--message-queue",
@@ -43,6 +44,16 @@ from server.config import ServerConfig
     help="Redis URL shared by several processes serving one store (docs/deploy.md).",
 )
 @click.option("--node-id", default=None, help="This process's name among several (logs, leases).")
+=======
+@click.option(
+    "--bot-delay",
+    "bot_delay_s",
+    default=None,
+    type=float,
+    help="Bot pause (s) for every table, overriding each table's bot pace (default: the pace).",
+)
+@click.option("--test-bots", is_flag=True, help="Allow the test-only bots (server/testbots.py).")
+>>>>>>> main
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -51,9 +62,14 @@ def serve(
     data_dir: str,
     async_mode: str,
     grace_s: float,
+<<<<<<< HEAD
     bot_delay_s: float,
     message_queue: str | None,
     node_id: str | None,
+=======
+    bot_delay_s: float | None,
+    test_bots: bool,
+>>>>>>> main
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -73,6 +89,7 @@ def serve(
         async_mode=async_mode,
         grace_s=grace_s,
         bot_delay_s=bot_delay_s,
+        test_bots=test_bots,
         host=host,
         port=port,
         message_queue=message_queue,

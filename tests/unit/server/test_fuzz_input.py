@@ -185,10 +185,11 @@ _field_values: dict[str, st.SearchStrategy[Any]] = {
             max_size=3,
         ),
     ),
-    "bot": st.sampled_from([None, "random", "steady", "sharp", "nobody"]),
+    "bot": st.sampled_from([None, "random", "steady", "sharp", "faulty", "nobody"]),
     "seat": st.sampled_from([None, 0, 1, 2, True, 0.0]),
     "match": st.sampled_from([None, "points:300", "wins:1", "wins:0", "points:²"]),
     "move_time_limit_s": st.sampled_from([None, 1, 30, 0, 3601, 2.5, True]),
+    "bot_pace": st.sampled_from(["relaxed", "normal", "quick", "fast", None]),
 }
 
 
@@ -235,6 +236,8 @@ _SCHEMAS = {
     "command": schemas.COMMAND,
     "claim": schemas.CLAIM,
     "leave_table": schemas.LEAVE_TABLE,
+    "next_game": schemas.SEAT,
+    "abandon": schemas.SEAT,
 }
 
 
@@ -311,7 +314,8 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_App]:
     made.store.close()
 
 
-_EVENTS = ("join_table", "command", "claim", "leave_table")  # each named as its schema
+# Each named as its schema; not "abandon", which would end the one match every example shares.
+_EVENTS = ("join_table", "command", "claim", "leave_table", "next_game")
 _RESERVED = {"connect", "connect_error", "disconnect", "__disconnect_final"}
 
 

@@ -45,6 +45,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
     opened = service.lobby.open_table(name="Ann", bot="random")
     match_id = opened["match_id"]
+    service.lobby.connect(match_id, opened["seat"])  # Ann is at the table: the bot plays
     for number in range(40):
         state = service.repo.find(match_id).state
         if state.game is not None and state.game.to_move == 0:
