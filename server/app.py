@@ -56,12 +56,9 @@ def create_app(
         publisher=publisher,
         grace_s=config.grace_s,
         bot_delay_s=config.bot_delay_s,
-<<<<<<< HEAD
+        test_bots=config.test_bots,
         presence=None if cluster is None else cluster.presence(config.grace_s),
         leases=None if cluster is None else cluster.leases(),
-=======
-        test_bots=config.test_bots,
->>>>>>> main
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store

@@ -36,28 +36,20 @@ class Autopilot:
     def __init__(
         self,
         repo: MatchRepository,
-<<<<<<< HEAD
-        *,
-        bot_delay_s: float,
-        clock: Callable[[], int],
-        leases: Leases | None = None,
-=======
         presence: Presence,
         *,
         bot_delay_s: float | None,
         clock: Callable[[], int],
         test_bots: bool = False,
->>>>>>> main
+        leases: Leases | None = None,
     ) -> None:
         self.repo = repo
         self.presence = presence
         self.bot_delay_s = bot_delay_s
         self.clock = clock
-<<<<<<< HEAD
+        self.test_bots = test_bots
         # Which matches this process drives on its clock (all of them, alone; see server.cluster).
         self.leases = leases if leases is not None else Leases()
-=======
-        self.test_bots = test_bots
 
     def bot_names(self) -> tuple[str, ...]:
         """The bots a table may seat here (the test-only ones only with `test_bots`)."""
@@ -86,7 +78,6 @@ class Autopilot:
             away = claimable is not None and now >= claimable
             result.append(pressed or s.bot is not None or s.forfeited or away)
         return result
->>>>>>> main
 
     def start(self) -> None:
         """Load every table so that clocks, bots and the lobby resume after a restart."""

@@ -41,24 +41,21 @@ class GameService:
         grace_s: float = 60.0,
         bot_delay_s: float | None = None,
         clock: Callable[[], int] = now_ms,
-<<<<<<< HEAD
+        test_bots: bool = False,
         presence: Presence | None = None,
         leases: Leases | None = None,
     ) -> None:
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.repo = MatchRepository(store, self.publisher.applied)
         self.presence = presence if presence is not None else Presence(grace_s=grace_s, clock=clock)
-        self.autopilot = Autopilot(self.repo, bot_delay_s=bot_delay_s, clock=clock, leases=leases)
-=======
-        test_bots: bool = False,
-    ) -> None:
-        self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
-        self.repo = MatchRepository(store, self.publisher.applied)
-        self.presence = Presence(grace_s=grace_s, clock=clock)
         self.autopilot = Autopilot(
-            self.repo, self.presence, bot_delay_s=bot_delay_s, clock=clock, test_bots=test_bots
+            self.repo,
+            self.presence,
+            bot_delay_s=bot_delay_s,
+            clock=clock,
+            test_bots=test_bots,
+            leases=leases,
         )
->>>>>>> main
         self.lobby = Lobby(self.repo, self.presence, self.autopilot, self.publisher, clock=clock)
         self.play = Play(self.repo, self.autopilot, clock=clock)
         self.reads = Reads(self.repo)

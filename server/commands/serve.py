@@ -35,16 +35,6 @@ from server.config import ServerConfig
     show_default=True,
 )
 @click.option("--grace", "grace_s", default=60.0, show_default=True, help="Disconnect grace (s).")
-<<<<<<< HEAD
-@click.option("--bot-delay", "bot_delay_s", default=0.4, show_default=True, help="Bot pause (s).")
-@click.option(
-    "--message-queue",
-    default=None,
-    envvar="CRAPETTE_MESSAGE_QUEUE",
-    help="Redis URL shared by several processes serving one store (docs/deploy.md).",
-)
-@click.option("--node-id", default=None, help="This process's name among several (logs, leases).")
-=======
 @click.option(
     "--bot-delay",
     "bot_delay_s",
@@ -53,7 +43,13 @@ from server.config import ServerConfig
     help="Bot pause (s) for every table, overriding each table's bot pace (default: the pace).",
 )
 @click.option("--test-bots", is_flag=True, help="Allow the test-only bots (server/testbots.py).")
->>>>>>> main
+@click.option(
+    "--message-queue",
+    default=None,
+    envvar="CRAPETTE_MESSAGE_QUEUE",
+    help="Redis URL shared by several processes serving one store (docs/deploy.md).",
+)
+@click.option("--node-id", default=None, help="This process's name among several (logs, leases).")
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -62,14 +58,10 @@ def serve(
     data_dir: str,
     async_mode: str,
     grace_s: float,
-<<<<<<< HEAD
-    bot_delay_s: float,
-    message_queue: str | None,
-    node_id: str | None,
-=======
     bot_delay_s: float | None,
     test_bots: bool,
->>>>>>> main
+    message_queue: str | None,
+    node_id: str | None,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
