@@ -18,8 +18,9 @@ from domain.deal import new_seed
 from server import tables as t
 from server.bots import RandomLegalBot
 from server.leases import Leases
+from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository, SeatBot
-from server.presence import Presence
+from server.presence import Presence, TableOf
 from server.testbots import TEST_BOTS, FaultyBot, make_test_bot
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ class Autopilot:
         self,
         repo: MatchRepository,
         presence: Presence,
+        projection: LobbyProjection,
         *,
         bot_delay_s: float | None,
         clock: Callable[[], int],
@@ -45,6 +47,7 @@ class Autopilot:
     ) -> None:
         self.repo = repo
         self.presence = presence
+        self.projection = projection
         self.bot_delay_s = bot_delay_s
         self.clock = clock
         self.test_bots = test_bots
@@ -68,26 +71,41 @@ class Autopilot:
         state = entry.state
         if state is None or state.finished or state.game is None or not state.game.over:
             return [False, False]
-        table = entry.table
-        game = state.game.game_index
+        return self.ready_at(entry, state.game.game_index)
+
+    def ready_at(self, seen: MatchEntry | TableOf, game: int | None) -> list[bool]:
+        """As `ready`, for a table whose game `game` is over (None: none is over)."""
+        if game is None:
+            return [False, False]
+        table = seen.table
         now = self.clock()
         result = []
         for seat, s in enumerate(table.seats):
             pressed = table.ready_game == game and seat in table.ready
-            claimable = self.presence.seat_json(entry, seat)["claimable_at_ms"]
+            claimable = self.presence.seat_json(seen, seat)["claimable_at_ms"]
             away = claimable is not None and now >= claimable
             result.append(pressed or s.bot is not None or s.forfeited or away)
         return result
 
     def start(self) -> None:
-        """Load every table so that clocks, bots and the lobby resume after a restart."""
-        self.repo.load_all()
-        for entry in self.repo.entries():
-            with entry.lock:
-                try:
-                    self.follow_up(entry)
-                except Exception:
-                    log.exception("cannot resume match %s", entry.match_id)
+        """Resume the tables still in play after a restart (their clocks, bots and follow-ups):
+        the lobby projection, read from where it was saved and caught up, says which. Finished,
+        expired and imported matches stay in the store until someone asks for one."""
+        if not self.projection.load():
+            log.info("lobby projection: reading the whole store once")
+        self.projection.catch_up()
+        self.projection.save()
+        for row in self.projection.all_rows():
+            if not row.live:
+                continue
+            match_id = row.table.match_id
+            try:
+                entry = self.repo.get(match_id)
+                if entry is not None:
+                    with entry.lock:
+                        self.follow_up(entry)
+            except Exception:  # one unreadable table must not keep the server from starting
+                log.exception("cannot resume match %s", match_id)
 
     # -- after any change ----------------------------------------------------------------------
 

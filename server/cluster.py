@@ -24,7 +24,7 @@ import redis
 from server.leases import Leases
 from server.matches import MatchEntry
 from server.payloads import PresenceJson
-from server.presence import Presence, SeatKey
+from server.presence import Presence, TableOf
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,6 @@ class SharedPresence(Presence):
         self.redis = cluster.redis
         self.node = cluster.node_id
         self.ttl_ms = int(ttl_s * 1000)
-        self._local: dict[SeatKey, int] = {}  # this node's clients per seat
         self._lock = threading.Lock()
 
     @staticmethod
@@ -110,8 +109,7 @@ class SharedPresence(Presence):
 
     def connect(self, match_id: str, seat: int) -> None:
         with self._lock:
-            key = (match_id, seat)
-            self._local[key] = self._local.get(key, 0) + 1
+            super().connect(match_id, seat)  # this process's own count (for unloading, beats)
         conn, _ = self._keys(match_id, seat)
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(conn, {self.node: self.clock()})
@@ -120,10 +118,8 @@ class SharedPresence(Presence):
 
     def disconnect(self, match_id: str, seat: int) -> None:
         with self._lock:
-            key = (match_id, seat)
-            left = self._local[key] = max(0, self._local.get(key, 0) - 1)
-            if left == 0:
-                del self._local[key]
+            super().disconnect(match_id, seat)
+            left = self._connections.get((match_id, seat), 0)
         if left:
             return
         conn, away = self._keys(match_id, seat)
@@ -131,12 +127,12 @@ class SharedPresence(Presence):
         if not self._connected_anywhere(match_id, seat):
             self.redis.set(away, self.clock(), px=_KEY_TTL_MS)
 
-    def connected(self, entry: MatchEntry, seat: int) -> bool:
+    def connected(self, entry: MatchEntry | TableOf, seat: int) -> bool:
         if entry.table.seats[seat].bot is not None:
             return True
         return self._connected_anywhere(entry.match_id, seat)
 
-    def seat_json(self, entry: MatchEntry, seat: int) -> PresenceJson:
+    def seat_json(self, entry: MatchEntry | TableOf, seat: int) -> PresenceJson:
         table_seat = entry.table.seats[seat]
         if table_seat.bot is not None or table_seat.free:
             return super().seat_json(entry, seat)
@@ -162,7 +158,7 @@ class SharedPresence(Presence):
     def heartbeat(self) -> None:
         """Renew this node's beat on every seat it has clients of."""
         with self._lock:
-            keys = [key for key, count in self._local.items() if count > 0]
+            keys = [key for key, count in self._connections.items() if count > 0]
         if not keys:
             return
         now = self.clock()

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from server.fairuse import KINDS
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,20 @@ class ServerConfig:
     tick_s: float = 0.1
     host: str = "127.0.0.1"
     port: int = 8000
+    # Origins besides the server's own whose pages may connect and change things ("*": any).
+    allowed_origins: tuple[str, ...] = ()
+    # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
+    # defaults, an app made here for a test has every limit off unless it asks.
+    rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))
+    # How long a request over its rate limit waits for its 429 (server.fairuse).
+    refusal_pause_s: float = 1.0
+    # Where the lobby projection is saved between runs (None: rebuilt from the store each start).
+    lobby_file: str | None = None
+    # An open table nobody joined expires after this long (None: never).
+    expire_open_s: float | None = 2 * 3600
+    # A match with no seated player connected, no event and no request for this long leaves
+    # memory (None: never); it is read again from the store when asked for.
+    unload_idle_s: float | None = 600
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))
     # Several processes as one server (server.cluster): the Redis URL of the Socket.IO message
     # queue, presence and leases, and this process's name there (default: host-pid-random).

@@ -23,6 +23,20 @@ class InvalidInputError(ServerError):
     http_status = 400
 
 
+class TooLargeError(ServerError):
+    """A request body over the route's size limit."""
+
+    code = "too_large"
+    http_status = 413
+
+
+class OriginRefusedError(ServerError):
+    """A browser page of another site sent a request that changes something (docs/protocol.md)."""
+
+    code = "forbidden_origin"
+    http_status = 403
+
+
 class NotFoundError(ServerError):
     code = "not_found"
     http_status = 404

@@ -23,6 +23,7 @@ from server.errors import (
     SeatTakenError,
     TooEarlyError,
 )
+from server.lobbyview import LobbyProjection, LobbyRow
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import (
     Done,
@@ -33,7 +34,7 @@ from server.payloads import (
     SeatTicket,
     TableJson,
 )
-from server.presence import Presence
+from server.presence import Presence, TableOf
 from server.publisher import Publisher
 
 # How long a rematch offer waits for the other player's answer.
@@ -53,10 +54,12 @@ class Lobby:
         presence: Presence,
         autopilot: Autopilot,
         publisher: Publisher,
+        projection: LobbyProjection,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
+        self.projection = projection
         self.presence = presence
         self.autopilot = autopilot
         self.publisher = publisher
@@ -230,13 +233,27 @@ class Lobby:
         return seats
 
     def tables(self, include_all: bool = False) -> list[TableJson]:
-        """The lobby's list, newest first: finished tables only for an hour unless `include_all`."""
+        """The lobby's list, newest first, from the lobby projection (no match is loaded for
+        it): finished tables only for an hour and expired ones not at all, unless
+        `include_all`."""
+        self.projection.catch_up()
         horizon = self.clock() - 3_600_000
         result = []
-        for entry in sorted(self.repo.entries(), key=lambda e: -e.table.created_at_ms):
-            if include_all or entry.status != "finished" or entry.last_event_ms >= horizon:
-                result.append(self.table_json(entry))
+        for row in sorted(self.projection.all_rows(), key=lambda r: -r.table.created_at_ms):
+            status = row.status
+            recent = status == "finished" and row.last_event_ms >= horizon
+            if include_all or status in ("open", "playing") or recent:
+                result.append(self.row_json(row))
         return result
+
+    def row_json(self, row: LobbyRow) -> TableJson:
+        """A table's lobby view from its projection row (as `table_json` for a loaded match)."""
+        table = row.table
+        seen = TableOf(table.match_id, table)
+        ready = self.autopilot.ready_at(seen, None if row.finished else row.over_game)
+        return self._json(
+            seen, row.status, row.totals, row.games_played, row.version, ready, row.over_game
+        )
 
     def table(self, match_id: str) -> TableJson:
         return self.table_json(self.repo.find(match_id))
@@ -244,26 +261,41 @@ class Lobby:
     def table_json(self, entry: MatchEntry) -> TableJson:
         """A table's lobby view: seats, their presence, the match score (docs/protocol.md)."""
         state = entry.state
-        table = entry.table
+        totals = (0, 0) if state is None else state.totals
+        played = 0 if state is None else state.games_played
+        ready, over = self.autopilot.ready(entry), self._over_game(entry)
+        return self._json(entry, entry.status, totals, played, entry.version, ready, over)
+
+    def _json(
+        self,
+        seen: MatchEntry | TableOf,
+        status: str,
+        totals: tuple[int, int],
+        games_played: int,
+        version: int,
+        ready: list[bool],
+        ready_game: int | None,
+    ) -> TableJson:
+        table = seen.table
         return {
-            "match_id": entry.match_id,
-            "status": entry.status,
+            "match_id": seen.match_id,
+            "status": status,
             "preset": table.preset,
             "ruleset": table.ruleset,
             "seats": [
-                {"name": s.name, "bot": s.bot, "connected": self.presence.connected(entry, i)}
+                {"name": s.name, "bot": s.bot, "connected": self.presence.connected(seen, i)}
                 for i, s in enumerate(table.seats)
             ],
-            "presence": [self.presence.seat_json(entry, i) for i in (0, 1)],
-            "totals": list(state.totals) if state is not None else [0, 0],
-            "games_played": state.games_played if state is not None else 0,
-            "version": entry.version,
+            "presence": [self.presence.seat_json(seen, i) for i in (0, 1)],
+            "totals": list(totals),
+            "games_played": games_played,
+            "version": version,
             "created_at_ms": table.created_at_ms,
             "rematch_of": table.rematch_of,
             "rematch": table.rematch,
             "bot_pace": table.bot_pace,
-            "ready": self.autopilot.ready(entry),
-            "ready_game": self._over_game(entry),
+            "ready": ready,
+            "ready_game": ready_game,
             "rematch_offer": self._offer_json(table),
             "rematch_declined": (
                 None
@@ -297,6 +329,10 @@ class Lobby:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
+            if entry.table.expired:
+                raise SeatTakenError(
+                    "This table expired: nobody joined it in time. Open a new one from the lobby."
+                )
             free = [i for i, s in enumerate(entry.table.seats) if s.free]
             if seat is not None and seat not in free or not free:
                 raise SeatTakenError(

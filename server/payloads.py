@@ -110,6 +110,7 @@ class Update(TypedDict):
 
     match_id: str
     version: int
+    at_ms: int | None  # when the event was recorded
     event: EventJson
     view: ViewJson | None
 

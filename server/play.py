@@ -78,8 +78,12 @@ class Play:
         try:
             return domain.decide(entry.state, domain.Act(action=action, at_ms=self.clock()))
         except domain.RulesError as exc:
-            params = refusal_params(entry, action)
-            raise CommandRefusedError(exc.message, rule=exc.rule, params=params) from None
+            # The move's piles and card (what the player tried) and the message's own cards and
+            # piles (why it is refused): a client words the refusal from these codes.
+            params = {**refusal_params(entry, action), **exc.params}
+            raise CommandRefusedError(
+                exc.message, rule=exc.rule, reason=exc.reason, params=params
+            ) from None
 
 
 def parse_action(action_json: JsonObject) -> domain.Action:

@@ -76,6 +76,7 @@ class SocketPublisher:
                     item.state,
                     viewer,
                     final=item.version == last,
+                    at_ms=item.at_ms,
                 )
                 self.socketio.emit("update", payload, to=room, ignore_queue=True)
 
@@ -171,7 +172,13 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
                 for item in reads.history(entry, last):
                     final = item.version == entry.version
                     payload = update_payload(
-                        match_id, item.version, item.event, item.state, seat, final=final
+                        match_id,
+                        item.version,
+                        item.event,
+                        item.state,
+                        seat,
+                        final=final,
+                        at_ms=item.at_ms,
                     )
                     socketio.emit("update", payload, to=sid)
             version = entry.version

@@ -20,6 +20,7 @@ SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned, or abandoned: every gam
 REMATCH_OFFERED = "RematchOffered"  # data: seat (who offers), at_ms
 REMATCH_DECLINED = "RematchDeclined"  # data: seat (who declines), at_ms
 REMATCH_OPENED = "RematchOpened"  # data: match_id of the new table (the offer was accepted)
+TABLE_EXPIRED = "TableExpired"  # an open table nobody joined in time: out of the lobby, kept
 NEXT_GAME_READY = "NextGameReady"  # data: seat, game_index (the game just over), at_ms
 
 # How long a seated bot waits after the last event before it acts (a table's "bot pace"): long
@@ -84,6 +85,7 @@ class Table:
     rematch_offer: RematchAnswer | None = None  # the offer waiting for the other seat's answer
     rematch_declined: RematchAnswer | None = None  # the last offer's refusal
     imported: bool = False  # a match played elsewhere: kept for replay, never continued here
+    expired: bool = False  # nobody joined in time: no seat can be taken any more
     bot_pace: str = DEFAULT_BOT_PACE
     # The seats that pressed "Next game" after game `ready_game` ended.
     ready_game: int = -1
@@ -159,4 +161,6 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
         return replace(table, rematch_offer=None, rematch_declined=refusal)
     if event_type == REMATCH_OPENED:
         return replace(table, rematch=data["match_id"], rematch_offer=None)
+    if event_type == TABLE_EXPIRED:
+        return replace(table, expired=True)
     return table  # an event type of a later server version: ignored, not fatal

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -132,17 +133,28 @@ def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] |
 
 def _play_match(url: str, events: int, seed: int) -> str:
     """Seat 0 played from here against the random bot until the stream has `events` events."""
+    match_id, token = open_bot_match(url)
+    play_until(url, match_id, token, events, random.Random(seed))
+    return match_id
+
+
+def open_bot_match(url: str, match: str = "points:300") -> tuple[str, str]:
+    """A table where the random bot sits opposite seat 0: (match id, seat 0's token)."""
     import requests
-    import socketio
 
     opened = requests.post(
         url + "/api/tables",
-        json={"name": "Bench", "bot": "random", "match": "points:300"},
+        json={"name": "Bench", "bot": "random", "match": match},
         timeout=10,
     ).json()
-    match_id: str = opened["match_id"]
-    token: str = opened["seat_token"]
-    rng = random.Random(seed)
+    return opened["match_id"], opened["seat_token"]
+
+
+def play_until(url: str, match_id: str, token: str, events: int, rng: random.Random) -> int:
+    """Play seat 0 until the match stream has `events` events (or PLAY_LIMIT_S passed); the
+    version reached."""
+    import socketio
+
     latest: dict[str, Any] = {"version": 0, "view": None}
     changed = threading.Condition()
     sio = socketio.Client(reconnection=False)
@@ -158,7 +170,6 @@ def _play_match(url: str, events: int, seed: int) -> str:
     sio.connect(url, transports=["websocket"])
     sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})
     deadline = time.monotonic() + PLAY_LIMIT_S
-    n = 0
     seen = -1
     try:
         while latest["version"] < events and time.monotonic() < deadline:
@@ -171,14 +182,13 @@ def _play_match(url: str, events: int, seed: int) -> str:
             action = _choose(view.get("legal", []), rng)
             if action is None:
                 continue
-            n += 1
             action = {k: v for k, v in action.items() if k != "text"}
             ack = sio.call(
                 "command",
                 {
                     "match_id": match_id,
                     "seat_token": token,
-                    "command_id": f"bench-{n:06d}",
+                    "command_id": f"bench-{uuid.uuid4().hex[:16]}",
                     "action": action,
                 },
                 timeout=10,
@@ -188,7 +198,7 @@ def _play_match(url: str, events: int, seed: int) -> str:
                     changed.wait_for(_version_moved(latest, seen), timeout=2)
     finally:
         sio.disconnect()
-    return match_id
+    return int(latest["version"])
 
 
 def _stats(values: list[float]) -> dict[str, float]:

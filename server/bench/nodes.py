@@ -60,6 +60,8 @@ def _phase(
                 sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
                 "--port", str(port), "--store", url, "--async-mode", async_mode, "--quiet",
                 "--message-queue", message_queue, "--node-id", name,
+                # Every simulated player comes from this one address (through HAProxy's).
+                "--rate-limit", "all=off",
             ]  # fmt: skip
             ping = f"http://127.0.0.1:{port}/healthz"
             procs.append(_start(serve, ping, work / f"{name}-{count}.log"))

@@ -32,6 +32,7 @@ class ServerProcess:
         store_url: str | None = None,
         bot_delay_s: float | None = 0.02,
         test_bots: bool = False,
+        rate_limits: tuple[str, ...] = ("all=off",),
         extra_args: tuple[str, ...] = (),
     ) -> None:
         """`bot_delay_s`: None lets each table's bot pace apply (as in production)."""
@@ -39,6 +40,9 @@ class ServerProcess:
         self.extra_args = extra_args
         self.store_url = store_url or f"sqlite:///{data_dir / 'store.sqlite3'}"
         self.async_mode = async_mode
+        # Off by default: every player of a test comes from one address, far above what one
+        # person does (tests/integration/test_limits.py runs with the server's own limits).
+        self.rate_limits = rate_limits
         self.grace_s = grace_s
         self.bot_delay_s = bot_delay_s
         self.test_bots = test_bots
@@ -53,6 +57,7 @@ class ServerProcess:
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
             "--grace", str(self.grace_s), "--quiet", *self.extra_args,
+            *(arg for limit in self.rate_limits for arg in ("--rate-limit", limit)),
         ]  # fmt: skip
         if self.bot_delay_s is not None:
             command += ["--bot-delay", str(self.bot_delay_s)]

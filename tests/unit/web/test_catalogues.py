@@ -98,3 +98,39 @@ def test_the_call_is_each_rule_text_s_own_word() -> None:
     }
     for lang, call in calls.items():
         assert catalogue(lang)["call.word"] == call, lang
+
+
+def _reasons_the_rules_give() -> set[str]:
+    """Every `reason` a RulesError of the domain can carry: its third argument where given, else
+    its rule made a word (as domain/errors.py does), read from the source; the priority rules
+    through their constants."""
+    import ast
+
+    import domain.priority
+
+    domain_dir = Path(domain.__file__).parent
+    reasons: set[str] = set()
+    for path in domain_dir.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RulesError"):
+                continue
+            args = [a.value if isinstance(a, ast.Constant) else None for a in node.args]
+            if len(args) >= 3 and isinstance(args[2], str):
+                reasons.add(args[2])
+            elif args and isinstance(args[0], str):
+                reasons.add(domain.RulesError(args[0], "").reason)
+    for rule in domain.priority.MESSAGES:
+        reasons.add(domain.RulesError(rule, "").reason)
+    return reasons
+
+
+def test_every_refusal_the_rules_give_has_words() -> None:
+    english = catalogue("en")
+    reasons = _reasons_the_rules_give()
+    assert {"house_down_one", "not_your_turn", "priority_foundation_first"} <= reasons
+    assert sorted(r for r in reasons if f"refusal.{r}" not in english) == []
+    # A fault or a right call names its priority rule: each has a short name too.
+    import domain.priority
+
+    for rule in domain.priority.MESSAGES:
+        assert f"rule.{domain.RulesError(rule, '').reason}" in english, rule
