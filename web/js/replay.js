@@ -7,6 +7,7 @@
 import { Board } from "./board.js";
 import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
+import { mountLanguageSwitch, t } from "./i18n.js";
 import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
@@ -61,6 +62,8 @@ function frameOfUpdate(msg) {
 
 export class Replay {
   constructor(matchId) {
+    mountLanguageSwitch();
+    $("legend-call").textContent = t("replay.legend_call", { call: t("call.word") });
     this.matchId = matchId;
     this.frames = [];
     this.pos = -1;
@@ -76,11 +79,11 @@ export class Replay {
   async load() {
     const data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
     this.data = data;
-    this.players = data.players ?? ["seat 1", "seat 2"];
+    this.players = data.players ?? [t("conn.seat", { n: 1 }), t("conn.seat", { n: 2 })];
     this.setFrames(decodeFrames(data.frames ?? []));
     const id = encodeURIComponent(this.matchId);
     $("title").textContent =
-      `${this.players.join(" v ")} — ${data.live ? "live match (public cards only)" : "finished match"}`;
+      t(data.live ? "replay.title_live" : "replay.title", { a: this.players[0], b: this.players[1] });
     $("dl-json").href = `/api/matches/${id}/record`;
     $("dl-json").setAttribute("download", `${this.matchId}.json`);
     $("dl-text").href = `/api/matches/${id}/record.txt`;
@@ -123,7 +126,7 @@ export class Replay {
         this.games.set(g, k);
         const o = document.createElement("option");
         o.value = String(g);
-        o.textContent = `game ${g + 1}`;
+        o.textContent = t("replay.game", { n: g + 1 });
         $("game").append(o);
       }
       rows.push(this.moveRow(f, k, mark, turnStart));
@@ -209,8 +212,8 @@ export class Replay {
     if (view) {
       this.seats.draw({ ...view, clock: null }, this.players, null, null);
       $("commitment").textContent = view.seed
-        ? `seed ${view.seed}`
-        : `commitment ${view.commitment ?? ""}`;
+        ? t("table.seed", { seed: view.seed })
+        : t("table.commitment", { commitment: view.commitment ?? "" });
     }
     const g = frame.game_index ?? view?.game_index;
     if (g !== null && g !== undefined) $("game").value = String(g);
@@ -238,7 +241,7 @@ export class Replay {
     const text = describeEvent(frame.event, this.players);
     if (!view || view.game_index === null || view.game_index === undefined) return text;
     const g = view.game_index + 1;
-    return `${text} · game ${g}, turn ${view.turn_number} · match ${(view.totals ?? []).join("–")}`;
+    return t("replay.caption", { text, n: g, turn: view.turn_number, totals: (view.totals ?? []).join("–") });
   }
 
   /** Keep the address bar on the position shown, without flooding the history API. */
@@ -301,15 +304,15 @@ export class Replay {
     if (this.playing) {
       clearTimeout(this.playing);
       this.playing = null;
-      $("b-play").textContent = "▶ play";
+      $("b-play").textContent = t("replay.play");
       return;
     }
     if (this.pos >= this.frames.length - 1) this.go(0);
-    $("b-play").textContent = "❚❚ pause";
+    $("b-play").textContent = t("replay.pause");
     const tick = () => {
       if (this.pos >= this.frames.length - 1) {
         this.playing = null;
-        $("b-play").textContent = "▶ play";
+        $("b-play").textContent = t("replay.play");
         return;
       }
       this.step(1);
@@ -412,5 +415,5 @@ replay
   .load()
   .then(() => (window.replayReady = true))
   .catch((err) => {
-    $("caption").textContent = `Could not load this match: ${err.message}`;
+    $("caption").textContent = t("replay.load_failed", { reason: err.message });
   });
