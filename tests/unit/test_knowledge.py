@@ -62,3 +62,19 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     (game,) = replay["analysis"]["games"]
     assert game["outcome"] == "resign" and game["winner"] == 1
     assert service.reads.options(match_id, 0)["options"]
+
+
+def test_the_options_route() -> None:
+    from server.app import create_app
+    from server.config import ServerConfig
+
+    record = json.loads((GOLDEN / "classic-calls-resign.json").read_text(encoding="utf-8"))
+    app, _socketio = create_app(ServerConfig(async_mode="threading"))
+    import_record(app.extensions["crapette_store"], record, match_id="m-golden")
+    client = app.test_client()
+    answer = client.get("/api/matches/m-golden/options?seat=1")
+    assert answer.status_code == 200 and answer.json["seat"] == 1 and answer.json["options"]
+    for bad in ("", "?seat=2", "?seat=x"):
+        refused = client.get(f"/api/matches/m-golden/options{bad}")
+        assert refused.status_code == 400 and refused.json["details"] == {"seat": ["Not a seat."]}
+    assert client.get("/api/matches/m-nothing/options?seat=0").status_code == 404
