@@ -60,6 +60,7 @@ from domain.events import (
 from domain.piles import ALL_PILES, is_pile
 from domain.positions import position_from_text, position_to_text
 from domain.ruleset import PRESET_DESCRIPTIONS, PRESETS, Ruleset
+from domain.sequences import single_moves
 from domain.state import CallWindow, GameResult, GameState, MatchState
 from domain.views import View, redact, view, visible_piles
 
@@ -131,6 +132,7 @@ __all__ = [
     "position_from_text",
     "position_to_text",
     "redact",
+    "single_moves",
     "view",
     "visible_piles",
 ]

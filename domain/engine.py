@@ -22,7 +22,6 @@ from domain.actions import (
     Resign,
     TimeOut,
     Turn,
-    shared_move,
 )
 from domain.commands import Act, Command, StartGame, StartMatch
 from domain.errors import RulesError
@@ -51,7 +50,7 @@ from domain.gamefold import evolve_game, new_game
 from domain.moves import Step, explain
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.priority import MESSAGES, Level, legal_steps, priority
-from domain.sequences import is_sequence_move, plan
+from domain.sequences import is_sequence_move, single_moves
 from domain.state import GameState, MatchState
 
 STALEMATE_TURNS = 400
@@ -317,13 +316,12 @@ def _turn_discard_pass(scratch: _Scratch, action: Action, fault: str | None, at:
 
 def _sequence(scratch: _Scratch, action: Move, at: int) -> None:
     """A sequence move, played as the single moves it stands for (each one judged alone)."""
-    assert action.card is not None
     seat = action.seat
-    for src, dst in plan(scratch.game, action.src, action.dst, action.card.code):
+    for step in single_moves(scratch.game, action):
         game = scratch.game
-        step = shared_move(seat, ALL_PILES[src], ALL_PILES[dst])
         fault = _judge(game, step)
-        scratch.emit(CardMoved(seat, step.src, step.dst, game.p[src][-1], fault, at))
+        card = game.p[INDEX[step.src]][-1]
+        scratch.emit(CardMoved(seat, step.src, step.dst, card, fault, at))
 
 
 def _judge(game: GameState, action: Action) -> str | None:
@@ -459,18 +457,21 @@ def _call(scratch: _Scratch, action: Call, at: int) -> None:
     if game.ruleset.enforcement != "call":
         raise RulesError("no calls", "these rules take no Crapette calls")
     window = game.window
-    if window is None or window.called:
+    if window is None or window.called or (window.self_called and caller == window.offender):
+        # An action is called once (docs/spec/rules.md §11): no wrong call, nothing recorded.
         raise RulesError("call window closed", "there is no action you may call now")
     offender = window.offender
+    named = action.move.notation() if action.move is not None else None
     if window.fault is None or caller == offender:
         penalty = (
             game.ruleset.wrong_call_penalty == "lose_turn_after_3"
             and game.wrong_calls[caller] + 1 >= 3
         )
         target = window.first_index
-        scratch.emit(CrapetteCalled(caller, offender, target, "wrong", None, at, penalty))
+        scratch.emit(CrapetteCalled(caller, offender, target, "wrong", None, at, penalty, named))
         return
-    scratch.emit(CrapetteCalled(caller, offender, window.first_index, "right", window.fault, at))
+    first, fault = window.first_index, window.fault
+    scratch.emit(CrapetteCalled(caller, offender, first, "right", fault, at, False, named))
     for event in reversed(window.events):
         scratch.emit(_voiding(event, at))
     base = window.base

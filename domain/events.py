@@ -116,6 +116,9 @@ class CrapetteCalled(_Named):
     rule: str | None  # the priority rule broken (right) or None
     at_ms: int
     penalty: bool = False  # a wrong call that costs the caller his next turn
+    # The compulsory move the caller named (`R1-F2`), as he wrote it, whether or not it was played:
+    # a record must say what the player did (streams written before it was kept have None).
+    named: str | None = None
 
     @property
     def seat(self) -> int:

@@ -95,6 +95,7 @@ def fresh_game(
         quiet_turns=0,
         seen=frozenset({houses_hash(p)}),
         hhash=houses_hash(p),
+        emptied=frozenset(),
         wrong_calls=(0, 0),
         skip_next=(False, False),
         draw_offer=None,
@@ -147,6 +148,7 @@ def _extend(
         window.base,
         turn_over or window.turn_over,
         window.called,
+        window.self_called,
     )
 
 
@@ -216,16 +218,21 @@ def _card_moved(
     # Only a house-to-house move can lead back to an earlier layout of this turn.
     seen = game.seen | {hhash} if src in _HOUSE_SET and dst in _HOUSE_SET else frozenset({hhash})
     founded = dst in _FOUNDATION_SET
+    # A productive turn (docs/spec/rules.md §8, §11): a card out of the reserve or X, or onto a
+    # foundation from anywhere but the own waste (a playable waste never makes one productive).
+    productive = src == RESERVE[seat] or src == SHOWN[seat] or (founded and src != WASTE[seat])
     new = game._moved(
         p,
         seen,
         hhash,
-        game.turn_productive or founded or src == RESERVE[seat] or src == SHOWN[seat],
+        game.turn_productive or productive,
         game.turn_founded or founded,
         window,
         at_ms,
         event,
     )
+    if src in _HOUSE_SET and not p[src]:  # `new` is fresh: nobody has seen it yet
+        object.__setattr__(new, "emptied", game.emptied | {src})
     if dst < 16 and src < 16:
         keep_foundation_index(game, new, houses=dst < 8 and src < 8)
     return new
@@ -339,6 +346,7 @@ def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
         targets=(targets[0], targets[1]),
         quiet_turns=quiet,
         seen=frozenset({game.hhash}),
+        emptied=frozenset(),
         skip_next=skip,
         draw_offer=None if game.draw_offer == 1 - seat else game.draw_offer,
         turn_started_at_ms=event.at_ms,
@@ -356,20 +364,14 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
         if event.penalty:
             calls[caller] = 0
             skip[caller] = True
+        # An action can be called once (docs/spec/rules.md §11). A wrong call by the offender
+        # himself must not shield his fault, though: it spends his own call, the opponent keeps his.
         called = window
-        # A wrong call by the offender himself must not shield his fault: the window stays open
-        # for the opponent. Any other wrong call uses up the one call the action allows.
-        if window is not None and caller != window.offender:
-            called = CallWindow(
-                window.offender,
-                window.first_index,
-                window.action,
-                window.fault,
-                window.events,
-                window.base,
-                window.turn_over,
-                True,
-            )
+        if window is not None:
+            if caller == window.offender:
+                called = window._replace(self_called=True)
+            else:
+                called = window._replace(called=True)
         return game._evolved(
             window=called,
             wrong_calls=(calls[0], calls[1]),

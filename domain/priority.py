@@ -93,7 +93,9 @@ def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
             from_x.append(step)
     ruleset = state.ruleset
     if fill and ruleset.empty_house == "refill_at_once":
-        return Level(required=tuple(fill), required_rule=FILL_EMPTY_HOUSE)
+        refill = _refills(state, fill)
+        if refill:
+            return Level(required=refill, required_rule=FILL_EMPTY_HOUSE)
     if c1:
         return Level(required=tuple(c1), required_rule=RESERVE_TO_FOUNDATION)
     if c2:
@@ -165,8 +167,16 @@ def _refill(state: GameState, seat: int, steps: list[Step]) -> Level | None:
     if state.ruleset.empty_house != "refill_at_once":
         return None
     p, reserve = state.p, RESERVE[seat]
-    fill = tuple(s for s in steps if s[0] == reserve and 8 <= s[1] < 16 and not p[s[1]])
+    fill = _refills(state, [s for s in steps if s[0] == reserve and 8 <= s[1] < 16 and not p[s[1]]])
     return Level(required=fill, required_rule=FILL_EMPTY_HOUSE) if fill else None
+
+
+def _refills(state: GameState, fill: list[Step]) -> tuple[Step, ...]:
+    """The reserve-to-empty-house moves that `refill_at_once` orders: onto a house the mover
+    emptied during this turn (docs/spec/rules.md §11). A house that was already empty when the
+    turn began waits for the reserve only as §6's E says."""
+    emptied = state.emptied
+    return tuple(step for step in fill if step[1] in emptied) if emptied else ()
 
 
 def _reserve_to_house(state: GameState, steps: list[Step], reserve: int) -> tuple[Step, ...]:

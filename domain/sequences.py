@@ -9,7 +9,7 @@ included), so its events are ordinary `CardMoved` events.
 
 from __future__ import annotations
 
-from domain.actions import Move
+from domain.actions import Move, shared_move
 from domain.errors import RulesError
 from domain.moves import Step, houses_of
 from domain.piles import ALL_PILES, INDEX
@@ -23,6 +23,18 @@ def is_sequence_move(game: GameState, move: Move) -> bool:
         return False
     pile = game.p[s]
     return bool(pile) and pile[-1].code != move.card.code
+
+
+def single_moves(game: GameState, move: Move) -> list[Move]:
+    """The single moves `move` stands for, in the order `decide` plays them: for a multi-card
+    shortcut (`T0-T3 3S`), its steps through the empty houses, lowest-numbered first (a verifier
+    or importer of records expands a shortcut with this, docs/spec/rules.md §11); any other move
+    is its own single move. Raises `RulesError` for a shortcut the houses cannot carry."""
+    if not is_sequence_move(game, move):
+        return [move]
+    assert move.card is not None
+    steps = plan(game, move.src, move.dst, move.card.code)
+    return [shared_move(move.seat, ALL_PILES[s], ALL_PILES[d]) for s, d in steps]
 
 
 def plan(game: GameState, src: str, dst: str, code: str) -> list[Step]:

@@ -54,7 +54,8 @@ class CallWindow(NamedTuple):
     events: tuple[Any, ...]
     base: GameState | None  # kept only when the action may be voided (a fault)
     turn_over: bool = False  # a discard or pass: open until the caller's own first action
-    called: bool = False  # a wrong call was made on it; no second call
+    called: bool = False  # the opponent called it (wrongly): no second call
+    self_called: bool = False  # the offender called it himself: his one call on it is spent
 
 
 _SLOTS = (
@@ -79,6 +80,7 @@ _SLOTS = (
     "quiet_turns",
     "seen",
     "hhash",
+    "emptied",
     "wrong_calls",
     "skip_next",
     "draw_offer",
@@ -115,6 +117,7 @@ class _Fields:
     quiet_turns: int
     seen: frozenset[int]
     hhash: int  # Zobrist hash of the houses (domain.moves.houses_hash)
+    emptied: frozenset[int]  # houses the mover emptied this turn (refill_at_once, spec §11)
     wrong_calls: tuple[int, int]
     skip_next: tuple[bool, bool]
     draw_offer: int | None
@@ -130,11 +133,14 @@ class GameState(_Fields):
 
     - `p`: the piles (see module doc); `piles` gives them by name.
     - `turn_productive` / `turn_founded`: this turn moved a card out of the mover's reserve or X,
-      or onto a foundation / onto a foundation (docs/spec/rules.md §8 null turns and the 400-turn
-      cap).
+      or onto a foundation from anywhere but his waste / onto a foundation (docs/spec/rules.md
+      §8 null turns, §11, and the 400-turn cap).
     - `streaks`, `targets`: each seat's run of null turns and the length that stalemates it.
     - `seen`: hashes of the house layouts seen since the last move that was not house to house
       (the in-turn repetition guard; every other kind of action makes the position new for good).
+    - `emptied`: the houses the player to move has emptied during this turn, by any move: the
+      ones `empty_house=refill_at_once` orders refilled before anything else
+      (docs/spec/rules.md §11).
     """
 
     __slots__ = ()
@@ -202,6 +208,7 @@ class GameState(_Fields):
         new.quiet_turns = self.quiet_turns
         new.seen = seen
         new.hhash = hhash
+        new.emptied = self.emptied
         new.wrong_calls = self.wrong_calls
         new.skip_next = self.skip_next
         new.draw_offer = self.draw_offer

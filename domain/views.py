@@ -24,7 +24,7 @@ from domain.events import (
     Passed,
     event_to_payload,
 )
-from domain.piles import HAND, INDEX, RESERVE, layout_piles
+from domain.piles import ALL_PILES, HAND, INDEX, RESERVE, layout_piles
 from domain.state import GameState, MatchState
 
 
@@ -58,6 +58,7 @@ class View:
     clock: dict[str, Any]
     draw_offer: int | None
     legal: tuple[Action, ...] = field(default=())
+    emptied: tuple[str, ...] = ()  # houses the player to move emptied this turn (refill_at_once)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +87,7 @@ class View:
             "call_window": self.call_window,
             "clock": self.clock,
             "draw_offer": self.draw_offer,
+            "emptied": list(self.emptied),
             "legal": [dict(a.to_json(), text=a.notation()) for a in self.legal],
         }
 
@@ -154,6 +156,7 @@ def view(state: MatchState, viewer: int | None) -> View:
         },
         draw_offer=game.draw_offer,
         legal=legal,
+        emptied=tuple(ALL_PILES[h] for h in sorted(game.emptied)),
         **common,
     )
 

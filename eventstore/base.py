@@ -132,6 +132,59 @@ class EventStore(ABC):
             f"stream {clash.stream!r}, and this batch is not the same batch"
         )
 
+    def copy_in(self, events: Sequence[RecordedEvent]) -> None:
+        """Store events recorded in another store exactly as they were: same stream, version,
+        event id, schema version, payloads and recorded time, after everything already here and
+        in the order given (their global order, when copied in position order). For moving a
+        store to another backend (`eventstore.copy`). Each event must take the next version of
+        its stream; the whole batch is one transaction: a gap, or an id or version already
+        stored, raises and writes nothing. Upcasted events are stored as read, so copy from a
+        store without upcasters registered."""
+        self._check_open()
+        if isinstance(events, RecordedEvent):
+            raise InvalidEventError("copy_in takes a list of events, not a single event")
+        rows: list[Row] = []
+        next_version: dict[str, int] = {}
+        for event in events:
+            if not isinstance(event, RecordedEvent):
+                raise InvalidEventError(
+                    f"copy_in takes RecordedEvent objects, not {type(event).__name__}"
+                )
+            stream = check_stream_name(event.stream)
+            prepared = prepare(
+                NewEvent(
+                    event.type, event.data, event.metadata, event.event_id, event.schema_version
+                ),
+                self.max_event_bytes,
+            )
+            expected = next_version.get(stream)
+            if expected is None:
+                expected = self._stream_version(stream) + 1
+            if event.version != expected:
+                raise ConcurrencyError(stream, event.version - 1, expected - 1)
+            next_version[stream] = expected + 1
+            rows.append(
+                Row(
+                    stream,
+                    event.version,
+                    0,  # assigned by the backend: after everything already stored
+                    prepared.type,
+                    prepared.data_json,
+                    prepared.metadata_json,
+                    prepared.event_id,
+                    prepared.schema_version,
+                    event.recorded_at_ms,
+                )
+            )
+        if rows:
+            self._copy_in(rows)
+            self._wake_subscribers()
+
+    @abstractmethod
+    def _copy_in(self, rows: list[Row]) -> None:
+        """Insert the rows (their `position` ignored) in one transaction, positions following
+        the store's last one in the given order; a clash raises DuplicateEventError."""
+
     # -- reading ---------------------------------------------------------------------------
 
     def read(

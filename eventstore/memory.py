@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from eventstore.base import EventStore, Existing, Row, version_matches
-from eventstore.errors import ConcurrencyError
+from eventstore.errors import ConcurrencyError, DuplicateEventError
 from eventstore.events import PreparedEvent
 
 
@@ -49,6 +49,26 @@ class MemoryStore(EventStore):
             for row in new_rows:
                 self._ids[row.event_id] = Existing(row.event_id, row.stream, row.version)
             return actual + len(events)
+
+    def _copy_in(self, rows: list[Row]) -> None:
+        with self._lock:
+            heads: dict[str, int] = {}
+            ids: set[str] = set()
+            for row in rows:
+                head = heads.get(row.stream, len(self._streams.get(row.stream, ())))
+                heads[row.stream] = row.version
+                clash = row.event_id in self._ids or row.event_id in ids
+                ids.add(row.event_id)
+                if clash or head != row.version - 1:
+                    raise DuplicateEventError(
+                        f"cannot copy {row.stream}@{row.version} ({row.event_id}): "
+                        "that version or event id is already stored"
+                    )
+            for row in rows:
+                stored = row._replace(position=len(self._rows) + 1)
+                self._rows.append(stored)
+                self._streams.setdefault(row.stream, []).append(stored)
+                self._ids[row.event_id] = Existing(row.event_id, row.stream, row.version)
 
     def _read(self, stream: str, low: int, high: int | None) -> list[Row]:
         with self._lock:

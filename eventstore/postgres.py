@@ -14,11 +14,11 @@ writes, and leaves behind, a new version of that row.)
 
 Durability: PostgreSQL's default `synchronous_commit=on`; an acknowledged append is on disk.
 
-psycopg 3 is not eventlet-aware: see `cooperate_with_eventlet` and docs/eventstore.md."""
+psycopg 3 is not eventlet-aware: a process that calls this store from greenthreads must make
+psycopg wait greenly itself (the server does, in `server.patches`; docs/eventstore.md)."""
 
 from __future__ import annotations
 
-import sys
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -26,13 +26,13 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-import psycopg.waiting
 import psycopg_pool
 from psycopg import sql
 
-from eventstore.base import EventStore, Existing, RowTuple
+from eventstore.base import EventStore, Existing, Row, RowTuple
 from eventstore.errors import (
     ConcurrencyError,
+    DuplicateEventError,
     EventStoreError,
     InvalidEventError,
     StoreUnavailableError,
@@ -125,21 +125,6 @@ def split_url(url: str) -> tuple[str, str]:
     return conninfo, schema
 
 
-def cooperate_with_eventlet() -> bool:
-    """Make psycopg yield to other greenthreads if eventlet has monkey-patched `select`.
-
-    psycopg waits for the server with a C function (poll() in C) that eventlet cannot see, so
-    each query would freeze every greenthread until the answer came. psycopg detects gevent but
-    not eventlet; `wait_select` calls `select.select`, which eventlet has made green. psycopg
-    looks `waiting.wait` up at each call, so switching it here is enough (process-wide, and only
-    when eventlet is already patching: nothing changes in a plain process)."""
-    patcher = sys.modules.get("eventlet.patcher")
-    if patcher is None or not patcher.is_monkey_patched("select"):
-        return False
-    psycopg.waiting.wait = psycopg.waiting.wait_select
-    return True
-
-
 class PostgresStore(EventStore):
     def __init__(
         self,
@@ -150,7 +135,6 @@ class PostgresStore(EventStore):
         **options: Any,
     ) -> None:
         super().__init__(**options)
-        self.green = cooperate_with_eventlet()
         conninfo, self.schema = split_url(url)
         self._lock_name = f"eventstore:{self.schema}"
         parts = urllib.parse.urlsplit(conninfo)  # named in errors, without the password
@@ -186,6 +170,11 @@ class PostgresStore(EventStore):
                 " SELECT stream FROM names WHERE stream IS NOT NULL AND starts_with(stream, %s)"
             ).format(s=s),
             "last": sql.SQL("SELECT coalesce(max(position), 0) FROM {}.events").format(s),
+            "copy": sql.SQL(
+                "INSERT INTO {}.events (position, stream, version, type, data, metadata,"
+                " event_id, schema_version, recorded_at_ms)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            ).format(s),
         }
         try:
             self._pool = psycopg_pool.ConnectionPool(
@@ -291,6 +280,41 @@ class PostgresStore(EventStore):
                 conflict = ConcurrencyError(stream, expected, actual)
             rows = conn.execute(self._sql["existing"], ([e.event_id for e in events],)).fetchall()
         return self._resolve_retry(stream, events, [Existing(*r) for r in rows], conflict)
+
+    def _copy_in(self, rows: list[Row]) -> None:
+        with self._connection() as conn:
+            try:
+                with conn.transaction():
+                    # The appends' own lock: positions follow commit order here too.
+                    conn.execute(
+                        "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                        (_LOCK_CLASS, self._lock_name),
+                    )
+                    row = conn.execute(self._sql["last"]).fetchone()
+                    head = 0 if row is None else int(row[0])
+                    with conn.cursor() as cursor:
+                        cursor.executemany(
+                            self._sql["copy"],
+                            [
+                                (
+                                    head + i,
+                                    r.stream,
+                                    r.version,
+                                    r.type,
+                                    r.data_json,
+                                    r.metadata_json,
+                                    r.event_id,
+                                    r.schema_version,
+                                    r.recorded_at_ms,
+                                )
+                                for i, r in enumerate(rows, start=1)
+                            ],
+                        )
+            except psycopg.errors.UniqueViolation as exc:
+                raise DuplicateEventError(
+                    f"cannot copy into PostgreSQL at {self._where}: an event id or stream "
+                    f"version of the batch is already stored ({exc.diag.message_detail})"
+                ) from None
 
     def _version_on(self, conn: psycopg.Connection[Any], stream: str) -> int:
         row = conn.execute(self._sql["version"], (stream,)).fetchone()

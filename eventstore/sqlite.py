@@ -16,9 +16,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from eventstore.base import EventStore, Existing, RowTuple
+from eventstore.base import EventStore, Existing, Row, RowTuple
 from eventstore.errors import (
     ConcurrencyError,
+    DuplicateEventError,
     EventStoreError,
     StoreUnavailableError,
 )
@@ -191,6 +192,37 @@ class SQLiteStore(EventStore):
                 raise self._translated(exc) from exc
         conflict = ConcurrencyError(stream, expected, actual)
         return self._resolve_retry(stream, events, existing, conflict)
+
+    def _copy_in(self, rows: list[Row]) -> None:
+        db = self._db
+        values = [
+            (
+                r.stream,
+                r.version,
+                r.type,
+                r.data_json,
+                r.metadata_json,
+                r.event_id,
+                r.schema_version,
+                r.recorded_at_ms,
+            )
+            for r in rows
+        ]
+        with self._lock, self._translate():
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(INSERT_SQL, values)
+                db.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                db.execute("ROLLBACK")
+                raise DuplicateEventError(
+                    f"cannot copy into {self.path!r}: an event id or stream version of the "
+                    f"batch is already stored ({exc})"
+                ) from None
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
 
     def _existing(self, event_ids: list[str]) -> list[Existing]:
         marks = ",".join("?" * len(event_ids))

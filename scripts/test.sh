@@ -16,6 +16,10 @@ if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
     # A font too: with --no-install-recommends a bare machine would have none to draw text with.
     apt_install chromium fonts-dejavu-core
 fi
+# The multi-process tests put HAProxy in front of several servers, as deploy/haproxy.cfg does.
+if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
+    apt_install haproxy
+fi
 
 export PATH="$VENV/bin:$PATH"
 if [ "${CI:-}" = "true" ]; then

@@ -2,36 +2,40 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import Any
 
 from flask import Flask, Response, jsonify
 from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
-from eventstore import open_store
-from server import fastjson, http, sockets
+from eventstore import EventStore, open_store
+from server import health, http, patches, sockets
 from server.config import ServerConfig
 from server.errors import ServerError
 from server.players import players_bp
+from server.records.http import records_bp
 from server.service import GameService
 
 log = logging.getLogger(__name__)
 
 
-def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[Flask, SocketIO]:
+def create_app(
+    config: ServerConfig | None = None, store: EventStore | None = None
+) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
     if store is None:
-        # Called directly from greenthreads for every backend: PostgresStore makes psycopg wait
-        # greenly under eventlet itself, and tpool would break its green locks (docs/eventstore.md).
+        # Called directly from greenthreads for every backend: under eventlet psycopg waits
+        # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
         store = open_store(config.store_url)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
     socketio = SocketIO(
-        app, async_mode=config.async_mode, cors_allowed_origins="*", serializer=fastjson.JsonPacket
+        app,
+        async_mode=config.async_mode,
+        cors_allowed_origins="*",
+        serializer=patches.json_packet(),
     )
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
@@ -42,25 +46,14 @@ def create_app(config: ServerConfig | None = None, store: Any = None) -> tuple[F
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
+    app.register_blueprint(health.health_bp)
+    health.add_check(app, "store", store.last_position)
     app.register_blueprint(players_bp)
-    _register_records(app)
+    app.register_blueprint(records_bp)
     _register_error_pages(app)
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio
-
-
-def _register_records(app: Flask) -> None:
-    """The match-records blueprint (export/import) lives in server/records, written separately."""
-    try:
-        module = importlib.import_module("server.records.http")
-    except ModuleNotFoundError as exc:
-        if exc.name in ("server.records", "server.records.http"):
-            return
-        raise
-    blueprint = getattr(module, "records_bp", None)
-    if blueprint is not None:
-        app.register_blueprint(blueprint)
 
 
 def _register_error_pages(app: Flask) -> None:

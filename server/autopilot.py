@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import domain
 from domain.bots import make_bot
 from domain.deal import new_seed
 from server.bots import RandomLegalBot
-from server.matches import MatchEntry, MatchRepository
+from server.matches import MatchEntry, MatchRepository, SeatBot
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ class Autopilot:
                 if not table.full:
                     return
                 players = (table.seats[0].name or "?", table.seats[1].name or "?")
-                command: Any = domain.StartMatch(
+                command: domain.Command = domain.StartMatch(
                     match_id=entry.match_id,
                     ruleset=domain.Ruleset.from_json(table.ruleset),
                     players=players,
@@ -83,7 +82,7 @@ class Autopilot:
                 continue
             return
 
-    def decide(self, entry: MatchEntry, command: Any, command_id: str) -> bool:
+    def decide(self, entry: MatchEntry, command: domain.Command, command_id: str) -> bool:
         """Decide and append a command of the server itself; False (logged) if the rules refuse
         it or another writer got there first."""
         try:
@@ -109,6 +108,8 @@ class Autopilot:
 
     def _tick_entry(self, entry: MatchEntry, now: int) -> None:
         state = entry.state
+        if state is None:  # not live: `tick` skips it
+            return
         game = state.game
         if game is None or game.over:
             self.follow_up(entry)
@@ -116,9 +117,8 @@ class Autopilot:
         limit = state.ruleset.move_time_limit_s
         expired = limit and now >= game.move_started_at_ms + limit * 1000
         if expired and entry.failed_timeout_version != entry.version:
-            action = domain.TimeOut(seat=game.to_move)
-            command = domain.Act(action=action, at_ms=now)
-            if self.decide(entry, command, f"timeout-{entry.version}"):
+            timeout = domain.Act(action=domain.TimeOut(seat=game.to_move), at_ms=now)
+            if self.decide(entry, timeout, f"timeout-{entry.version}"):
                 self.follow_up(entry)
             else:
                 entry.failed_timeout_version = entry.version
@@ -127,7 +127,7 @@ class Autopilot:
         if not bots or now - entry.last_event_ms < self.bot_delay_s * 1000:
             return
         for seat in sorted(bots, key=lambda s: s != game.to_move):
-            action = self._bot_action(entry, seat, bots[seat])
+            action = self._bot_action(entry, state, seat, bots[seat])
             if action is None:
                 continue
             if isinstance(action, domain.Call) and not self._call_due(entry, seat, action, now):
@@ -139,26 +139,28 @@ class Autopilot:
                 entry.failed_bot_version = entry.version
             return
 
-    def _call_due(self, entry: MatchEntry, seat: int, call: Any, now: int) -> bool:
+    def _call_due(self, entry: MatchEntry, seat: int, call: domain.Call, now: int) -> bool:
         """A bot shouts "Crapette!" only after the delay its strength hints (a person needs a
         moment to spot a fault), scaled by the table's bot pace (`bot_delay_s`, 0.4 s = as
         hinted). The call is chosen once per position, so a bot that misses calls keeps missing."""
         pending = entry.pending_call
         if pending is None or pending[0] != entry.version or pending[1] != seat:
-            delay_hint = getattr(entry.bots.get(seat), "delay_hint_ms", None)
-            hint = delay_hint(call) if delay_hint is not None else 0
+            bot = entry.bots.get(seat)
+            hint = bot.delay_hint_ms(call) if bot is not None else 0
             due = entry.last_event_ms + int(hint * self.bot_delay_s / 0.4)
             pending = entry.pending_call = (entry.version, seat, call, due)
         return now >= pending[3]
 
-    def _bot_action(self, entry: MatchEntry, seat: int, name: str) -> Any:
+    def _bot_action(
+        self, entry: MatchEntry, state: domain.MatchState, seat: int, name: str
+    ) -> domain.Action | None:
         """The seated bot's choice; a bot that fails (or failed here before) is replaced by the
         random legal-action bot for this position, so that a table never hangs on a bot."""
         pending = entry.pending_call
         if pending is not None and pending[0] == entry.version and pending[1] == seat:
             return pending[2]  # a call already decided on, waiting for its moment
-        view = domain.view(entry.state, seat)
-        bot = entry.bots.get(seat)
+        view = domain.view(state, seat)
+        bot: SeatBot | None = entry.bots.get(seat)
         if bot is None:
             try:
                 bot = make_bot(name)

@@ -4,7 +4,6 @@ bots themselves are `domain.bots`."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import domain
 
@@ -18,7 +17,7 @@ class RandomLegalBot:
     def __init__(self, seed: int | None = None) -> None:
         self.random = random.Random(seed)
 
-    def choose(self, view: Any) -> Any:
+    def choose(self, view: domain.View) -> domain.Action | None:
         legal = [a for a in view.to_json().get("legal", []) if a.get("do") not in _NEVER]
         if not legal:
             return None
@@ -26,3 +25,7 @@ class RandomLegalBot:
         chosen = dict(self.random.choice(to_foundation or legal))
         chosen.pop("text", None)
         return domain.action_from_json(chosen)
+
+    def delay_hint_ms(self, action: domain.Action) -> int:
+        """It never calls, so it never waits to."""
+        return 0

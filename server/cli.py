@@ -1,42 +1,26 @@
 """The `crapette` command line. Each sub-command lives in its own module under server/commands
-or server/bench and is registered here, so that every part can be worked on separately."""
+or server/bench and is registered here. `crapette serve` under eventlet first patches the process
+(`server.patches`), before anything else is imported."""
 
 from __future__ import annotations
 
 import sys
 
+from server import patches
 
-def _wants_eventlet(argv: list[str]) -> bool:
-    """`crapette serve` under eventlet must monkey-patch before anything else is imported."""
-    if not argv or argv[0] != "serve":  # only `crapette serve …`, not e.g. `pytest -k serve`
-        return False
-    return not any(a in ("threading", "--async-mode=threading") for a in argv)
-
-
-if _wants_eventlet(sys.argv[1:]):
-    import warnings
-
-    # Eventlet is mandated (DESIGN.md); its deprecation notice would only alarm players.
-    warnings.filterwarnings("ignore", message=r"\s*Eventlet is deprecated")
-    import eventlet
-
-    eventlet.monkey_patch()
-
-import importlib  # noqa: E402
+# `crapette serve` under eventlet must monkey-patch before anything else is imported.
+if patches.wants_eventlet(sys.argv[1:]):
+    patches.eventlet_first()
 
 import click  # noqa: E402
 
-# (module, attribute) of each click command; a module that fails to import is reported, not hidden.
-COMMANDS: list[tuple[str, str]] = [
-    ("server.commands.serve", "serve"),
-    ("server.commands.deal", "deal"),
-    ("server.commands.records", "export_cmd"),
-    ("server.commands.records", "import_cmd"),
-    ("server.commands.records", "verify_cmd"),
-    ("server.commands.selfplay", "selfplay"),
-    ("server.commands.stats", "stats_cmd"),
-    ("server.bench", "bench"),
-]
+from server.bench import bench  # noqa: E402
+from server.commands.deal import deal  # noqa: E402
+from server.commands.records import export_cmd, import_cmd, verify_cmd  # noqa: E402
+from server.commands.selfplay import selfplay  # noqa: E402
+from server.commands.serve import serve  # noqa: E402
+from server.commands.stats import stats_cmd  # noqa: E402
+from server.commands.store import store  # noqa: E402
 
 
 @click.group()
@@ -45,26 +29,15 @@ def main() -> None:
     """Crapette (Russian Bank): an event-sourced game server."""
 
 
-def _report(module_name: str, exc: Exception) -> None:
-    print(f"crapette: {module_name} is unavailable: {exc}", file=sys.stderr)
-
-
-def _register() -> None:
-    for module_name, attr in COMMANDS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # not written yet
-                continue
-            _report(module_name, exc)
-            continue
-        except ImportError as exc:
-            # One broken sub-command must not take `crapette serve` down with it: say so, go on.
-            _report(module_name, exc)
-            continue
-        command = getattr(module, attr, None)
-        if command is not None:
-            main.add_command(command)
-
-
-_register()
+for _command in (
+    serve,
+    deal,
+    export_cmd,
+    import_cmd,
+    verify_cmd,
+    selfplay,
+    store,
+    stats_cmd,
+    bench,
+):
+    main.add_command(_command)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class ServerError(Exception):
     """A refusal or a malformed input, sent back as a structured error (never a crash)."""
@@ -11,12 +9,12 @@ class ServerError(Exception):
     code = "internal"
     http_status = 500
 
-    def __init__(self, message: str, **extra: Any) -> None:
+    def __init__(self, message: str, **extra: object) -> None:
         super().__init__(message)
         self.message = message
         self.extra = extra
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"code": self.code, "message": self.message, **self.extra}
 
 

@@ -6,15 +6,16 @@ import functools
 import importlib.resources
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
-from typing import Any
 
 import markdown
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
-from domain.bots import BOT_DESCRIPTIONS
+from domain.bots import BOT_DESCRIPTIONS, BOT_NAMES
 from server import schemas
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
+from server.payloads import SeatTicket
+from server.ruleset_help import options_json
 from server.service import GameService
 
 bp = Blueprint("crapette", __name__)
@@ -25,7 +26,7 @@ def _service() -> GameService:
     return service
 
 
-def _body() -> Any:
+def _body() -> object:
     data = request.get_json(silent=True)
     if data is None:
         raise InvalidInputError("Expected a JSON body.", details={"_schema": ["Not JSON."]})
@@ -92,20 +93,25 @@ def static_file(path: str) -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    return jsonify({"presets": _service().lobby.presets(), "bots": _bots()})
+    presets = _service().lobby.presets()
+    return jsonify({"presets": presets, "bots": _bots(), "options": options_json()})
 
 
 def _bots() -> list[dict[str, str]]:
-    return [{"name": name, "description": BOT_DESCRIPTIONS.get(name, "")} for name in schemas.BOTS]
+    return [{"name": name, "description": BOT_DESCRIPTIONS.get(name, "")} for name in BOT_NAMES]
 
 
 @bp.post("/api/tables")
 def open_table() -> tuple[Response, int]:
     data = schemas.load(schemas.CREATE_TABLE, _body())
     created = _service().lobby.open_table(**data)
-    created["table_url"] = f"/table/{created['match_id']}"
-    created["invite_url"] = _invite_url(created["match_id"])
-    return jsonify(created), 201
+    return jsonify(_with_urls(created)), 201
+
+
+def _with_urls(created: SeatTicket) -> dict[str, object]:
+    """A new table's ticket, with the addresses of its page for the owner and for a guest."""
+    match_id = created["match_id"]
+    return {**created, "table_url": f"/table/{match_id}", "invite_url": _invite_url(match_id)}
 
 
 def _invite_url(match_id: str) -> str:
@@ -138,9 +144,7 @@ def join_seat(match_id: str) -> Response:
 def rematch(match_id: str) -> tuple[Response, int]:
     data = schemas.load(schemas.REMATCH, _body())
     created = _service().lobby.rematch(match_id, data["seat_token"])
-    created["table_url"] = f"/table/{created['match_id']}"
-    created["invite_url"] = _invite_url(created["match_id"])
-    return jsonify(created), 201
+    return jsonify(_with_urls(created)), 201
 
 
 @bp.get("/api/matches/<match_id>/view")

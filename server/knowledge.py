@@ -8,32 +8,33 @@ games that are over: while a game runs its faults are the opponent's to spot.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import domain
 from domain.analysis import analyse_states
+from server.matches import Applied
+from server.payloads import JsonObject
 
 
-def analysis_json(states: Sequence[Any]) -> dict[str, Any]:
+def analysis_json(states: Sequence[Applied]) -> JsonObject:
     """The analysis of the finished games, from a replay's (version, event, state) list."""
     return analyse_states((a.event, a.state) for a in states).to_json()
 
 
-def game_over(now: Any, game_index: int) -> bool:
+def game_over(now: domain.MatchState | None, game_index: int) -> bool:
     """Is game `game_index` over in the match as it stands (`now`)?"""
     if now is None or now.game is None:
         return False
     return bool(now.finished or game_index < now.game.game_index or now.game.over)
 
 
-def seat_options(states: Sequence[Any], now: Any, seat: int) -> dict[str, Any]:
+def seat_options(states: Sequence[Applied], now: domain.MatchState | None, seat: int) -> JsonObject:
     """For each position of a finished game where that game still ran: the actions `seat` could
     take there, each with the priority rule it would have broken (None: a sound action), as
     ``{"seat", "options": [[version, [[notation, rule | null], ...]], ...]}``."""
-    rows: list[list[Any]] = []
+    rows: list[list[object]] = []  # [version, [[notation, rule | None], ...]]
     for applied in states:
         state = applied.state
-        game = getattr(state, "game", None)
+        game = state.game
         if game is None or game.over or not game_over(now, game.game_index):
             continue
         actions = domain.legal_actions(state, seat)
@@ -43,7 +44,7 @@ def seat_options(states: Sequence[Any], now: Any, seat: int) -> dict[str, Any]:
     return {"seat": seat, "options": rows}
 
 
-def _fault(state: Any, action: Any) -> str | None:
+def _fault(state: domain.MatchState, action: domain.Action) -> str | None:
     try:
         rule: str | None = domain.fault_of(state, action)
     except domain.RulesError:  # not a play action the engine would judge: no fault

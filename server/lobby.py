@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
 
 import domain
 from eventstore import NewEvent
@@ -24,6 +23,7 @@ from server.errors import (
     TooEarlyError,
 )
 from server.matches import MatchEntry, MatchRepository
+from server.payloads import Done, JsonObject, PresetJson, SeatTicket, TableJson
 from server.presence import Presence
 from server.publisher import Publisher
 
@@ -53,7 +53,7 @@ class Lobby:
     # -- tables --------------------------------------------------------------------------------
 
     @staticmethod
-    def presets() -> list[dict[str, Any]]:
+    def presets() -> list[PresetJson]:
         return [
             {
                 "name": name,
@@ -68,13 +68,13 @@ class Lobby:
         *,
         name: str,
         preset: str = "classic",
-        options: dict[str, Any] | None = None,
+        options: JsonObject | None = None,
         match: str | None = None,
         move_time_limit_s: int | None | Preset = Preset.VALUE,
         bot: str | None = None,
         seat: int | None = None,
         rematch_of: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> SeatTicket:
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:
             ruleset_json["match"] = match
@@ -123,7 +123,7 @@ class Lobby:
             self.autopilot.follow_up(entry)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
-    def rematch(self, match_id: str, token: str) -> dict[str, Any]:
+    def rematch(self, match_id: str, token: str) -> SeatTicket:
         entry = self.repo.find(match_id)
         with entry.lock:
             seat = entry.seat_of(token)
@@ -144,7 +144,7 @@ class Lobby:
             self._announce(entry)
         return created
 
-    def tables(self, include_all: bool = False) -> list[dict[str, Any]]:
+    def tables(self, include_all: bool = False) -> list[TableJson]:
         """The lobby's list, newest first: finished tables only for an hour unless `include_all`."""
         horizon = self.clock() - 3_600_000
         result = []
@@ -153,10 +153,10 @@ class Lobby:
                 result.append(self.table_json(entry))
         return result
 
-    def table(self, match_id: str) -> dict[str, Any]:
+    def table(self, match_id: str) -> TableJson:
         return self.table_json(self.repo.find(match_id))
 
-    def table_json(self, entry: MatchEntry) -> dict[str, Any]:
+    def table_json(self, entry: MatchEntry) -> TableJson:
         """A table's lobby view: seats, their presence, the match score (docs/protocol.md)."""
         state = entry.state
         table = entry.table
@@ -183,7 +183,7 @@ class Lobby:
 
     # -- seats ---------------------------------------------------------------------------------
 
-    def join_seat(self, match_id: str, name: str, seat: int | None = None) -> dict[str, Any]:
+    def join_seat(self, match_id: str, name: str, seat: int | None = None) -> SeatTicket:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
@@ -230,7 +230,7 @@ class Lobby:
             self.presence.disconnect(match_id, seat)
             self._announce(entry)
 
-    def claim(self, match_id: str, token: str, what: str) -> dict[str, Any]:
+    def claim(self, match_id: str, token: str, what: str) -> Done:
         """Claim the seat of an opponent away past the grace period: a bot takes it over
         (`what == "bot"`; its owner may come back) or it is resigned for, game after game."""
         entry = self.repo.find(match_id)
@@ -242,10 +242,11 @@ class Lobby:
             if entry.table.seats[absent].bot is not None:
                 raise ForbiddenError("A bot plays that seat; there is nothing to claim.")
             presence = self.presence.seat_json(entry, absent)
-            if presence["connected"] or self.clock() < presence["claimable_at_ms"]:
+            claimable_at_ms = presence["claimable_at_ms"]  # None: connected
+            if claimable_at_ms is None or self.clock() < claimable_at_ms:
                 raise TooEarlyError(
                     "Your opponent is still within the grace period.",
-                    claimable_at_ms=presence["claimable_at_ms"],
+                    claimable_at_ms=claimable_at_ms,
                 )
             at_ms = self.clock()
             if what == "bot":

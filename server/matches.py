@@ -11,11 +11,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 import domain
-from eventstore import ConcurrencyError, NewEvent
+from domain import Action, Event, MatchState, View
+from eventstore import ConcurrencyError, EventStore, NewEvent
 from server.errors import ForbiddenError, NotFoundError
+from server.payloads import JsonObject
 from server.schemas import MATCH_ID_PATTERN
 from server.tables import Table, evolve_table, match_stream, table_stream
 
@@ -26,13 +28,21 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+class SeatBot(Protocol):
+    """A bot seated at a table: `domain.bots.Bot`, or the server's stand-in (`server.bots`)."""
+
+    def choose(self, view: View) -> Action | None: ...
+
+    def delay_hint_ms(self, action: Action) -> int: ...
+
+
 @dataclass
 class Applied:
     """One event just folded: its stream version, the domain event and the state after it."""
 
     version: int
-    event: Any
-    state: Any
+    event: Event
+    state: MatchState
     at_ms: int
 
 
@@ -40,16 +50,16 @@ class Applied:
 class MatchEntry:
     match_id: str
     table: Table
-    state: Any = None  # domain.MatchState | None before the match starts
+    state: MatchState | None = None  # None before the match starts
     version: int = 0
-    events: list[tuple[Any, int]] = field(default_factory=list)  # (domain event, recorded_at_ms)
+    events: list[tuple[Event, int]] = field(default_factory=list)  # (event, recorded_at_ms)
     commands: dict[str, int] = field(default_factory=dict)  # command id -> version after it
     last_event_ms: int = 0
-    bots: dict[int, Any] = field(default_factory=dict)
+    bots: dict[int, SeatBot] = field(default_factory=dict)
     failed_timeout_version: int = -1
     failed_bot_version: int = -1
-    # A bot's call waiting for its human-like delay: (version it was chosen at, seat, action, due).
-    pending_call: tuple[int, int, Any, int] | None = None
+    # A bot's call waiting for its human-like delay: (version it was chosen at, seat, call, due).
+    pending_call: tuple[int, int, domain.Call, int] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
@@ -58,7 +68,9 @@ class MatchEntry:
 
     @property
     def status(self) -> str:
-        if self.state is not None and self.state.finished:
+        # An imported match never goes on here (even one that stopped short of its target): the
+        # lobby lists it as finished, never as live.
+        if self.table.imported or self.state is not None and self.state.finished:
             return "finished"
         return "playing" if self.table.full else "open"
 
@@ -74,7 +86,7 @@ class MatchRepository:
     """Loads, refreshes and appends to matches; `on_applied` publishes what was folded (the
     publisher's `applied`, given by whoever builds the repository)."""
 
-    def __init__(self, store: Any, on_applied: Callable[[str, list[Applied]], None]):
+    def __init__(self, store: EventStore, on_applied: Callable[[str, list[Applied]], None]) -> None:
         self.store = store
         self.on_applied = on_applied
         self._entries: dict[str, MatchEntry] = {}
@@ -154,9 +166,7 @@ class MatchRepository:
         if publish and applied:
             self.on_applied(entry.match_id, applied)
 
-    def _apply(
-        self, entry: MatchEntry, event: Any, at_ms: int, metadata: dict[str, Any]
-    ) -> Applied:
+    def _apply(self, entry: MatchEntry, event: Event, at_ms: int, metadata: JsonObject) -> Applied:
         entry.state = domain.evolve(entry.state, event)
         entry.version += 1
         entry.events.append((event, at_ms))
@@ -168,7 +178,7 @@ class MatchRepository:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def append_match(self, entry: MatchEntry, events: list[Any], command_id: str) -> bool:
+    def append_match(self, entry: MatchEntry, events: list[Event], command_id: str) -> bool:
         """Append a decided batch at the entry's version; False if another writer got there
         first (the caller re-reads and re-decides)."""
         at_ms = now_ms()
@@ -199,7 +209,7 @@ class MatchRepository:
         self.on_applied(entry.match_id, applied)
         return True
 
-    def append_table(self, entry: MatchEntry, event_type: str, data: dict[str, Any]) -> None:
+    def append_table(self, entry: MatchEntry, event_type: str, data: JsonObject) -> None:
         """Append one lobby fact; on a conflict re-read the table and let the caller retry."""
         self.store.append(
             table_stream(entry.match_id),
@@ -210,7 +220,7 @@ class MatchRepository:
 
     def replay_states(self, entry: MatchEntry) -> list[Applied]:
         """Every event of the match with the state after it, folded afresh from the cache."""
-        state = None
+        state: MatchState | None = None
         result = []
         for version, (event, at_ms) in enumerate(list(entry.events), start=1):
             state = domain.evolve(state, event)

@@ -9,7 +9,6 @@ led to, and appends nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import domain
 from server.autopilot import Autopilot
@@ -21,6 +20,7 @@ from server.errors import (
     NotPlayingError,
 )
 from server.matches import MatchEntry, MatchRepository
+from server.payloads import CommandDone, JsonObject
 
 
 class Play:
@@ -32,12 +32,12 @@ class Play:
         self.clock = clock
 
     def execute(
-        self, match_id: str, token: str, command_id: str, action_json: dict[str, Any]
-    ) -> dict[str, Any]:
+        self, match_id: str, token: str, command_id: str, action_json: JsonObject
+    ) -> CommandDone:
         entry = self.repo.find(match_id)
         seat = entry.seat_of(token)
         action = parse_action(action_json)
-        if getattr(action, "seat", None) != seat:
+        if action.seat != seat:
             raise ForbiddenError(f"This seat token plays seat {seat}, not seat {action.seat}.")
         # Each seat's ids live in a namespace of their own (the schema forbids ":"), so a client
         # can neither replay the server's own command ids nor swallow the opponent's command.
@@ -49,7 +49,7 @@ class Play:
             self.autopilot.follow_up(entry)
         return {"ok": True, "version": version}
 
-    def _act(self, entry: MatchEntry, action: Any, command_id: str) -> int:
+    def _act(self, entry: MatchEntry, action: domain.Action, command_id: str) -> int:
         """Decide on the cached state and append at its version: the store's version check is
         what guards against another writer, so the common case costs no read. On a conflict, or
         a refusal while the store has moved on, read the newer events and decide once more."""
@@ -71,20 +71,17 @@ class Play:
             "The position changed while your command was judged; send it again."
         )
 
-    def _decide(self, entry: MatchEntry, action: Any) -> list[Any]:
+    def _decide(self, entry: MatchEntry, action: domain.Action) -> list[domain.Event]:
         if not entry.live:
             started = entry.state is not None
             raise NotPlayingError("The match is over." if started else "The match has not started.")
         try:
-            events: list[Any] = domain.decide(
-                entry.state, domain.Act(action=action, at_ms=self.clock())
-            )
+            return domain.decide(entry.state, domain.Act(action=action, at_ms=self.clock()))
         except domain.RulesError as exc:
             raise CommandRefusedError(exc.message, rule=exc.rule) from None
-        return events
 
 
-def parse_action(action_json: dict[str, Any]) -> Any:
+def parse_action(action_json: JsonObject) -> domain.Action:
     """The domain action of a command's JSON (its display `text`, if echoed back, ignored)."""
     data = {k: v for k, v in action_json.items() if k != "text"}
     try:

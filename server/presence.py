@@ -7,9 +7,9 @@ and `Lobby.claim` (a seat away past the grace period may be claimed) read it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from server.matches import MatchEntry
+from server.payloads import PresenceJson
 
 SeatKey = tuple[str, int]  # (match id, seat)
 
@@ -46,7 +46,7 @@ class Presence:
             return True
         return self._connections.get((entry.match_id, seat), 0) > 0
 
-    def seat_json(self, entry: MatchEntry, seat: int) -> dict[str, Any]:
+    def seat_json(self, entry: MatchEntry, seat: int) -> PresenceJson:
         """`connected`, and for an absent owner since when and from when his seat is claimable."""
         if self.connected(entry, seat) or entry.table.seats[seat].free:
             return {

@@ -7,16 +7,17 @@ The publisher is built before the service parts and handed to them: it needs not
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.matches import Applied
+from server.payloads import TableJson
 
 
 class Publisher(Protocol):
     def applied(self, match_id: str, items: list[Applied]) -> None:
         """`items` were just folded into the match, in order (the last one is the newest)."""
 
-    def table_changed(self, match_id: str, table: dict[str, Any]) -> None:
+    def table_changed(self, match_id: str, table: TableJson) -> None:
         """The table's lobby view (`Lobby.table_json`) changed: seats, presence, totals."""
 
 
@@ -24,5 +25,5 @@ class NoPublisher:
     def applied(self, match_id: str, items: list[Applied]) -> None:
         pass
 
-    def table_changed(self, match_id: str, table: dict[str, Any]) -> None:
+    def table_changed(self, match_id: str, table: TableJson) -> None:
         pass

@@ -5,11 +5,10 @@ under the entry's lock right after joining."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from server.errors import NotFoundError
 from server.knowledge import analysis_json, seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
+from server.payloads import JsonObject, Replay, ViewAt
 from server.updates import replay_frame, view_json
 
 
@@ -21,7 +20,7 @@ class Reads:
         """The events after `after_version` with the state after each (for a reconnect)."""
         return self.repo.replay_states(entry)[after_version:]
 
-    def view_at(self, match_id: str, version: int | None) -> dict[str, Any]:
+    def view_at(self, match_id: str, version: int | None) -> ViewAt:
         """The spectator's view after `version` events (None: now)."""
         entry = self.repo.find(match_id)
         with entry.lock:
@@ -36,7 +35,7 @@ class Reads:
             applied = self.repo.replay_states(entry)[version - 1]
         return {"version": version, "view": view_json(applied.state, None)}
 
-    def replay(self, match_id: str) -> dict[str, Any]:
+    def replay(self, match_id: str) -> Replay:
         """Every event as a frame; a match still in play shows what a spectator may see."""
         entry = self.repo.find(match_id)
         with entry.lock:
@@ -59,7 +58,7 @@ class Reads:
             "analysis": analysis_json(states),
         }
 
-    def options(self, match_id: str, seat: int) -> dict[str, Any]:
+    def options(self, match_id: str, seat: int) -> JsonObject:
         """What `seat` could do at each position of the match's finished games."""
         entry = self.repo.find(match_id)
         with entry.lock:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from domain.bots import BOT_NAMES as BOTS
 from server.errors import InvalidInputError
+from server.payloads import JsonObject
 
 
 def utf8_text(text: str) -> None:
@@ -23,7 +23,7 @@ def utf8_text(text: str) -> None:
         raise ValidationError("Not valid Unicode text (a lone surrogate).") from None
 
 
-_NAME: list[Callable[[str], Any]] = [validate.Length(min=1, max=40), utf8_text]
+_NAME: list[Callable[[str], object]] = [validate.Length(min=1, max=40), utf8_text]
 # The longest time limit per move a table may have (an hour), however the limit is given.
 MAX_MOVE_TIME_S = 3600
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
@@ -102,12 +102,12 @@ CLAIM = ClaimSchema()
 LEAVE_TABLE = LeaveTableSchema()
 
 
-def load(schema: Schema, payload: Any) -> dict[str, Any]:
+def load(schema: Schema, payload: object) -> JsonObject:
     """Validate `payload`; raise InvalidInputError with marshmallow's per-field messages."""
     if not isinstance(payload, dict):
         raise InvalidInputError("Expected a JSON object.", details={"_schema": ["Not an object."]})
     try:
-        result: dict[str, Any] = schema.load(payload)
+        result: JsonObject = schema.load(payload)
     except ValidationError as exc:
         messages = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
         raise InvalidInputError("The message is malformed.", details=messages) from None
@@ -117,12 +117,12 @@ def load(schema: Schema, payload: Any) -> dict[str, Any]:
 _COMMAND_KEYS = frozenset(COMMAND.fields)
 
 
-def well_formed_command(payload: Any) -> dict[str, Any] | None:
+def well_formed_command(payload: object) -> JsonObject | None:
     """What COMMAND.load returns for a command whose every field is plainly valid, checked by
     the same patterns without marshmallow's machinery (marshmallow took ~5% of the server's time
     under load); None for anything else, which `load_command` hands to marshmallow for its
     per-field errors. It accepts only what COMMAND accepts, with the same result
-    (tests/unit/test_server_fastpaths.py checks both)."""
+    (tests/unit/server/test_server_fastpaths.py checks both)."""
     if type(payload) is not dict or payload.keys() != _COMMAND_KEYS:
         return None
     match_id, token = payload["match_id"], payload["seat_token"]
@@ -146,6 +146,6 @@ def well_formed_command(payload: Any) -> dict[str, Any] | None:
     }
 
 
-def load_command(payload: Any) -> dict[str, Any]:
+def load_command(payload: object) -> JsonObject:
     """`load(COMMAND, payload)`, quicker for the well-formed commands that are nearly all."""
     return well_formed_command(payload) or load(COMMAND, payload)

@@ -18,8 +18,8 @@ wired in after the fact. HTTP routes and Socket.IO handlers call the part whose 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from eventstore import EventStore
 from server.autopilot import Autopilot
 from server.lobby import Lobby
 from server.matches import MatchRepository, now_ms
@@ -32,7 +32,7 @@ from server.reads import Reads
 class GameService:
     def __init__(
         self,
-        store: Any,
+        store: EventStore,
         *,
         publisher: Publisher | None = None,
         grace_s: float = 60.0,

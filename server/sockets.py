@@ -12,14 +12,15 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from flask_socketio import SocketIO
 
 from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
+from server.payloads import TableJson
 from server.service import GameService
 from server.updates import update_payload, view_json
 
@@ -29,6 +30,10 @@ log = logging.getLogger(__name__)
 _REFUSAL_CODES = {"refused", "forbidden", "conflict", "not_playing", "too_early"}
 _VIEWERS: tuple[int | None, ...] = (0, 1, None)
 NAMESPACE = "/"
+
+Ack = Mapping[str, object]  # a handler's answer, sent back as the message's acknowledgement
+Handler = Callable[[str, object], Ack]  # (sid, the client's payload)
+AnyHandler = TypeVar("AnyHandler", bound=Callable[..., object])
 
 
 def room_of(match_id: str, viewer: int | None) -> str:
@@ -66,7 +71,7 @@ class SocketPublisher:
                 )
                 self.socketio.emit("update", payload, to=room)
 
-    def table_changed(self, match_id: str, table: dict[str, Any]) -> None:
+    def table_changed(self, match_id: str, table: TableJson) -> None:
         for viewer in _VIEWERS:
             room = room_of(match_id, viewer)
             if self.occupied(room):
@@ -94,23 +99,21 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
     lobby, play, reads = service.lobby, service.play, service.reads
 
-    def on(event: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def on(event: str) -> Callable[[AnyHandler], AnyHandler]:
         """Register a handler `(sid, *args)` with the Socket.IO server itself."""
 
-        def add(handler: Callable[..., Any]) -> Callable[..., Any]:
+        def add(handler: AnyHandler) -> AnyHandler:
             socketio.server.on(event, handler, namespace=NAMESPACE)
             return handler
 
         return add
 
-    def guarded(
-        event: str,
-    ) -> Callable[[Callable[[str, Any], dict[str, Any]]], Callable[..., Any]]:
+    def guarded(event: str) -> Callable[[Handler], Callable[..., Ack]]:
         """Turn every failure into an ack + `refused`/`error` message; never let one escape."""
 
-        def wrap(handler: Callable[[str, Any], dict[str, Any]]) -> Callable[..., Any]:
+        def wrap(handler: Handler) -> Callable[..., Ack]:
             @functools.wraps(handler)
-            def run(sid: str, *args: Any) -> dict[str, Any]:
+            def run(sid: str, *args: object) -> Ack:
                 payload = args[0] if len(args) == 1 else list(args)
                 try:
                     return handler(sid, payload)
@@ -119,7 +122,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
                 except Exception:
                     log.exception("%s handler failed", event)
                     reply = {"code": "internal", "message": "The server failed on this message."}
-                extra = {}
+                extra: dict[str, object] = {}
                 if isinstance(payload, dict):
                     extra = {k: payload[k] for k in ("match_id", "command_id") if k in payload}
                     extra = {k: v for k, v in extra.items() if isinstance(v, str)}
@@ -135,7 +138,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
 
     @on("join_table")
     @guarded("join_table")
-    def join_table(sid: str, payload: Any) -> dict[str, Any]:
+    def join_table(sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
         seat = lobby.seat_for(match_id, data["seat_token"])
@@ -167,7 +170,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
 
     @on("command")
     @guarded("command")
-    def command(_sid: str, payload: Any) -> dict[str, Any]:
+    def command(_sid: str, payload: object) -> Ack:
         data = schemas.load_command(payload)
         return play.execute(
             data["match_id"], data["seat_token"], data["command_id"], data["action"]
@@ -175,26 +178,26 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
 
     @on("claim")
     @guarded("claim")
-    def claim(_sid: str, payload: Any) -> dict[str, Any]:
+    def claim(_sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.CLAIM, payload)
         return lobby.claim(data["match_id"], data["seat_token"], data["what"])
 
     @on("leave_table")
     @guarded("leave_table")
-    def leave_table(sid: str, payload: Any) -> dict[str, Any]:
+    def leave_table(sid: str, payload: object) -> Ack:
         schemas.load(schemas.LEAVE_TABLE, payload)
         _leave(sid)
         return {"ok": True}
 
-    def lifecycle(event: str) -> Callable[[Callable[..., None]], Callable[..., Any]]:
+    def lifecycle(event: str) -> Callable[[Callable[..., None]], Callable[..., Ack | None]]:
         """Register the handler of a connection's own `connect` or `disconnect`. python-socketio
         hands a client's *message* of that name to the same handler; a real one comes while the
         connection is still being made or already being closed, so a client that is plainly
         connected sent a message, and gets the answer to an unknown one (its seat stays)."""
 
-        def add(handler: Callable[..., None]) -> Callable[..., Any]:
+        def add(handler: Callable[..., None]) -> Callable[..., Ack | None]:
             @functools.wraps(handler)
-            def run(sid: str, *args: Any) -> dict[str, Any] | None:
+            def run(sid: str, *args: object) -> Ack | None:
                 if socketio.server.manager.is_connected(sid, NAMESPACE):
                     return unknown(event, sid)
                 handler(sid, *args)
@@ -205,18 +208,18 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         return add
 
     @lifecycle("connect")
-    def connect(_sid: str, *_args: Any) -> None:
+    def connect(_sid: str, *_args: object) -> None:
         """Every connection is accepted: seats are claimed by token in `join_table`."""
 
     @lifecycle("disconnect")
-    def disconnect(sid: str, *_reason: Any) -> None:
+    def disconnect(sid: str, *_reason: object) -> None:
         try:
             _leave(sid)
         except Exception:
             log.exception("disconnect cleanup failed")
 
     @on("*")
-    def unknown(event: Any, sid: str, *_args: Any) -> dict[str, Any]:
+    def unknown(event: object, sid: str, *_args: object) -> Ack:
         reply = {"code": "invalid", "message": f"Unknown message {str(event)[:40]!r}."}
         socketio.emit("error", {**reply, "event": str(event)[:40]}, to=sid)
         return {"ok": False, **reply}

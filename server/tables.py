@@ -9,7 +9,8 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, replace
-from typing import Any
+
+from server.payloads import JsonObject
 
 TABLE_OPENED = "TableOpened"
 SEAT_TAKEN = "SeatTaken"
@@ -57,7 +58,7 @@ class Seat:
 @dataclass(frozen=True)
 class Table:
     match_id: str
-    ruleset: dict[str, Any]
+    ruleset: JsonObject
     preset: str
     created_at_ms: int
     seats: tuple[Seat, Seat] = (Seat(), Seat())
@@ -90,7 +91,7 @@ def _with_seat(table: Table, index: int, seat: Seat) -> Table:
     return replace(table, seats=(seats[0], seats[1]))
 
 
-def evolve_table(table: Table | None, event_type: str, data: dict[str, Any]) -> Table:
+def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Table:
     if event_type == TABLE_OPENED:
         return Table(
             match_id=data["match_id"],

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import domain
+from server.payloads import EventJson, JsonObject, ReplayFrame, Update, ViewJson
 
 Viewer = int | None  # seat 0, seat 1, or None for a spectator
 
@@ -26,23 +25,26 @@ REPLAY_VIEW_KEYS = (
 )
 
 
-def event_json(event: Any, viewer: Viewer, state: Any) -> dict[str, Any] | None:
+def event_json(event: domain.Event, viewer: Viewer, state: domain.MatchState | None) -> EventJson:
     """The event as that viewer may see it, judged against `state` (seed and faults are shown
     once the event's game is over)."""
-    payload: dict[str, Any] | None = domain.redact(event, viewer, state)
-    return payload
+    return domain.redact(event, viewer, state)
 
 
-def view_json(state: Any, viewer: Viewer) -> dict[str, Any] | None:
+def view_json(state: domain.MatchState | None, viewer: Viewer) -> ViewJson | None:
     if state is None:
         return None
-    result: dict[str, Any] = domain.view(state, viewer).to_json()
-    return result
+    return domain.view(state, viewer).to_json()
 
 
 def update_payload(
-    match_id: str, version: int, event: Any, state: Any, viewer: Viewer, final: bool = True
-) -> dict[str, Any]:
+    match_id: str,
+    version: int,
+    event: domain.Event,
+    state: domain.MatchState,
+    viewer: Viewer,
+    final: bool = True,
+) -> Update:
     """`final` is False for an event that other events of the same batch follow: its position is
     already past when the client sees it, so its view offers no legal actions (a client acting on
     it would only be refused)."""
@@ -58,17 +60,23 @@ def update_payload(
 
 
 def replay_frame(
-    version: int, at_ms: int, event: Any, state: Any, now: Any, show_all: bool = False
-) -> dict[str, Any]:
+    version: int,
+    at_ms: int,
+    event: domain.Event,
+    state: domain.MatchState,
+    now: domain.MatchState | None,
+    show_all: bool = False,
+) -> ReplayFrame:
     """One replay step: the public event (judged against the match `now`, so finished games are
     shown in full) and the spectator view after it. With `show_all` (a finished match) the view
     shows every card, and `face_down` says how many at the bottom of each pile were hidden."""
     view = view_json(state, None)
+    frame_view: JsonObject | None
     if view is None:
         frame_view = None
     else:
         frame_view = {k: view.get(k) for k in REPLAY_VIEW_KEYS}
-        game = getattr(state, "game", None)
+        game = state.game
         if show_all and game is not None:
             hidden = {name: cards.count(None) for name, cards in view["piles"].items()}
             frame_view["piles"] = {name: [str(c) for c in game.piles[name]] for name in hidden}

@@ -126,7 +126,8 @@ def artifact_dir(request: pytest.FixtureRequest) -> Iterator[Path]:
 
 
 # Each test folder implies a marker, so `-m "not browser"` or `-m integration` select by kind
-# without every test having to say it; a test that uses PostgreSQL is marked `postgres`.
+# without every test having to say it; a test that uses PostgreSQL is marked `postgres`, and one
+# that drives Chromium `slow`.
 _FOLDER_MARKERS = {"browser": "browser", "integration": "integration"}
 
 
@@ -140,5 +141,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         marker = _FOLDER_MARKERS.get(relative.parts[0]) if relative.parts else None
         if marker is not None:
             item.add_marker(marker)
-        if "postgres_url" in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        if "postgres_url" in fixtures:
             item.add_marker("postgres")
+        # A test that drives Chromium takes many seconds: out of the quick `-m "not slow"` run.
+        if "browser" in fixtures:
+            item.add_marker("slow")

@@ -42,9 +42,12 @@ class Sighting:
     game_index: int | None = None
     version: int = -1
     piles: dict[str, list[str | None]] = field(default_factory=dict)
+    to_move: int | None = None
+    emptied: tuple[str, ...] = ()
 
     def update(self, view: View) -> None:
         self.game_index, self.version, self.piles = view.game_index, view.version, view.piles
+        self.to_move, self.emptied = view.to_move, view.emptied
 
 
 _PARSED: dict[str, Card] = {str(card): card for card in ALL_CARDS}
@@ -62,11 +65,15 @@ def _empty_table(ruleset: Ruleset) -> GameState:
     return game
 
 
-def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -> GameState:
+def mirror_game(
+    view: View,
+    piles: dict[str, list[Card | None]] | None = None,
+    emptied: tuple[str, ...] | None = None,
+) -> GameState:
     """The viewer's picture of the game as a `GameState` (hidden places filled canonically).
 
-    It starts a fresh turn: no call window and no repetition history (the view's `legal` list
-    is what knows this turn's repetitions)."""
+    It has no call window and no repetition history (the view's `legal` list is what knows this
+    turn's repetitions); the houses emptied this turn are the view's (or `emptied`)."""
     known = piles if piles is not None else {n: _cards(c) for n, c in view.piles.items()}
     seen = {card for cards in known.values() for card in cards if card is not None}
     unseen = iter([card for card in ALL_CARDS if card not in seen])
@@ -75,7 +82,10 @@ def mirror_game(view: View, piles: dict[str, list[Card | None]] | None = None) -
         for name in ALL_PILES
     )
     to_move = view.to_move if view.to_move is not None else 0
-    return _empty_table(ruleset_of(view))._evolved(p=p, to_move=to_move, seen=frozenset())
+    houses = frozenset(INDEX[name] for name in (view.emptied if emptied is None else emptied))
+    return _empty_table(ruleset_of(view))._evolved(
+        p=p, to_move=to_move, seen=frozenset(), emptied=houses
+    )
 
 
 def as_match(game: GameState) -> MatchState:
@@ -163,7 +173,14 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
         piles[f"X{seat}"].append(waste.pop())
     elif not isinstance(action, Pass):
         return None
-    game = mirror_game(view, piles)
+    # The houses the offender had emptied before his action: the view's while his turn goes on,
+    # else those of the last view remembered, if it was of his turn.
+    emptied: tuple[str, ...] = ()
+    if view.to_move == seat:
+        emptied = view.emptied
+    elif memory.game_index == view.game_index and memory.to_move == seat:
+        emptied = memory.emptied
+    game = mirror_game(view, piles, emptied)
     return game if game.to_move == seat else game._evolved(to_move=seat)
 
 

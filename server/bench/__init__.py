@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-
 import click
+
+from server.bench.browser import browser
+from server.bench.engine import engine
+from server.bench.server_bench import server as server_cmd
+from server.bench.store import store
 
 
 @click.group()
@@ -12,18 +15,5 @@ def bench() -> None:
     """Benchmarks (ratios against a baseline measured in the same run)."""
 
 
-for _module, _attr in [
-    ("server.bench.engine", "engine"),
-    ("server.bench.store", "store"),
-    ("server.bench.server_bench", "server"),
-    ("server.bench.browser", "browser"),
-]:
-    try:
-        _mod = importlib.import_module(_module)
-    except ModuleNotFoundError as _exc:
-        if _exc.name != _module:
-            raise
-        continue
-    _cmd = getattr(_mod, _attr, None)
-    if _cmd is not None:
-        bench.add_command(_cmd)
+for _command in (engine, store, server_cmd, browser):
+    bench.add_command(_command)

@@ -153,7 +153,8 @@ def _play_match(url: str, events: int, seed: int) -> str:
         json={"name": "Bench", "bot": "random", "match": "wins:1"},
         timeout=10,
     ).json()
-    match_id, token = opened["match_id"], opened["seat_token"]
+    match_id: str = opened["match_id"]
+    token: str = opened["seat_token"]
     rng = random.Random(seed)
     latest: dict[str, Any] = {"version": 0, "view": None}
     changed = threading.Condition()

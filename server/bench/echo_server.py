@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import sys
 
-if __name__ == "__main__" and (len(sys.argv) < 3 or sys.argv[2] == "eventlet"):
-    import eventlet  # must patch before flask is imported
+from server import patches
 
-    eventlet.monkey_patch()
+if __name__ == "__main__" and (len(sys.argv) < 3 or sys.argv[2] == "eventlet"):
+    patches.eventlet_first()  # before flask is imported
 
 import json  # noqa: E402
 from typing import Any  # noqa: E402
@@ -24,13 +24,10 @@ from typing import Any  # noqa: E402
 from flask import Flask  # noqa: E402
 from flask_socketio import SocketIO  # noqa: E402
 
-from server.fastjson import JsonPacket  # noqa: E402
-from server.netopts import run_options  # noqa: E402
-
 
 def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]:
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode=async_mode, serializer=JsonPacket)
+    socketio = SocketIO(app, async_mode=async_mode, serializer=patches.json_packet())
     versions: dict[str, int] = {}
 
     @app.get("/ping")
@@ -69,7 +66,7 @@ def main() -> None:
         port=port,
         log_output=False,
         allow_unsafe_werkzeug=True,
-        **run_options(async_mode),  # the same socket options as the real server
+        **patches.run_options(async_mode),  # the same socket options as the real server
     )
 
 

@@ -209,10 +209,12 @@ def _best_ms(run: Callable[[], object], repeats: int) -> float:
 def _eventsourcing_classes() -> tuple[type, type]:
     """The aggregate and application, defined once (eventsourcing registers classes by topic);
     imported lazily so that `crapette` runs where the test extras are not installed."""
+    from uuid import UUID
+
     from eventsourcing.application import Application
     from eventsourcing.domain import Aggregate, event
 
-    class Table(Aggregate):  # type: ignore[misc]
+    class Table(Aggregate):
         @event("Created")
         def __init__(self, name: str) -> None:
             self.name = name
@@ -224,7 +226,7 @@ def _eventsourcing_classes() -> tuple[type, type]:
             self.moves += 1
             self.last = (src, dst, card)
 
-    class Tables(Application):  # type: ignore[misc]
+    class Tables(Application[UUID]):
         pass
 
     return Table, Tables

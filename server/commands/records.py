@@ -168,11 +168,19 @@ def _export_all(store: Any, since_ms: int | None, out: IO[str], export_all: Any)
 @click.option("--store", "store_url", default=None, help=_STORE_HELP)
 @click.option("--id", "new_id", default=None, help="Store it under this match id instead.")
 def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
-    """Verify a record (JSON or text) and store it as a match that replays like any other."""
+    """Verify a record (JSON or text) and store it as a match that replays like any other.
+    FILE may also be NDJSON, one record per line as `export --all` writes it: each is imported
+    on its own, and the records that failed are listed at the end."""
     from server.records.importer import import_record, parse_record_file
 
     text = _read_file(file)
+    lines = ndjson_lines(text)
+    if lines is not None and new_id is not None:
+        raise click.UsageError("--id names one match; this file holds several records")
     with _open_store(store_url, must_exist=False) as store:
+        if lines is not None:
+            _each_record(lines, "importing", lambda record: import_record(store, record))
+            return
         try:
             record = parse_record_file(text)
             summary = import_record(store, record, match_id=new_id)
@@ -194,11 +202,18 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
     help="Then recompute the finished games' analysis: faults (called or missed), calls, figures.",
 )
 def verify_cmd(file: str, with_analysis: bool) -> None:
-    """Recompute every decision of a record from its deal and actions (exit 0 when it holds)."""
+    """Recompute every decision of a record from its deal and actions (exit 0 when it holds).
+    FILE may also be NDJSON, one record per line: each is verified, failures listed at the end."""
     from server.records.importer import parse_record_file
     from server.records.verify import verify_record
 
     text = _read_file(file)
+    lines = ndjson_lines(text)
+    if lines is not None:
+        if with_analysis:
+            raise click.UsageError("--analysis goes with one record; this file holds several")
+        _each_record(lines, "verifying", lambda record: verify_record(record).summary)
+        return
     try:
         record = parse_record_file(text)
         result = verify_record(record)
@@ -213,3 +228,58 @@ def verify_cmd(file: str, with_analysis: bool) -> None:
         from server.analysis_text import analysis_lines
 
         click.echo("\n".join(analysis_lines(result.batches)))
+
+
+def ndjson_lines(text: str) -> list[tuple[int, str]] | None:
+    """The (line number, line) of each record if `text` is NDJSON: more than one non-blank line,
+    the first a whole JSON object by itself (a pretty-printed record's first line is `{`)."""
+    lines = [
+        (number, line)
+        for number, line in enumerate(text.lstrip("\ufeff").splitlines(), start=1)
+        if line.strip()
+    ]
+    if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
+        return None
+    try:
+        first = json.loads(lines[0][1])
+    except ValueError:
+        return None
+    return lines if isinstance(first, dict) else None
+
+
+def _each_record(lines: list[tuple[int, str]], label: str, handle: Any) -> None:
+    """Parse and `handle` each line's record, with a progress bar on a terminal; then a summary,
+    and every record that failed with its line, match id and reason. Exit 0 only if none did."""
+    from server.records.importer import parse_record_file
+
+    failures: list[tuple[int, str, str, int]] = []  # line, match id, message, exit code
+    with click.progressbar(
+        lines, label=label, file=sys.stderr, hidden=not sys.stderr.isatty()
+    ) as bar:
+        for number, line in bar:
+            match_id = _match_id_of(line)
+            try:
+                handle(parse_record_file(line))
+            except RecordError as exc:
+                code = EXIT_MALFORMED if isinstance(exc, RecordFormatError) else EXIT_MISMATCH
+                failures.append((number, match_id, exc.message, code))
+            except Exception as exc:  # the engine or the store tripped: one line, go on
+                failures.append((number, match_id, f"{type(exc).__name__}: {exc}", EXIT_MALFORMED))
+    done = "imported" if label == "importing" else "verified"
+    click.echo(f"{len(lines) - len(failures)} of {len(lines)} record(s) {done}")
+    if not failures:
+        return
+    click.echo(f"{len(failures)} record(s) failed:", err=True)
+    for number, match_id, message, _code in failures:
+        click.echo(f"  line {number} ({match_id}): {message}", err=True)
+    sys.exit(max(code for *_rest, code in failures))
+
+
+def _match_id_of(line: str) -> str:
+    """The line's match id for the failure list, if it can be read at all."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return "not JSON"
+    match_id = value.get("match_id") if isinstance(value, dict) else None
+    return match_id[:80] if isinstance(match_id, str) else "no match id"

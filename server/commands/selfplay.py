@@ -31,11 +31,28 @@ def _bot_pair(text: str) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def match_id_of(seed: str, match_number: int) -> str:
-    """`selfplay-<seed>-<n>`, the seed cut to 40 hex digits (a long seed by its hash): an id
-    that `crapette import` and the server's URLs take (at most 80 characters)."""
-    tag = seed if len(seed) <= 40 else hashlib.sha256(seed.encode()).hexdigest()[:40]
-    return f"selfplay-{tag}-{match_number:04d}"
+def match_id_of(seed: str, preset: str, bots: tuple[str, str], match_number: int) -> str:
+    """`selfplay-<seed>-<preset>-<bot A>-<bot B>-<n>`: two runs share ids only when they share
+    seed, preset and bots (and then their matches are the same). A seed of more than 16 hex
+    digits goes in by its hash, so the id stays one the server's URLs take (at most 80)."""
+    tag = seed if len(seed) <= 16 else hashlib.sha256(seed.encode()).hexdigest()[:16]
+    return f"selfplay-{tag}-{preset}-{bots[0]}-{bots[1]}-{match_number:04d}"
+
+
+class _Named:
+    """A bot under the player name a record shows: which bot, and which of the two it is
+    (`steady bot (A)`), so that two bots of one strength are told apart."""
+
+    def __init__(self, bot: Any, label: str) -> None:
+        self._bot = bot
+        self.name = f"{bot.name} bot ({label})"
+
+    def choose(self, view: Any) -> Any:
+        return self._bot.choose(view)
+
+    def delay_hint_ms(self, action: Any) -> int:
+        hint: int = self._bot.delay_hint_ms(action)
+        return hint
 
 
 def _seed(text: str) -> str:
@@ -137,9 +154,10 @@ def run_selfplay(
     while tally.games < games:
         swapped = match_number % 2 == 1
         names = (bots[1], bots[0]) if swapped else bots
+        labels = ("B", "A") if swapped else ("A", "B")
         pair = (
-            make_bot(names[0], seed=derive_seed(seed, "bot", match_number, 0)),
-            make_bot(names[1], seed=derive_seed(seed, "bot", match_number, 1)),
+            _Named(make_bot(names[0], seed=derive_seed(seed, "bot", match_number, 0)), labels[0]),
+            _Named(make_bot(names[1], seed=derive_seed(seed, "bot", match_number, 1)), labels[1]),
         )
 
         def on_game(game: GameReport, swapped: bool = swapped) -> None:
@@ -150,7 +168,7 @@ def run_selfplay(
         report = play_match(
             ruleset,
             (pair[0], pair[1]),
-            match_id_of(seed, match_number),
+            match_id_of(seed, preset, bots, match_number),
             seed_stream,
             1 if single_games else games - tally.games,
             on_game,

@@ -67,7 +67,7 @@ def serve(
     )
     from server.app import create_app, start_clock
     from server.lan import lan_urls
-    from server.netopts import run_options
+    from server.patches import run_options
 
     app, socketio = create_app(config)
     start_clock(socketio, app.extensions["crapette"], config.tick_s)

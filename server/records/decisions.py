@@ -80,6 +80,11 @@ def action_of(event: Any) -> domain.Action | None:
     if isinstance(event, Passed):
         return domain.Pass(event.seat)
     if isinstance(event, CrapetteCalled):
+        if event.named is not None:  # the call as the caller made it, named move included
+            try:
+                return domain.parse_action(f"crapette {event.named}", event.caller)
+            except domain.NotationError:
+                pass
         return domain.Call(event.caller)
     if isinstance(event, DrawOffered):
         return domain.OfferDraw(event.seat)

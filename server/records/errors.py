@@ -66,4 +66,14 @@ class MatchNotFoundError(RecordError):
 
 
 class MatchExistsError(RecordError):
-    """Importing would overwrite a match already in the store."""
+    """Importing would overwrite a match already in the store. `same_record` tells whether the
+    stored match is the one being imported (then its replay is what the uploader wants);
+    `free_id` is an id nothing uses yet, to offer for an import under a new id."""
+
+    def __init__(
+        self, message: str, *, match_id: str = "", same_record: bool = False, free_id: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.match_id = match_id
+        self.same_record = same_record
+        self.free_id = free_id

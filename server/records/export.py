@@ -13,6 +13,7 @@ have had their seeds revealed, so they are complete.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import domain
@@ -161,8 +162,9 @@ def _candidates(state: Any, events: Sequence[Any], i: int) -> Iterator[domain.Ac
     guess = action_of(first)
     if guess is not None:
         yield guess
-    if isinstance(guess, domain.Call):
-        # The caller may have named the compulsory move; the engine played it if it was allowed.
+    if isinstance(guess, domain.Call) and guess.move is None:
+        # A stream written before calls kept their named move: the caller may have named the
+        # compulsory move; the engine played it if it was allowed.
         for later in events[i + 1 :]:
             if isinstance(later, domain.CompulsoryMovePlayed):
                 yield domain.Call(guess.seat, domain.Move(guess.seat, later.src, later.dst))
@@ -181,10 +183,26 @@ def _explain(state: Any, events: Sequence[Any], i: int) -> tuple[domain.Action, 
             batch, after = domain.play(state, Act(action, at_ms))
         except RulesError:
             continue
-        if list(events[i : i + len(batch)]) == batch:
+        if _same_events(events[i : i + len(batch)], batch):
             return action, batch, after
     name = type(events[i]).__name__
     raise ExportError(f"event {i + 1} ({name}) is not what the engine decides for any action")
+
+
+def _same_events(stored: Sequence[Any], decided: Sequence[Any]) -> bool:
+    """The stored events are the engine's; a call stored before calls kept their named move
+    (`named` None) matches the same call decided with its name."""
+    if len(stored) != len(decided):
+        return False
+    for old, new in zip(stored, decided, strict=True):
+        if old == new:
+            continue
+        unnamed = isinstance(old, domain.CrapetteCalled) and old.named is None
+        if not (
+            unnamed and isinstance(new, domain.CrapetteCalled) and replace(new, named=None) == old
+        ):
+            return False
+    return True
 
 
 def export_all(store: Any, since_ms: int | None = None) -> Iterator[Any]:

@@ -7,8 +7,9 @@
 - `POST /api/records/verify` — the same check without storing anything.
 
 Errors follow docs/protocol.md: `{"code", "message", ...}` with 400 `invalid` (not a record),
-404 `not_found`, 409 `conflict` (the id is taken), 422 `mismatch` (the engine disagrees; the body
-names the game and action).
+404 `not_found`, 409 `conflict` (the id is taken: `same_record` says whether by this very match,
+`existing_replay_url` links to it, `free_id` is an id to import under instead), 422 `mismatch`
+(the engine disagrees; the body names the game and action).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def _error(exc: RecordError) -> tuple[Response, int]:
         body["code"], status = "not_found", 404
     elif isinstance(exc, MatchExistsError):
         body["code"], status = "conflict", 409
+        body.update(
+            match_id=exc.match_id,
+            same_record=exc.same_record,
+            existing_replay_url=f"/replay/{exc.match_id}",
+            free_id=exc.free_id,
+        )
     elif isinstance(exc, RecordMismatchError):
         body.update(
             code="mismatch",

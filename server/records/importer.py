@@ -67,13 +67,47 @@ def import_record(store: Any, record: dict[str, Any], match_id: str | None = Non
             f"starting with a letter or digit{hint}"
         )
     verified = verify_record(record)
-    if store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id)):
+    if _taken(store, match_id):
+        same = _same_match(store, match_id, verified)
+        free = free_match_id(store, match_id)
+        what = "this very record" if same else "another match"
         raise MatchExistsError(
-            f"there is already a match {match_id!r} in this store (import it under another id)"
+            f"there is already a match {match_id!r} here, and it is {what} "
+            f"(import it under another id, such as {free!r})",
+            match_id=match_id,
+            same_record=same,
+            free_id=free,
         )
     _append_match(store, match_id, verified)
     _append_table(store, record)
     return f"imported {match_id}: {verified.summary.removeprefix('ok: ')}"
+
+
+def _taken(store: Any, match_id: str) -> bool:
+    return bool(
+        store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id))
+    )
+
+
+def _same_match(store: Any, match_id: str, verified: Verified) -> bool:
+    """Whether the stored match is the one this record describes: the same events, in order (a
+    record downloaded from this server and uploaded again), whatever its file form."""
+    stored = [(e.type, e.data) for e in store.read(match_stream(match_id))]
+    mine = [domain.event_to_payload(event) for events in verified.batches for event in events]
+    # Stored data went through JSON (tuples came back as lists): compare in that form.
+    same: bool = json.loads(json.dumps(stored)) == json.loads(json.dumps(mine))
+    return same
+
+
+def free_match_id(store: Any, match_id: str) -> str:
+    """The first of `<id>-2`, `<id>-3`, … that names no match here (cut to stay a valid id)."""
+    number = 2
+    while True:
+        suffix = f"-{number}"
+        candidate = match_id[: 80 - len(suffix)] + suffix
+        if not _taken(store, candidate):
+            return candidate
+        number += 1
 
 
 def _append_match(store: Any, match_id: str, verified: Verified) -> None:

@@ -69,9 +69,11 @@ def random_match(
     max_games: int = 2,
     max_actions: int = 3000,
     call_rate: float = 0.5,
+    name_rate: float = 0.0,
     **options: Any,
 ) -> list[Any]:
-    """A match of random legal play; stops after `max_games` games (so maybe not finished)."""
+    """A match of random legal play; stops after `max_games` games (so maybe not finished).
+    With `name_rate`, that share of the calls name a move (`_named_call`)."""
     table = Table(preset, **options)
     for _ in range(max_games):
         if table.state.finished:
@@ -85,7 +87,10 @@ def random_match(
             other = 1 - mover
             calls = [a for a in domain.legal_actions(table.state, other)]
             if calls and rng.random() < call_rate:
-                table.act(rng.choice(calls), rng.randrange(100, 3000))
+                call = rng.choice(calls)
+                if isinstance(call, domain.Call) and rng.random() < name_rate:
+                    call = _named_call(rng, game, call.seat)
+                table.act(call, rng.randrange(100, 3000))
                 continue
             choices = domain.legal_actions(table.state, mover)
             if not choices or rng.random() < 0.001:
@@ -94,6 +99,19 @@ def random_match(
         else:
             table.act(domain.Resign(table.game.to_move))
     return table.events
+
+
+def _named_call(rng: random.Random, game: Any, caller: int) -> domain.Call:
+    """A call naming one of the compulsory moves a right call could play (the default among
+    them), or a move outside them (which the engine ignores for the default)."""
+    window = game.window
+    offender = 1 - caller
+    names = [(f"R{offender}", f"F{rng.randrange(8)}")]
+    if window is not None and window.base is not None:
+        steps = domain.compulsory_moves(window.base, window.action)
+        names += [(domain.ALL_PILES[src], domain.ALL_PILES[dst]) for src, dst in steps]
+    src, dst = rng.choice(names)
+    return domain.Call(caller, domain.Move(caller, src, dst))
 
 
 def obedient_action(state: Any, seat: int) -> Any | None:

@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.browser.conftest import CHROMIUM
 from tests.conftest import service_unavailable
 
 
+@pytest.mark.slow
 def test_the_browser_benchmark_prints_every_figure() -> None:
     if not Path(CHROMIUM).exists():
         service_unavailable("Chromium", f"nothing at {CHROMIUM}")  # fails under CI

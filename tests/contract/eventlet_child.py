@@ -1,14 +1,17 @@
-"""Run the store under eventlet the way the server does (monkey_patch first, store called
-directly from greenthreads) and print what happened as JSON. Used by test_eventlet.py in its own
+"""Run the store under eventlet the way the server does (`server.patches.eventlet_first()`:
+monkey_patch first, psycopg made to wait greenly; the store called directly from greenthreads)
+and print what happened as JSON. Used by test_eventlet.py in its own
 process, because monkey patching changes the whole interpreter.
 Usage: python -m tests.contract.eventlet_child STORE_URL"""
 
-import eventlet
+from server import patches
 
-eventlet.monkey_patch()
+patches.eventlet_first()
 
 import json  # noqa: E402
 import sys  # noqa: E402
+
+import eventlet  # noqa: E402
 
 from eventstore import ANY, NewEvent, open_store  # noqa: E402
 

@@ -303,6 +303,7 @@ class EventStoreContract:
 
     # -- global order under concurrent writers --------------------------------------------
 
+    @pytest.mark.slow
     def test_concurrent_writers_and_readers_see_one_consistent_order(
         self, handles: Handles
     ) -> None:
@@ -557,6 +558,40 @@ class EventStoreContract:
         with pytest.raises(EventStoreError):
             store.read_all()
         store.close()  # closing twice is harmless
+
+    # -- copying in (eventstore.copy) -----------------------------------------------------
+
+    def test_copy_in_keeps_ids_versions_and_times(self, store: EventStore) -> None:
+        store.append("a", events(2), NO_STREAM)
+        store.append("b", [NewEvent("T", {"x": [1, 2.5, "é"]}, {"m": 1}, "id-b1", 3)], 0)
+        store.append("a", events(1), 2)
+        recorded = store.read_all()
+        # Copied back into the same store under other names (a handle may be the same store).
+        copies = [
+            e._replace(stream="copy-" + e.stream, event_id="copy-" + e.event_id, recorded_at_ms=7)
+            for e in recorded
+        ]
+        store.copy_in(copies[:2])
+        store.copy_in(copies[2:])
+        copied = store.read_all(5)
+        assert copied == [c._replace(position=c.position + 4) for c in copies]
+        assert store.append("copy-a", events(1), 3) == 4  # the copy goes on like any stream
+
+    def test_copy_in_refuses_a_gap_or_a_second_copy_and_writes_nothing(
+        self, handles: Handles
+    ) -> None:
+        source = handles()
+        source.append("a", events(3), NO_STREAM)
+        recorded = source.read_all()
+        with pytest.raises(ConcurrencyError):
+            source.copy_in([recorded[0]._replace(stream="c", version=2)])
+        assert source.stream_version("c") == 0
+        fresh = recorded[0]._replace(stream="c", event_id="new-id")
+        with pytest.raises(DuplicateEventError):  # an id already stored, in one batch
+            source.copy_in([fresh, recorded[1]._replace(stream="c", version=2)])
+        assert source.stream_version("c") == 0 and source.last_position() == 3
+        with pytest.raises(InvalidEventError):
+            source.copy_in([NewEvent("T", {})])  # type: ignore[list-item]
 
     # -- durability -----------------------------------------------------------------------
 

@@ -80,6 +80,7 @@ def _check_crash_safety(url: str) -> None:
     assert len(acknowledged) >= ROUNDS, f"the child hardly ever committed (seed {seed})"
 
 
+@pytest.mark.slow
 def test_sqlite_survives_sigkill(tmp_path: Path) -> None:
     _check_crash_safety(f"sqlite:///{tmp_path / 'crash.db'}")
 
@@ -95,5 +96,6 @@ def postgres_schema_url(postgres_url: str) -> Iterator[str]:
     cleaner.close()
 
 
+@pytest.mark.slow
 def test_postgres_survives_sigkill(postgres_schema_url: str) -> None:
     _check_crash_safety(postgres_schema_url)

@@ -10,6 +10,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,11 +30,13 @@ def _run_child(url: str) -> dict[str, object]:
     return report
 
 
+@pytest.mark.slow
 def test_sqlite_from_greenthreads_with_a_live_subscription(tmp_path: Path) -> None:
     report = _run_child(f"sqlite:///{tmp_path / 'green.db'}")
     assert report["received"] == list(range(1, 101))
 
 
+@pytest.mark.slow
 def test_postgres_from_greenthreads_does_not_freeze_the_hub(postgres_url: str) -> None:
     separator = "&" if "?" in postgres_url else "?"
     report = _run_child(f"{postgres_url}{separator}schema=es_green_{uuid.uuid4().hex[:10]}")

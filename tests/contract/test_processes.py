@@ -78,5 +78,6 @@ def postgres_schema_url(postgres_url: str) -> Iterator[str]:
     cleaner.close()
 
 
+@pytest.mark.slow
 def test_postgres_writers_in_several_processes(postgres_schema_url: str) -> None:
     _check_order_across_processes(postgres_schema_url)

@@ -6,9 +6,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 
 
+@pytest.mark.slow
 def test_bench_server_prints_one_json_object() -> None:
     command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
                "--seconds", "1", "--warmup", "0.5", "--json"]  # fmt: skip

@@ -7,6 +7,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 
@@ -93,6 +95,7 @@ def test_a_seat_token_used_by_the_wrong_client(
     other.wait_for(lambda c: any(m[0] == "refused" for m in c.messages), "a refused message")
 
 
+@pytest.mark.slow
 def test_two_server_processes_on_one_store_never_both_win(
     tmp_path: Path, clients: list[Client]
 ) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 
@@ -32,6 +34,7 @@ def play_out(match_id: str, players: list[Client], until: Any) -> int:
     raise AssertionError(f"no result after {MAX_ACTIONS} actions")
 
 
+@pytest.mark.slow
 def test_whole_game_to_its_result_with_a_spectator(
     server: ServerProcess, clients: list[Client]
 ) -> None:

@@ -6,11 +6,14 @@ import threading
 import uuid
 from pathlib import Path
 
+import pytest
+
 from eventstore import open_store
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 
 
+@pytest.mark.slow
 def test_tables_play_concurrently_and_survive_a_restart_on_postgres(
     postgres_url: str, tmp_path: Path, clients: list[Client]
 ) -> None:

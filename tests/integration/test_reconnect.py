@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 
@@ -74,6 +76,7 @@ def test_join_without_last_version_gets_a_snapshot(
     assert late.updates == []
 
 
+@pytest.mark.slow
 def test_server_restart_keeps_tables_and_matches(tmp_path: Path, clients: list[Client]) -> None:
     first = ServerProcess(tmp_path).start()
     try:

@@ -54,6 +54,7 @@ def test_a_bot_plays_its_seat(server: ServerProcess, clients: list[Client]) -> N
     assert bot_events, "the bot never played"
 
 
+@pytest.mark.slow
 def test_threading_async_mode_smoke(threaded: ServerProcess, clients: list[Client]) -> None:
     info = threaded.get("/api/server-info").json()
     assert info["async_mode"] == "threading"

@@ -21,7 +21,10 @@ async function copy(text, input) {
   }
 }
 
-/** Draw the invite link, a Copy button and the QR code into `container`. */
+/**
+ * Draw the invite link, a Copy button and the QR code into `container`. No link to the table
+ * itself: on the waiting page it would only reload the page; the lobby adds its own "sit down".
+ */
 export function renderInvite(container, url, note = "") {
   container.innerHTML = "";
   container.classList.add("invite");
@@ -35,6 +38,7 @@ export function renderInvite(container, url, note = "") {
   input.readOnly = true;
   input.value = url;
   input.dataset.testid = "invite-url";
+  input.setAttribute("aria-label", "invite link");
   const button = document.createElement("button");
   button.textContent = "Copy";
   button.addEventListener("click", async () => {
@@ -50,11 +54,7 @@ export function renderInvite(container, url, note = "") {
     svg.setAttribute("width", "100%");
     svg.setAttribute("height", "100%");
   }
-  const open = document.createElement("a");
-  open.href = url;
-  open.textContent = "Open the table";
-  open.dataset.testid = "table-link";
-  container.append(p, row, qr, open);
+  container.append(p, row, qr);
 }
 
 /** The best address for others on the LAN: the server's first non-loopback URL, else ours. */

@@ -3,10 +3,16 @@
 
 import { lanBase, renderInvite } from "./invite.js";
 import { getJSON, loadSeat, postJSON, saveName, saveSeat, savedName } from "./net.js";
+import { loadCatalogue, optionNamed } from "./ruleset_words.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
+let options = []; // every ruleset option in words (GET /api/presets: "options")
+let bots = [];
 let serverInfo = null;
+// The form's select of each option (match and time per move sit in the main form, the others
+// under "Advanced"); each select's options are the option's `values`, in order.
+const selects = new Map();
 
 function say(text, kind = "refused") {
   const m = $("create-msg");
@@ -15,23 +21,101 @@ function say(text, kind = "refused") {
 }
 
 async function loadPresets() {
-  presets = (await getJSON("/api/presets")).presets;
+  ({ presets, options, bots } = await loadCatalogue(getJSON));
   const select = $("preset");
   select.innerHTML = "";
-  for (const p of presets) {
-    const o = document.createElement("option");
-    o.value = p.name;
-    o.textContent = p.name;
-    select.append(o);
+  for (const p of presets) select.append(new Option(p.name, p.name));
+  for (const b of bots) {
+    const o = new Option(`bot: ${b.name}`, b.name);
+    o.title = b.description;
+    $("opponent").append(o);
   }
+  buildOptionFields();
   showPreset();
+  showOpponent();
+}
+
+/** One labelled select per option, with its one-line explanation; values from the server. */
+function buildOptionFields() {
+  const main = { match: $("match"), move_time_limit_s: $("limit") };
+  const advanced = $("advanced-options");
+  for (const option of options) {
+    let select = main[option.name];
+    if (select) {
+      $(`${select.id}-help`).textContent = option.help;
+    } else {
+      const row = document.createElement("div");
+      row.className = "form-row";
+      row.dataset.option = option.name;
+      const label = document.createElement("label");
+      select = document.createElement("select");
+      select.id = `opt-${option.name}`;
+      label.htmlFor = select.id;
+      label.textContent = option.label;
+      const help = document.createElement("span");
+      help.className = "hint";
+      help.id = `${select.id}-help`;
+      help.textContent = option.help;
+      select.setAttribute("aria-describedby", help.id);
+      row.append(label, select, help);
+      advanced.append(row);
+    }
+    select.addEventListener("change", showChanged);
+    selects.set(option.name, select);
+  }
+}
+
+/** Fill every option's select with the values, the chosen preset's value selected. */
+function prefill(ruleset) {
+  for (const option of options) {
+    const select = selects.get(option.name);
+    const values = [...option.values];
+    if (!values.some((v) => v.value === ruleset[option.name])) {
+      values.push({ value: ruleset[option.name], label: String(ruleset[option.name]) });
+    }
+    select.innerHTML = "";
+    values.forEach((v, i) => select.append(new Option(v.label, String(v.value ?? "none"))));
+    select.values = values.map((v) => v.value);
+    select.selectedIndex = select.values.indexOf(ruleset[option.name]);
+  }
+}
+
+function chosenPreset() {
+  return presets.find((x) => x.name === $("preset").value);
+}
+
+/** The options whose chosen value differs from the preset's: what the table changes. */
+function changes() {
+  const ruleset = chosenPreset()?.ruleset ?? {};
+  const out = {};
+  for (const [name, select] of selects) {
+    const value = select.values?.[select.selectedIndex];
+    if (value !== undefined && value !== ruleset[name]) out[name] = value;
+  }
+  return out;
 }
 
 function showPreset() {
-  const p = presets.find((x) => x.name === $("preset").value);
-  const r = p?.ruleset ?? {};
-  const limit = r.move_time_limit_s ? ` ${r.move_time_limit_s} s per turn.` : "";
-  $("preset-desc").textContent = `${p?.description ?? ""}${limit}`;
+  const p = chosenPreset();
+  $("preset-desc").textContent = p?.description ?? "";
+  prefill(p?.ruleset ?? {});
+  showChanged();
+}
+
+function showChanged() {
+  const changed = Object.keys(changes());
+  const names = changed.map((n) => optionNamed(options, n)?.label.toLowerCase() ?? n);
+  const preset = $("preset").value;
+  $("advanced-state").textContent = changed.length
+    ? `— changed from ${preset}: ${names.join(", ")}`
+    : `— as in ${preset}`;
+}
+
+function showOpponent() {
+  const bot = bots.find((b) => b.name === $("opponent").value);
+  $("opponent-desc").textContent = bot
+    ? bot.description
+    : "Send them the invite link; the match starts when they sit down.";
 }
 
 async function createTable(e) {
@@ -39,11 +123,12 @@ async function createTable(e) {
   const name = $("name").value.trim();
   if (!name) return say("Type your name first.");
   saveName(name);
-  const body = { name, preset: $("preset").value, bot: $("opponent").value || null };
-  if ($("match").value) body.match = $("match").value;
-  const limit = $("limit").value;
-  if (limit === "none") body.move_time_limit_s = null;
-  else if (limit) body.move_time_limit_s = Number(limit);
+  const body = {
+    name,
+    preset: $("preset").value,
+    bot: $("opponent").value || null,
+    options: changes(),
+  };
   $("create-btn").disabled = true;
   try {
     const res = await postJSON("/api/tables", body);
@@ -53,17 +138,7 @@ async function createTable(e) {
       return;
     }
     say("");
-    const url = res.invite_url ?? `${lanBase(serverInfo)}${res.table_url}`;
-    const invite = $("invite");
-    invite.hidden = false;
-    renderInvite(invite, url, "Table open. Send this link to your opponent, or let them scan:");
-    const go = document.createElement("a");
-    go.href = res.table_url;
-    go.textContent = "Sit down at your table →";
-    go.className = "go";
-    go.dataset.testid = "go-table";
-    invite.querySelector("[data-testid=table-link]")?.remove();
-    invite.append(go);
+    showInvite(res);
     refreshTables();
   } catch (err) {
     const details = err.details ? ` ${JSON.stringify(err.details)}` : "";
@@ -71,6 +146,31 @@ async function createTable(e) {
   } finally {
     $("create-btn").disabled = false;
   }
+}
+
+/** The new table's invite in place of the form, at the top of the page: seen without scrolling. */
+function showInvite(res) {
+  const url = res.invite_url ?? `${lanBase(serverInfo)}${res.table_url}`;
+  const invite = $("invite");
+  invite.hidden = false;
+  $("create").hidden = true;
+  $("create-title").textContent = "Your table is open";
+  renderInvite(invite, url, "Send this link to your opponent, or let them scan:");
+  const go = document.createElement("a");
+  go.href = res.table_url;
+  go.textContent = "Sit down at your table →";
+  go.className = "go";
+  go.dataset.testid = "go-table";
+  const again = document.createElement("button");
+  again.type = "button";
+  again.textContent = "Open another table";
+  again.addEventListener("click", () => {
+    invite.hidden = true;
+    $("create").hidden = false;
+    $("create-title").textContent = "Open a table";
+  });
+  invite.append(go, again);
+  go.focus();
 }
 
 function seatNames(t) {
@@ -96,9 +196,11 @@ function tableItem(t) {
     return li;
   }
   if (t.status === "open") {
-    const join = document.createElement("button");
+    // The table page's join form shows the host and the rules before the guest sits down.
+    const join = document.createElement("a");
+    join.href = `/table/${t.match_id}`;
     join.textContent = "Join";
-    join.addEventListener("click", () => joinTable(t.match_id));
+    join.className = "join";
     li.append(join);
   }
   const watch = document.createElement("a");
@@ -111,24 +213,6 @@ function tableItem(t) {
   }
   li.append(watch);
   return li;
-}
-
-async function joinTable(matchId) {
-  const name = $("name").value.trim() || savedName();
-  if (!name) {
-    say("Type your name first (in the form on the left).");
-    $("name").focus();
-    return;
-  }
-  saveName(name);
-  try {
-    const res = await postJSON(`/api/tables/${encodeURIComponent(matchId)}/join`, { name });
-    saveSeat(matchId, res.seat, res.seat_token, name);
-    location.href = `/table/${matchId}`;
-  } catch (err) {
-    say(err.message);
-    refreshTables();
-  }
 }
 
 async function refreshTables() {
@@ -152,9 +236,9 @@ async function refreshTables() {
   }
 }
 
-/** Upload a record file (JSON or text): the server checks it and stores it as a finished match. */
-async function uploadRecord(e) {
-  e.preventDefault();
+/** Upload a record file (JSON or text): the server checks it and stores it as a finished match.
+ * `matchId` imports it under that id instead of the record's own. */
+async function uploadRecord(matchId = null) {
   const file = $("record-file").files?.[0];
   const msg = $("upload-msg");
   if (!file) {
@@ -164,19 +248,45 @@ async function uploadRecord(e) {
   }
   const form = new FormData();
   form.append("file", file);
+  if (matchId) form.append("match_id", matchId);
   const res = await fetch("/api/records", { method: "POST", body: form });
   const body = await res.json().catch(() => null);
-  if (!res.ok) {
-    msg.textContent = body?.message ?? `HTTP ${res.status}`;
-    msg.className = "message refused";
+  if (res.ok) {
+    location.href = body.replay_url ?? `/replay/${body.match_id}`;
     return;
   }
-  location.href = body.replay_url ?? `/replay/${body.match_id}`;
+  msg.className = "message refused";
+  msg.textContent = body?.message ?? `HTTP ${res.status}`;
+  $("upload-as").hidden = body?.code !== "conflict";
+  if (body?.code !== "conflict") return;
+  // The id is taken: by this very match (then its replay is here already), or by another one.
+  msg.textContent = body.same_record
+    ? `This match is already here as ${body.match_id}. `
+    : `Another match already has the id ${body.match_id}; import this one under a new id.`;
+  if (body.same_record) {
+    const open = document.createElement("a");
+    open.href = body.existing_replay_url;
+    open.textContent = "Open the existing replay";
+    open.dataset.testid = "existing-replay";
+    msg.className = "message info";
+    msg.append(open);
+  }
+  $("upload-id").value = body.free_id ?? "";
 }
 
+$("upload").addEventListener("submit", (e) => {
+  e.preventDefault();
+  $("upload-as").hidden = true;
+  uploadRecord();
+});
+$("upload-as").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const id = $("upload-id").value.trim();
+  if (id) uploadRecord(id);
+});
 $("name").value = savedName();
-$("upload").addEventListener("submit", uploadRecord);
 $("preset").addEventListener("change", showPreset);
+$("opponent").addEventListener("change", showOpponent);
 $("create").addEventListener("submit", createTable);
 serverInfo = await getJSON("/api/server-info").catch(() => null);
 await loadPresets().catch((err) => say(`Could not load the rules presets: ${err.message}`));

@@ -6,6 +6,7 @@ import { Board } from "./board.js";
 import { describeEvent, eventPiles } from "./events.js";
 import { Controls } from "./table_input.js";
 import { lanBase, renderInvite } from "./invite.js";
+import { showJoinDetails } from "./join_details.js";
 import {
   commandId,
   emitAck,
@@ -193,6 +194,10 @@ class TablePage {
     $("rematch-btn").hidden = !finished || this.seat === null || Boolean(this.table?.rematch);
     const open = this.table?.status === "open";
     $("join").hidden = !(open && this.seat === null);
+    if (open && this.seat === null && !this.joinDetailsDrawn) {
+      this.joinDetailsDrawn = true;
+      showJoinDetails($("join-details"), this.table).catch(() => (this.joinDetailsDrawn = false));
+    }
     $("waiting").hidden = !(open && this.seat !== null);
     if (open && this.seat !== null && !this.inviteDrawn) {
       this.inviteDrawn = true;

@@ -1,0 +1,39 @@
+"""`GET /healthz`: can this process reach its event store and its message queue? A load balancer
+(deploy/haproxy.cfg) sends players only to processes that answer 200 here."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify
+
+log = logging.getLogger(__name__)
+
+health_bp = Blueprint("health", __name__)
+
+# The app's checks: name -> a function that returns quietly when the part answers, else raises.
+CHECKS_KEY = "crapette_health_checks"
+
+
+def add_check(app: Any, name: str, check: Callable[[], object]) -> None:
+    app.extensions.setdefault(CHECKS_KEY, {})[name] = check
+
+
+@health_bp.get("/healthz")
+def healthz() -> tuple[Response, int]:
+    """200 with every part "ok", or 503 naming the part that cannot be reached (and why)."""
+    checks: dict[str, Callable[[], object]] = current_app.extensions.get(CHECKS_KEY, {})
+    report: dict[str, Any] = {}
+    healthy = True
+    for name, check in checks.items():
+        try:
+            check()
+        except Exception as exc:  # any failure of the part is the answer, not a crash
+            log.warning("health check %s failed: %s", name, exc)
+            report[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+            healthy = False
+        else:
+            report[name] = {"ok": True}
+    return jsonify({"ok": healthy, **report}), 200 if healthy else 503

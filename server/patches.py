@@ -1,0 +1,192 @@
+"""Every change this server makes to how a library behaves, in one place, each with what it does
+and why. Nothing else in the project monkey-patches; a new patch goes here, with its reason and
+its figure.
+
+1. `eventlet_first()`: `eventlet.monkey_patch()`, before anything else is imported.
+   `crapette serve` runs under eventlet (DESIGN.md); sockets, locks and `select` must be green
+   before Flask, python-socketio or psycopg create any, so `server.cli` calls this at import,
+   ahead of every other import, when the command is `serve` (`wants_eventlet`). It also hides
+   eventlet's deprecation notice (it would only alarm players) and applies (2).
+2. `green_psycopg()`: psycopg's `waiting.wait` becomes `waiting.wait_select`.
+   psycopg 3 waits for the database in C (`poll()`), which eventlet cannot see: every PostgreSQL
+   query froze every greenthread until its answer (measured: during a 0.3 s `pg_sleep` another
+   greenthread got zero ticks; `tests/contract/test_eventlet.py`). psycopg detects gevent, not
+   eventlet; `wait_select` calls `select.select`, which eventlet has made green, and psycopg
+   looks `waiting.wait` up at each call. It targets the event store's driver, but eventstore must
+   not know about the server's concurrency, so it is applied from here (docs/eventstore.md).
+3. `fast_websocket_unmask()`: eventlet's `RFC6455WebSocket._apply_mask` becomes `apply_mask`.
+   eventlet XORs every client frame with its mask one byte at a time in a generator: 68 µs for a
+   250-byte command, 3.3 µs as one big-integer XOR (server CPU per move 0.85-0.95 ms before,
+   0.72-0.78 ms after; a property test keeps the two equal, tests/unit/server/
+   test_server_fastpaths.py). Installed by `run_options("eventlet")`.
+4. `run_options()`: TCP_NODELAY on every accepted connection, through `socketio.run`.
+   A command's reply is two small writes (the `update`, then the ack); with Nagle's algorithm
+   the second waited for the client's delayed ACK, a flat 40 ms per command on Linux loopback.
+5. `json_packet()`: the Socket.IO packet class, given to `SocketIO(serializer=...)`.
+   It encodes with orjson (the standard library's encoder cost about as much as deciding the
+   move, for a view of some 3 KB) and skips python-socketio's recursive scan of each outgoing
+   payload for bytes (on a 24-pile view that scan cost more than deciding the move): everything
+   this server sends is JSON. It decodes with the standard library, which accepts all a client
+   may send (numbers beyond 64 bits, NaN): the handlers' schemas refuse what they must. What it
+   cannot decode at all (not JSON, a number of over 4,300 digits) python-socketio drops before
+   any handler: logged, with no answer to the client (docs/protocol.md).
+
+Not patches, so they stay where they are: `server.sockets` registers its handlers on the
+python-socketio server itself (no Flask request context per message, about 15 % of the server's
+time), and eventstore's own fast paths (`tuple.__new__` for `RecordedEvent`, one C-level JSON
+decode per payload, a wake-up of subscribers that never blocks) are that package's code.
+
+This module imports only the standard library at import time: `server.cli` imports it before
+eventlet has patched anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json as _stdlib
+import sys
+import warnings
+from typing import Any
+
+# -- 1. eventlet, before anything else -----------------------------------------------------------
+
+
+def wants_eventlet(argv: list[str]) -> bool:
+    """`crapette serve …` under eventlet (not `--async-mode threading`, not `pytest -k serve`)."""
+    if not argv or argv[0] != "serve":
+        return False
+    return not any(a in ("threading", "--async-mode=threading") for a in argv)
+
+
+def eventlet_first() -> None:
+    """Monkey-patch the whole process for eventlet, then make psycopg wait greenly (2)."""
+    # Eventlet is mandated (DESIGN.md); its deprecation notice would only alarm players.
+    warnings.filterwarnings("ignore", message=r"\s*Eventlet is deprecated")
+    import eventlet
+
+    eventlet.monkey_patch()
+    green_psycopg()
+
+
+# -- 2. psycopg under eventlet -------------------------------------------------------------------
+
+
+def green_psycopg() -> bool:
+    """Make psycopg yield to other greenthreads while it waits, if eventlet has patched
+    `select`; True if it did (in a process without eventlet nothing changes)."""
+    patcher = sys.modules.get("eventlet.patcher")
+    if patcher is None or not patcher.is_monkey_patched("select"):
+        return False
+    import psycopg.waiting
+
+    psycopg.waiting.wait = psycopg.waiting.wait_select
+    return True
+
+
+# -- 3. WebSocket unmasking ----------------------------------------------------------------------
+
+
+def apply_mask(data: bytes, mask: Any, length: int | None = None, offset: int = 0) -> bytes:
+    """XOR the first `length` bytes of `data` with the 4-byte `mask` starting at mask byte
+    `offset`: what eventlet's `RFC6455WebSocket._apply_mask` computes, as one operation on big
+    integers."""
+    if length is None:
+        length = len(data)
+    if length <= 0:
+        return b""
+    key = bytes(mask[(offset + i) % 4] for i in range(4)) * (length // 4 + 1)
+    masked = int.from_bytes(data[:length], "big") ^ int.from_bytes(key[:length], "big")
+    return masked.to_bytes(length, "big")
+
+
+def fast_websocket_unmask() -> None:
+    from eventlet.websocket import RFC6455WebSocket
+
+    RFC6455WebSocket._apply_mask = staticmethod(apply_mask)
+
+
+# -- 4. TCP_NODELAY ------------------------------------------------------------------------------
+
+
+def _no_delay(connection: Any) -> None:
+    import socket
+
+    # Not a TCP socket (tests, unix sockets): nothing to tune.
+    with contextlib.suppress(OSError, AttributeError):
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def run_options(async_mode: str) -> dict[str, Any]:
+    """Extra keyword arguments for `socketio.run` in this async mode (and, under eventlet, the
+    faster unmasking (3), which both the server and the bench's echo server get this way)."""
+    if async_mode == "eventlet":
+        import eventlet.wsgi
+
+        fast_websocket_unmask()
+
+        class NoDelayProtocol(eventlet.wsgi.HttpProtocol):  # type: ignore[misc]
+            def setup(self) -> None:
+                _no_delay(self.request)
+                super().setup()
+
+        return {"protocol": NoDelayProtocol}
+    from werkzeug.serving import WSGIRequestHandler
+
+    class NoDelayHandler(WSGIRequestHandler):
+        def setup(self) -> None:
+            _no_delay(self.request)
+            super().setup()
+
+    return {"request_handler": NoDelayHandler}
+
+
+# -- 5. Socket.IO packets: orjson, no bytes scan -------------------------------------------------
+
+
+@functools.cache
+def _orjson() -> Any:
+    """orjson, imported on first use (after (1)), or None where it is not installed."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a dependency, but the server runs without it
+        return None
+    return orjson
+
+
+def dumps(obj: Any, **_options: Any) -> str:
+    orjson = _orjson()
+    if orjson is not None:
+        try:
+            # Non-str keys: marshmallow reports errors of list items under int keys.
+            encoded: bytes = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            # What orjson refuses and a client may make us echo: a lone surrogate (JSON's
+            # "\ud800", in a field name or an error message) or an integer beyond 64 bits.
+            pass
+        else:
+            return encoded.decode()
+    return _stdlib.dumps(obj, separators=(",", ":"))
+
+
+def loads(text: str | bytes, **_options: Any) -> Any:
+    return _stdlib.loads(text)
+
+
+class _Codec:
+    """The `json` a packet uses: python-socketio calls its `dumps` and `loads`."""
+
+    dumps = staticmethod(dumps)
+    loads = staticmethod(loads)
+
+
+@functools.cache
+def json_packet() -> type:
+    """The packet class (made on first use: python-socketio is imported only after (1))."""
+    from socketio.packet import Packet
+
+    class JsonPacket(Packet):  # type: ignore[misc]
+        uses_binary_events = False
+        json = _Codec
+
+    return JsonPacket

@@ -1,0 +1,112 @@
+"""The JSON the server sends, one TypedDict per shape, so that mypy checks every producer against
+the same keys. docs/protocol.md is the reference for clients; a change here changes the protocol
+and goes there too.
+
+A view (`domain.View.to_json`) and an event (`domain.redact`) are the domain's own JSON and stay
+plain dicts here."""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+JsonObject = dict[str, Any]  # a JSON object as parsed or sent (a ruleset, an event's data)
+ViewJson = dict[str, Any]  # domain.View.to_json()
+EventJson = dict[str, Any]  # domain.redact(): an event as one viewer may see it
+
+
+# -- the lobby (server.lobby, server.presence) -----------------------------------------------------
+
+
+class PresetJson(TypedDict):
+    name: str
+    description: str
+    ruleset: JsonObject
+
+
+class SeatJson(TypedDict):
+    name: str | None
+    bot: str | None
+    connected: bool
+
+
+class PresenceJson(TypedDict):
+    """A seat's presence: when its owner is away, since when, and from when it is claimable."""
+
+    connected: bool
+    away_since_ms: int | None
+    claimable_at_ms: int | None
+
+
+class TableJson(TypedDict):
+    """A table's lobby view: `GET /api/tables/<id>`, the list, and the `table` message."""
+
+    match_id: str
+    status: str  # "open", "playing" or "finished"
+    preset: str
+    ruleset: JsonObject
+    seats: list[SeatJson]
+    presence: list[PresenceJson]
+    totals: list[int]
+    games_played: int
+    version: int
+    created_at_ms: int
+    rematch_of: str | None
+    rematch: str | None
+
+
+class SeatTicket(TypedDict):
+    """A seat just taken: the token is its owner's only proof, shown once."""
+
+    match_id: str
+    seat: int
+    seat_token: str
+
+
+class Done(TypedDict):
+    ok: bool
+
+
+# -- play (server.play, server.updates) ------------------------------------------------------------
+
+
+class CommandDone(TypedDict):
+    """The ack of an applied command: the match version after it."""
+
+    ok: bool
+    version: int
+    duplicate: NotRequired[bool]  # True: this command id was applied before; nothing new
+
+
+class Update(TypedDict):
+    """The `update` message: one event as a viewer may see it, and that viewer's view after it."""
+
+    match_id: str
+    version: int
+    event: EventJson
+    view: ViewJson | None
+
+
+# -- reads (server.reads) --------------------------------------------------------------------------
+
+
+class ViewAt(TypedDict):
+    version: int
+    view: ViewJson | None
+
+
+class ReplayFrame(TypedDict):
+    version: int
+    game_index: int | None
+    at_ms: int
+    event: EventJson
+    view: JsonObject | None  # the keys of updates.REPLAY_VIEW_KEYS (+ face_down)
+
+
+class Replay(TypedDict):
+    match_id: str
+    live: bool
+    version: int
+    players: list[str | None]
+    ruleset: JsonObject
+    frames: list[ReplayFrame]
+    analysis: JsonObject  # domain.analysis of the finished games (server.knowledge)

@@ -1,0 +1,117 @@
+"""The records blueprint: download, upload and verify over HTTP (Flask test client)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from eventstore import open_store
+from server.records.http import records_bp
+
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
+
+
+@pytest.fixture
+def client() -> FlaskClient:
+    app = Flask(__name__)
+    app.extensions["crapette_store"] = open_store("memory://")
+    app.register_blueprint(records_bp)
+    return app.test_client()
+
+
+def _golden_text(name: str, suffix: str) -> str:
+    return (GOLDEN / f"{name}.{suffix}").read_text(encoding="utf-8")
+
+
+def _upload(client: FlaskClient, body: str, **kwargs: Any) -> Any:
+    return client.post("/api/records", data=body.encode(), **kwargs)
+
+
+def test_upload_json_then_download_both_forms(client: FlaskClient) -> None:
+    response = _upload(client, _golden_text("classic-win-recycle", "json"))
+    assert response.status_code == 201, response.json
+    assert response.json["match_id"] == "golden-win"
+    assert response.json["replay_url"] == "/replay/golden-win"
+    download = client.get("/api/matches/golden-win/record")
+    assert download.status_code == 200
+    assert "attachment" in download.headers["Content-Disposition"]
+    assert download.json == json.loads(_golden_text("classic-win-recycle", "json"))
+    text = client.get("/api/matches/golden-win/record?format=text&inline=1")
+    assert text.status_code == 200 and "Content-Disposition" not in text.headers
+    assert text.get_data(as_text=True) == _golden_text("classic-win-recycle", "txt")
+    as_file = client.get("/api/matches/golden-win/record.txt")
+    assert as_file.get_data(as_text=True) == _golden_text("classic-win-recycle", "txt")
+    assert client.get("/api/matches/golden-win/record.json").json == download.json
+
+
+def test_upload_text_as_a_file_under_another_id(client: FlaskClient) -> None:
+    data = {"file": (io.BytesIO(_golden_text("danish-resign", "txt").encode()), "r.txt")}
+    response = client.post("/api/records?match_id=m-mine", data=data)
+    assert response.status_code == 201 and response.json["match_id"] == "m-mine"
+    assert client.get("/api/matches/m-mine/record").json["match_id"] == "m-mine"
+
+
+def test_the_same_match_twice_is_a_conflict_that_links_to_it(client: FlaskClient) -> None:
+    assert _upload(client, _golden_text("g4a-resign", "json")).status_code == 201
+    match_id = json.loads(_golden_text("g4a-resign", "json"))["match_id"]
+    # The same match, in either form (the text form is the record downloaded another way).
+    for body in (_golden_text("g4a-resign", "json"), _golden_text("g4a-resign", "txt")):
+        again = _upload(client, body)
+        assert again.status_code == 409 and again.json["code"] == "conflict"
+        assert again.json["same_record"] is True
+        assert "it is this very record" in again.json["message"]
+        assert again.json["match_id"] == match_id
+        assert again.json["existing_replay_url"] == f"/replay/{match_id}"
+        assert again.json["free_id"] == f"{match_id}-2"
+    under_new_id = client.post(f"/api/records?match_id={match_id}-2", data=body.encode())
+    assert under_new_id.status_code == 201 and under_new_id.json["match_id"] == f"{match_id}-2"
+    third = _upload(client, body)
+    assert third.json["free_id"] == f"{match_id}-3"
+
+
+def test_another_match_under_a_taken_id_is_not_the_same_record(client: FlaskClient) -> None:
+    assert _upload(client, _golden_text("g4a-resign", "json")).status_code == 201
+    taken = json.loads(_golden_text("g4a-resign", "json"))["match_id"]
+    other = json.loads(_golden_text("classic-win-recycle", "json"))
+    clash = client.post(f"/api/records?match_id={taken}", data=json.dumps(other).encode())
+    assert clash.status_code == 409
+    assert clash.json["same_record"] is False and clash.json["free_id"] == f"{taken}-2"
+    assert "it is another match" in clash.json["message"]
+
+
+def test_a_tampered_upload_is_refused_naming_the_action(client: FlaskClient) -> None:
+    record = json.loads(_golden_text("classic-calls-resign", "json"))
+    record["games"][0]["result"]["score"] = [0, 88]
+    response = _upload(client, json.dumps(record))
+    assert response.status_code == 422
+    body = response.json
+    assert (body["code"], body["game"], body["action"], body["what"]) == ("mismatch", 1, 5, "score")
+    assert body["stated"] == "0 88" and body["engine"] == "0 89"
+    assert client.get("/api/matches/golden-calls/record").status_code == 404
+
+
+@pytest.mark.parametrize("body", ["", "nonsense", "{", '{"format": "x"}', "[Format 1]"])
+def test_a_malformed_upload_is_invalid(client: FlaskClient, body: str) -> None:
+    response = _upload(client, body)
+    assert response.status_code == 400 and response.json["code"] == "invalid"
+    assert response.json["message"]
+
+
+def test_verify_without_storing(client: FlaskClient) -> None:
+    response = client.post("/api/records/verify", data=_golden_text("french-resign", "txt"))
+    assert response.status_code == 200 and response.json["ok"] is True
+    assert client.get("/api/matches/golden-french/record").status_code == 404
+
+
+def test_download_unknown_match_and_bad_format(client: FlaskClient) -> None:
+    missing = client.get("/api/matches/m-404/record")
+    assert missing.status_code == 404 and missing.json["code"] == "not_found"
+    assert _upload(client, _golden_text("italian-resign", "json")).status_code == 201
+    bad = client.get("/api/matches/golden-italian/record?format=pdf")
+    assert bad.status_code == 400

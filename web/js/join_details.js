@@ -1,0 +1,36 @@
+// What a guest reads before sitting down at an open table: who hosts it, the rules preset, the
+// options that differ from it, the match target and the time per move.
+
+import { getJSON } from "./net.js";
+import { changedOptions, loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
+
+function row(dl, term, text, testid) {
+  const dt = document.createElement("dt");
+  dt.textContent = term;
+  const dd = document.createElement("dd");
+  dd.textContent = text;
+  dd.dataset.testid = testid;
+  dl.append(dt, dd);
+}
+
+/** Fill the description list `dl` from a table object (`GET /api/tables/<id>`). */
+export async function showJoinDetails(dl, table) {
+  const { presets, options } = await loadCatalogue(getJSON);
+  const preset = presets.find((p) => p.name === table.preset);
+  const ruleset = table.ruleset ?? {};
+  dl.innerHTML = "";
+  const host = table.seats.find((s) => s.name)?.name ?? "nobody yet";
+  row(dl, "Host", host, "join-host");
+  row(dl, "Rules", `${table.preset}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
+  // The target and the time limit have rows of their own, changed or not.
+  const own = new Set(["match", "move_time_limit_s"]);
+  const changed = changedOptions(ruleset, preset?.ruleset, options).filter(
+    (c) => !own.has(c.option.name),
+  );
+  const changes = changed.map((c) => `${c.option.label.toLowerCase()}: ${c.label}`).join("; ");
+  row(dl, "Changed", changes || `nothing: the ${table.preset} rules as they are`, "join-changed");
+  const match = optionNamed(options, "match");
+  const limit = optionNamed(options, "move_time_limit_s");
+  row(dl, "Target", valueLabel(match, ruleset.match), "join-target");
+  row(dl, "Time per move", valueLabel(limit, ruleset.move_time_limit_s ?? null), "join-limit");
+}
