@@ -3,12 +3,11 @@ engine's events every time (a record holds none of it)."""
 
 from __future__ import annotations
 
-from typing import Any
+from domain import Event
+from domain.analysis import Fault, GameAnalysis, MatchAnalysis, analyse
 
-from domain.analysis import Fault, MatchAnalysis, analyse
 
-
-def action_numbers(batches: list[list[Any]]) -> dict[int, int]:
+def action_numbers(batches: list[list[Event]]) -> dict[int, int]:
     """Stream index of each command's first event → its action number in its game (from 1),
     as records count them."""
     numbers: dict[int, int] = {}
@@ -25,7 +24,7 @@ def action_numbers(batches: list[list[Any]]) -> dict[int, int]:
     return numbers
 
 
-def analysis_lines(batches: list[list[Any]]) -> list[str]:
+def analysis_lines(batches: list[list[Event]]) -> list[str]:
     analysis = analyse([event for batch in batches for event in batch])
     numbers = action_numbers(batches)
     lines: list[str] = []
@@ -39,7 +38,7 @@ def analysis_lines(batches: list[list[Any]]) -> list[str]:
     return lines
 
 
-def _seat_text(analysis: MatchAnalysis, game: Any, seat: int) -> str:
+def _seat_text(analysis: MatchAnalysis, game: GameAnalysis, seat: int) -> str:
     s = game.seats[seat]
     return (
         f"{analysis.players[seat]} {s.faults} fault(s), calls {s.right_calls} right "

@@ -14,7 +14,7 @@ from domain.bots import BOT_DESCRIPTIONS, BOT_NAMES
 from server import schemas
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
-from server.payloads import SeatTicket
+from server.payloads import RematchAnswerJson, SeatTicket
 from server.ruleset_help import options_json
 from server.service import GameService
 
@@ -108,7 +108,7 @@ def open_table() -> tuple[Response, int]:
     return jsonify(_with_urls(created)), 201
 
 
-def _with_urls(created: SeatTicket) -> dict[str, object]:
+def _with_urls(created: SeatTicket | RematchAnswerJson) -> dict[str, object]:
     """A new table's ticket, with the addresses of its page for the owner and for a guest."""
     match_id = created["match_id"]
     return {**created, "table_url": f"/table/{match_id}", "invite_url": _invite_url(match_id)}
@@ -143,8 +143,10 @@ def join_seat(match_id: str) -> Response:
 @bp.post("/api/tables/<match_id>/rematch")
 def rematch(match_id: str) -> tuple[Response, int]:
     data = schemas.load(schemas.REMATCH, _body())
-    created = _service().lobby.rematch(match_id, data["seat_token"])
-    return jsonify(_with_urls(created)), 201
+    answer = _service().lobby.rematch(match_id, data["seat_token"], data["answer"])
+    if answer["status"] != "opened":
+        return jsonify(answer), 202 if answer["status"] == "offered" else 200
+    return jsonify(_with_urls(answer)), 201
 
 
 @bp.get("/api/matches/<match_id>/view")

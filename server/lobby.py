@@ -23,9 +23,20 @@ from server.errors import (
     TooEarlyError,
 )
 from server.matches import MatchEntry, MatchRepository
-from server.payloads import Done, JsonObject, PresetJson, SeatTicket, TableJson
+from server.payloads import (
+    Done,
+    JsonObject,
+    PresetJson,
+    RematchAnswerJson,
+    RematchOfferJson,
+    SeatTicket,
+    TableJson,
+)
 from server.presence import Presence
 from server.publisher import Publisher
+
+# How long a rematch offer waits for the other player's answer.
+REMATCH_OFFER_MS = 60_000
 
 
 class Preset(enum.Enum):
@@ -88,61 +99,122 @@ class Lobby:
         if limit is not None and limit > schemas.MAX_MOVE_TIME_S:  # also when given in `options`
             message = f"move_time_limit_s is at most {schemas.MAX_MOVE_TIME_S} seconds."
             raise InvalidInputError(message, details={"options": [message]})
-        match_id = t.new_match_id()
         seat = 0 if seat is None else seat
         token = t.new_seat_token()
+        taken = {"seat": seat, "name": name, "token_hash": t.hash_token(token)}
+        seats: list[tuple[str, JsonObject]] = [(t.SEAT_TAKEN, taken)]
+        if bot is not None:
+            seats.append((t.BOT_SEATED, {"seat": 1 - seat, "bot": bot, "name": f"{bot} bot"}))
+        match_id = self._create(ruleset.to_json(), seats, rematch_of)
+        return {"match_id": match_id, "seat": seat, "seat_token": token}
+
+    def _create(
+        self, ruleset: JsonObject, seats: list[tuple[str, JsonObject]], rematch_of: str | None
+    ) -> str:
+        """A new table: its stream written in one append (opened, then its seats), then its
+        match started by the autopilot if both seats are taken."""
+        match_id = t.new_match_id()
+        at_ms = self.clock()
         opened = {
             "match_id": match_id,
-            "ruleset": ruleset.to_json(),
-            "preset": ruleset.name,
-            "at_ms": self.clock(),
+            "ruleset": ruleset,
+            "preset": ruleset["preset"],
+            "at_ms": at_ms,
             "rematch_of": rematch_of,
         }
-        table = t.evolve_table(None, t.TABLE_OPENED, opened)
-        entry = MatchEntry(match_id=match_id, table=table)
-        batch = [(t.TABLE_OPENED, opened)]
-        taken = {
-            "seat": seat,
-            "name": name,
-            "token_hash": t.hash_token(token),
-            "at_ms": opened["at_ms"],
-        }
-        batch.append((t.SEAT_TAKEN, taken))
-        if bot is not None:
-            batch.append((t.BOT_SEATED, {"seat": 1 - seat, "bot": bot, "name": f"{bot} bot"}))
+        batch = [
+            (t.TABLE_OPENED, opened),
+            *((kind, {**data, "at_ms": at_ms}) for kind, data in seats),
+        ]
         self.repo.store.append(
             t.table_stream(match_id),
             [NewEvent(type=kind, data=data) for kind, data in batch],
             expected_version=0,
         )
-        for kind, data in batch[1:]:
-            entry.table = t.evolve_table(entry.table, kind, data)
+        table = None
+        for kind, data in batch:
+            table = t.evolve_table(table, kind, data)
+        assert table is not None
+        entry = MatchEntry(match_id=match_id, table=table)
         self.repo.add(entry)
-        self.presence.seated(match_id, seat)
+        for kind, data in seats:
+            if kind == t.SEAT_TAKEN:
+                self.presence.seated(match_id, data["seat"])
         with entry.lock:
             self.autopilot.follow_up(entry)
-        return {"match_id": match_id, "seat": seat, "seat_token": token}
+        return match_id
 
-    def rematch(self, match_id: str, token: str) -> SeatTicket:
+    def rematch(self, match_id: str, token: str, answer: str = "offer") -> RematchAnswerJson:
+        """A finished table's rematch, as offer and answer (`answer`: "offer", "accept" or
+        "decline"). Offering when the other seat has offered already accepts; against a bot (not
+        one standing in for an absent owner) an offer is accepted at once. Once accepted the new
+        table opens with both players in the seats they had, each with the seat token he had, so
+        nobody else (a spectator following the link) can take a seat there."""
         entry = self.repo.find(match_id)
         with entry.lock:
+            self.repo.refresh(entry)
             seat = entry.seat_of(token)
-            if entry.table.rematch is not None:
-                raise SeatTakenError(f"A rematch is already open: {entry.table.rematch}.")
-            other = entry.table.seats[1 - seat]
-            bot = other.bot if other.bot is not None and not other.takeover else None
-            mine = entry.table.seats[seat]
-            created = self.open_table(
-                name=mine.name or "Player",
-                options={k: v for k, v in entry.table.ruleset.items() if k != "preset"},
-                preset=entry.table.preset,
-                bot=bot,
-                seat=seat,
-                rematch_of=match_id,
-            )
-            self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": created["match_id"]})
+            table = entry.table
+            if table.rematch is not None:
+                raise SeatTakenError(f"A rematch is already open: {table.rematch}.")
+            if entry.status != "finished":
+                raise NotPlayingError("A rematch is offered once the match is over.")
+            other = table.seats[1 - seat]
+            theirs = self._pending_offer(table, 1 - seat)
+            by_bot = other.bot is not None and not other.takeover
+            at_ms = self.clock()
+            if answer == "decline":
+                if theirs is None:
+                    raise NotPlayingError("There is no rematch offer to decline.")
+                self.repo.append_table(entry, t.REMATCH_DECLINED, {"seat": seat, "at_ms": at_ms})
+                self._announce(entry)
+                return {"ok": True, "status": "declined", "seat": seat}
+            if answer == "accept" and theirs is None:
+                lapsed = table.rematch_offer is not None and table.rematch_offer.seat != seat
+                raise NotPlayingError(
+                    "The rematch offer has lapsed: offer one yourself."
+                    if lapsed
+                    else "There is no rematch offer to accept."
+                )
+            if theirs is None and not by_bot:
+                self.repo.append_table(entry, t.REMATCH_OFFERED, {"seat": seat, "at_ms": at_ms})
+                self._announce(entry)
+                return {
+                    "ok": True,
+                    "status": "offered",
+                    "seat": seat,
+                    "expires_at_ms": at_ms + REMATCH_OFFER_MS,
+                }
+            new_id = self._create(entry.table.ruleset, self._same_seats(table), match_id)
+            self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": new_id})
             self._announce(entry)
-        return created
+        return {
+            "ok": True,
+            "status": "opened",
+            "seat": seat,
+            "match_id": new_id,
+            "seat_token": token,
+        }
+
+    def _pending_offer(self, table: t.Table, seat: int) -> t.RematchAnswer | None:
+        """Seat `seat`'s rematch offer, if it still stands (it lapses after REMATCH_OFFER_MS)."""
+        offer = table.rematch_offer
+        if offer is None or offer.seat != seat or self.clock() >= offer.at_ms + REMATCH_OFFER_MS:
+            return None
+        return offer
+
+    @staticmethod
+    def _same_seats(table: t.Table) -> list[tuple[str, JsonObject]]:
+        """Each player in the seat he had, with the token he had (its hash), a bot as the bot."""
+        seats: list[tuple[str, JsonObject]] = []
+        for index, seat in enumerate(table.seats):
+            if seat.token_hash is not None:  # a person (perhaps with a bot standing in)
+                data = {"seat": index, "name": seat.name, "token_hash": seat.token_hash}
+                seats.append((t.SEAT_TAKEN, data))
+            elif seat.bot is not None:
+                data = {"seat": index, "bot": seat.bot, "name": seat.name or f"{seat.bot} bot"}
+                seats.append((t.BOT_SEATED, data))
+        return seats
 
     def tables(self, include_all: bool = False) -> list[TableJson]:
         """The lobby's list, newest first: finished tables only for an hour unless `include_all`."""
@@ -176,7 +248,21 @@ class Lobby:
             "created_at_ms": table.created_at_ms,
             "rematch_of": table.rematch_of,
             "rematch": table.rematch,
+            "rematch_offer": self._offer_json(table),
+            "rematch_declined": (
+                None
+                if table.rematch_declined is None
+                else {"seat": table.rematch_declined.seat, "at_ms": table.rematch_declined.at_ms}
+            ),
         }
+
+    @staticmethod
+    def _offer_json(table: t.Table) -> RematchOfferJson | None:
+        offer = table.rematch_offer
+        if offer is None:
+            return None
+        expires = offer.at_ms + REMATCH_OFFER_MS
+        return {"seat": offer.seat, "at_ms": offer.at_ms, "expires_at_ms": expires}
 
     def _announce(self, entry: MatchEntry) -> None:
         self.publisher.table_changed(entry.match_id, self.table_json(entry))

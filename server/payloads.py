@@ -52,6 +52,31 @@ class TableJson(TypedDict):
     created_at_ms: int
     rematch_of: str | None
     rematch: str | None
+    rematch_offer: RematchOfferJson | None  # an offer waiting for the other seat's answer
+    rematch_declined: RematchDeclinedJson | None  # the last offer was declined
+
+
+class RematchOfferJson(TypedDict):
+    seat: int  # who offers
+    at_ms: int
+    expires_at_ms: int  # unanswered by then, it lapses
+
+
+class RematchDeclinedJson(TypedDict):
+    seat: int  # who declined
+    at_ms: int
+
+
+class RematchAnswerJson(TypedDict):
+    """The answer to `POST /api/tables/<id>/rematch`: the offer stands, was declined, or the
+    new table is open (then its id, and the caller's seat token there: the one he had)."""
+
+    ok: bool
+    status: str  # "offered", "declined" or "opened"
+    seat: int
+    expires_at_ms: NotRequired[int]
+    match_id: NotRequired[str]
+    seat_token: NotRequired[str]
 
 
 class SeatTicket(TypedDict):

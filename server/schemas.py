@@ -61,6 +61,9 @@ class JoinSeatSchema(_Strict):
 
 class RematchSchema(_Strict):
     seat_token = fields.String(required=True, validate=_TOKEN)
+    answer = fields.String(
+        load_default="offer", validate=validate.OneOf(["offer", "accept", "decline"])
+    )
 
 
 class JoinTableSchema(_Strict):

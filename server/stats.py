@@ -16,6 +16,7 @@ from typing import Any
 
 import domain
 from domain.analysis import analyse
+from eventstore import EventStore
 
 MATCH_PREFIX = "match-"
 
@@ -88,14 +89,15 @@ class PlayerStats:
         }
 
 
-def match_stats(match_id: str, events: list[Any]) -> list[PlayerStats]:
+def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
     """Each seat's figures in one match (its finished games only); [] for no match."""
     if not events or not isinstance(events[0], domain.MatchStarted):
         return []
     started: domain.MatchStarted = events[0]
     analysis = analyse(events)
-    finished = isinstance(events[-1], domain.MatchWon)
-    winner = events[-1].winner if finished else None
+    last = events[-1]
+    finished = isinstance(last, domain.MatchWon)
+    winner = last.winner if isinstance(last, domain.MatchWon) else None
     seats = [PlayerStats(name) for name in started.players]
     for seat, stats in enumerate(seats):
         stats.matches = 1
@@ -130,7 +132,7 @@ def match_stats(match_id: str, events: list[Any]) -> list[PlayerStats]:
     return seats
 
 
-def stored_events(store: Any, stream: str) -> list[Any]:
+def stored_events(store: EventStore, stream: str) -> list[domain.Event]:
     return [domain.event_from_payload(r.type, r.data) for r in store.read(stream)]
 
 
@@ -143,7 +145,7 @@ class StatsIndex:
 
     def players(
         self,
-        store: Any,
+        store: EventStore,
         since_ms: int | None = None,
         progress: Callable[[int], None] | None = None,
         pause: Callable[[], None] | None = None,
@@ -163,7 +165,7 @@ class StatsIndex:
 
     def refresh(
         self,
-        store: Any,
+        store: EventStore,
         progress: Callable[[int], None] | None = None,
         pause: Callable[[], None] | None = None,
     ) -> None:
@@ -185,7 +187,7 @@ class StatsIndex:
         self._position = position
 
     @staticmethod
-    def _read(store: Any, stream: str) -> tuple[int, list[PlayerStats]]:
+    def _read(store: EventStore, stream: str) -> tuple[int, list[PlayerStats]]:
         match_id = stream.removeprefix(MATCH_PREFIX)
         try:
             events = stored_events(store, stream)
@@ -197,7 +199,7 @@ class StatsIndex:
 
 
 def player_stats(
-    store: Any,
+    store: EventStore,
     names: Iterable[str] | None = None,
     since_ms: int | None = None,
 ) -> dict[str, PlayerStats]:

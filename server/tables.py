@@ -17,7 +17,9 @@ SEAT_TAKEN = "SeatTaken"
 BOT_SEATED = "BotSeated"  # data: seat, bot, takeover (True when it replaces an absent human)
 SEAT_RETURNED = "SeatReturned"  # the human owner came back: takeover bot and forfeit lifted
 SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned: every game start is resigned for him
-REMATCH_OPENED = "RematchOpened"
+REMATCH_OFFERED = "RematchOffered"  # data: seat (who offers), at_ms
+REMATCH_DECLINED = "RematchDeclined"  # data: seat (who declines), at_ms
+REMATCH_OPENED = "RematchOpened"  # data: match_id of the new table (the offer was accepted)
 
 
 def table_stream(match_id: str) -> str:
@@ -56,6 +58,14 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class RematchAnswer:
+    """A seat's rematch offer (or refusal of one), and when."""
+
+    seat: int
+    at_ms: int
+
+
+@dataclass(frozen=True)
 class Table:
     match_id: str
     ruleset: JsonObject
@@ -64,6 +74,8 @@ class Table:
     seats: tuple[Seat, Seat] = (Seat(), Seat())
     rematch_of: str | None = None
     rematch: str | None = None
+    rematch_offer: RematchAnswer | None = None  # the offer waiting for the other seat's answer
+    rematch_declined: RematchAnswer | None = None  # the last offer's refusal
     imported: bool = False  # a match played elsewhere: kept for replay, never continued here
     version: int = 0
 
@@ -122,6 +134,12 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
     if event_type == SEAT_FORFEITED:
         seat = table.seats[data["seat"]]
         return _with_seat(table, data["seat"], replace(seat, forfeited=True))
+    if event_type == REMATCH_OFFERED:
+        offer = RematchAnswer(seat=data["seat"], at_ms=data["at_ms"])
+        return replace(table, rematch_offer=offer, rematch_declined=None)
+    if event_type == REMATCH_DECLINED:
+        refusal = RematchAnswer(seat=data["seat"], at_ms=data["at_ms"])
+        return replace(table, rematch_offer=None, rematch_declined=refusal)
     if event_type == REMATCH_OPENED:
-        return replace(table, rematch=data["match_id"])
+        return replace(table, rematch=data["match_id"], rematch_offer=None)
     return table  # an event type of a later server version: ignored, not fatal

@@ -274,6 +274,7 @@ def _real_match_payloads(count: int) -> list[tuple[str, dict[str, Any]]]:
     from domain import (
         PLAY_ACTIONS,
         Act,
+        Command,
         Ruleset,
         StartGame,
         StartMatch,
@@ -290,7 +291,9 @@ def _real_match_payloads(count: int) -> list[tuple[str, dict[str, Any]]]:
     while len(events) < count and not state.finished:
         at_ms += 1000
         if state.game is None or state.game.over:
-            command: Any = StartGame(seed=f"{rng.getrandbits(256):064x}", packs=None, at_ms=at_ms)
+            command: Command = StartGame(
+                seed=f"{rng.getrandbits(256):064x}", packs=None, at_ms=at_ms
+            )
         else:
             seat = state.game.to_move
             actions = [a for a in legal_actions(state, seat) if isinstance(a, PLAY_ACTIONS)]

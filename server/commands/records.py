@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import click
 
+from eventstore import EventStore
 from server.records.errors import RecordError, RecordFormatError
 
 EXIT_MISMATCH = 1
@@ -43,7 +44,7 @@ def _fail(error: RecordError) -> None:
 
 
 @contextmanager
-def _open_store(url: str | None, must_exist: bool = True) -> Iterator[Any]:
+def _open_store(url: str | None, must_exist: bool = True) -> Iterator[EventStore]:
     from eventstore import open_store
 
     url = url or default_store_url()
@@ -144,7 +145,7 @@ def _output(path: str | None) -> Iterator[IO[str]]:
         yield handle
 
 
-def _export_all(store: Any, since_ms: int | None, out: IO[str], export_all: Any) -> None:
+def _export_all(store: EventStore, since_ms: int | None, out: IO[str], export_all: Any) -> None:
     """NDJSON to `out`; a progress bar on stderr only when stderr is a terminal."""
     items = export_all(store, since_ms)
     total = next(items)  # the first item is the number of matches to go through

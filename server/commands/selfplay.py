@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
-from domain import PRESETS, Ruleset
-from domain.bots import BOT_NAMES, make_bot
+from domain import PRESETS, Action, Ruleset, View
+from domain.bots import BOT_NAMES, Bot, make_bot
 from domain.bots.arena import GameReport, InvariantError, MatchReport, derive_seed, play_match
 
 DEFAULT_SEED = "5e1f"
@@ -43,16 +43,15 @@ class _Named:
     """A bot under the player name a record shows: which bot, and which of the two it is
     (`steady bot (A)`), so that two bots of one strength are told apart."""
 
-    def __init__(self, bot: Any, label: str) -> None:
+    def __init__(self, bot: Bot, label: str) -> None:
         self._bot = bot
         self.name = f"{bot.name} bot ({label})"
 
-    def choose(self, view: Any) -> Any:
+    def choose(self, view: View) -> Action | None:
         return self._bot.choose(view)
 
-    def delay_hint_ms(self, action: Any) -> int:
-        hint: int = self._bot.delay_hint_ms(action)
-        return hint
+    def delay_hint_ms(self, action: Action) -> int:
+        return self._bot.delay_hint_ms(action)
 
 
 def _seed(text: str) -> str:

@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from server.commands.records import _STORE_HELP, _open_store, _parse_since
+
+if TYPE_CHECKING:
+    from server.stats import PlayerStats
 
 
 def _percent(value: float | None) -> str:
@@ -36,7 +39,7 @@ COLUMNS = (
 )
 
 
-def table_text(players: list[Any]) -> str:
+def table_text(players: list[PlayerStats]) -> str:
     """The players as an aligned table (a name cut to 24 characters)."""
     rows = [[title for title, _ in COLUMNS]]
     rows += [[cell(stats)[:24] for _, cell in COLUMNS] for stats in players]

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
+
+from eventstore import EventStore
 
 EXIT_DIFFERENT = 1
 EXIT_UNAVAILABLE = 2
@@ -20,7 +21,7 @@ def store() -> None:
     """Work on event stores as a whole."""
 
 
-def _open(url: str, role: str, must_exist: bool) -> Any:
+def _open(url: str, role: str, must_exist: bool) -> EventStore:
     from eventstore import open_store
 
     scheme, _, rest = url.partition("://")

@@ -69,7 +69,7 @@ def voided_text(event: ActionVoided) -> str:
     return word
 
 
-def action_of(event: Any) -> domain.Action | None:
+def action_of(event: domain.Event) -> domain.Action | None:
     """The player action whose command starts with `event` (None: not an action's first event)."""
     if isinstance(event, CardMoved):
         return domain.Move(event.seat, event.src, event.dst)
@@ -98,7 +98,7 @@ def action_of(event: Any) -> domain.Action | None:
 
 
 def describe(
-    action: domain.Action, events: Sequence[Any], action_number: Callable[[int], int]
+    action: domain.Action, events: Sequence[domain.Event], action_number: Callable[[int], int]
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
     """(decisions, game result or None, match result or None) of one command's events.
 
@@ -110,10 +110,10 @@ def describe(
     match_result: dict[str, Any] | None = None
     primary = True
     for event in events:
-        own_card = isinstance(event, (CardMoved, HandCardTurned)) or (
-            isinstance(event, CardDiscarded) and isinstance(action, domain.Discard)
-        )
-        if primary and own_card:
+        if primary and (
+            isinstance(event, (CardMoved, HandCardTurned))
+            or (isinstance(event, CardDiscarded) and isinstance(action, domain.Discard))
+        ):
             out["card"] = str(event.card)
             _fault(out, event.fault)
         elif isinstance(event, CardDiscarded):

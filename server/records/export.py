@@ -19,7 +19,7 @@ from typing import Any
 import domain
 from domain import Act, GameStarted, MatchStarted, MatchWon, RulesError
 from domain.deal import packs_from_seed
-from eventstore import StreamNameError
+from eventstore import EventStore, StreamNameError
 from server.records.decisions import action_of, describe
 from server.records.errors import MatchNotFoundError, RecordError
 from server.records.schema import ALGORITHM, FORMAT, dump_record, load_record
@@ -33,7 +33,7 @@ def match_stream(match_id: str) -> str:
     return f"match-{match_id}"
 
 
-def export_match(store: Any, match_id: str, public: bool | None = None) -> dict[str, Any]:
+def export_match(store: EventStore, match_id: str, public: bool | None = None) -> dict[str, Any]:
     """The record of the match `match_id` in `store` (see `record_from_events`)."""
     try:
         stored = store.read(match_stream(match_id))
@@ -144,7 +144,7 @@ def _game_entry(event: GameStarted) -> dict[str, Any]:
 
 def _entry(
     action: domain.Action,
-    batch: Sequence[Any],
+    batch: Sequence[domain.Event],
     game: dict[str, Any],
     number_of: dict[int, int],
 ) -> dict[str, Any]:
@@ -157,7 +157,9 @@ def _entry(
     return entry
 
 
-def _candidates(state: Any, events: Sequence[Any], i: int) -> Iterator[domain.Action]:
+def _candidates(
+    state: domain.MatchState, events: Sequence[domain.Event], i: int
+) -> Iterator[domain.Action]:
     first = events[i]
     guess = action_of(first)
     if guess is not None:
@@ -174,7 +176,9 @@ def _candidates(state: Any, events: Sequence[Any], i: int) -> Iterator[domain.Ac
         yield from (domain.Resign(seat), domain.OfferDraw(seat), domain.TimeOut(seat))
 
 
-def _explain(state: Any, events: Sequence[Any], i: int) -> tuple[domain.Action, list[Any], Any]:
+def _explain(
+    state: domain.MatchState, events: Sequence[domain.Event], i: int
+) -> tuple[domain.Action, list[domain.Event], domain.MatchState]:
     """The action whose events are the stream's events from index `i`, those events and the
     state after them."""
     at_ms = getattr(events[i], "at_ms", 0)
@@ -189,7 +193,7 @@ def _explain(state: Any, events: Sequence[Any], i: int) -> tuple[domain.Action, 
     raise ExportError(f"event {i + 1} ({name}) is not what the engine decides for any action")
 
 
-def _same_events(stored: Sequence[Any], decided: Sequence[Any]) -> bool:
+def _same_events(stored: Sequence[domain.Event], decided: Sequence[domain.Event]) -> bool:
     """The stored events are the engine's; a call stored before calls kept their named move
     (`named` None) matches the same call decided with its name."""
     if len(stored) != len(decided):
@@ -205,7 +209,9 @@ def _same_events(stored: Sequence[Any], decided: Sequence[Any]) -> bool:
     return True
 
 
-def export_all(store: Any, since_ms: int | None = None) -> Iterator[Any]:
+def export_all(
+    store: EventStore, since_ms: int | None = None
+) -> Iterator[int | dict[str, Any] | RecordError | None]:
     """Every match started at or after `since_ms`, for NDJSON. Yields first the number of matches
     to look at (for a progress bar), then one item per match: its record, None when it started
     before `since_ms`, or the RecordError that stops it from being exported (one bad match does

@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from eventstore import EventStore
 from server.records.errors import (
     MatchExistsError,
     MatchNotFoundError,
@@ -32,8 +33,9 @@ records_bp = Blueprint("records", __name__)
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
-def _store() -> Any:
-    return current_app.extensions["crapette_store"]
+def _store() -> EventStore:
+    store: EventStore = current_app.extensions["crapette_store"]
+    return store
 
 
 def _error(exc: RecordError) -> tuple[Response, int]:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import domain
+from eventstore import EventStore
 from server.records.errors import MatchExistsError, RecordFormatError
 from server.records.export import match_stream
 from server.records.schema import load_record
@@ -52,7 +53,7 @@ def parse_record_file(text: str) -> dict[str, Any]:
     )
 
 
-def import_record(store: Any, record: dict[str, Any], match_id: str | None = None) -> str:
+def import_record(store: EventStore, record: dict[str, Any], match_id: str | None = None) -> str:
     """Verify `record`, store it as match `match_id` (default: the record's id); a summary line."""
     record = load_record(record)
     hint = " (import it under another id)" if match_id is None else ""
@@ -83,13 +84,13 @@ def import_record(store: Any, record: dict[str, Any], match_id: str | None = Non
     return f"imported {match_id}: {verified.summary.removeprefix('ok: ')}"
 
 
-def _taken(store: Any, match_id: str) -> bool:
+def _taken(store: EventStore, match_id: str) -> bool:
     return bool(
         store.stream_version(match_stream(match_id)) or store.stream_version(table_stream(match_id))
     )
 
 
-def _same_match(store: Any, match_id: str, verified: Verified) -> bool:
+def _same_match(store: EventStore, match_id: str, verified: Verified) -> bool:
     """Whether the stored match is the one this record describes: the same events, in order (a
     record downloaded from this server and uploaded again), whatever its file form."""
     stored = [(e.type, e.data) for e in store.read(match_stream(match_id))]
@@ -99,7 +100,7 @@ def _same_match(store: Any, match_id: str, verified: Verified) -> bool:
     return same
 
 
-def free_match_id(store: Any, match_id: str) -> str:
+def free_match_id(store: EventStore, match_id: str) -> str:
     """The first of `<id>-2`, `<id>-3`, … that names no match here (cut to stay a valid id)."""
     number = 2
     while True:
@@ -110,7 +111,7 @@ def free_match_id(store: Any, match_id: str) -> str:
         number += 1
 
 
-def _append_match(store: Any, match_id: str, verified: Verified) -> None:
+def _append_match(store: EventStore, match_id: str, verified: Verified) -> None:
     from eventstore import NewEvent
 
     batch = []
@@ -123,7 +124,7 @@ def _append_match(store: Any, match_id: str, verified: Verified) -> None:
     store.append(match_stream(match_id), batch, expected_version=0)
 
 
-def _append_table(store: Any, record: dict[str, Any]) -> None:
+def _append_table(store: EventStore, record: dict[str, Any]) -> None:
     """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats."""
     from eventstore import NewEvent
 

@@ -28,11 +28,12 @@ class Table:
     ) -> None:
         ruleset = domain.Ruleset.from_json({"preset": preset, **options})
         self.now = at_ms
-        self.events: list[Any] = []
-        self.state: Any = None
-        self._do(StartMatch(match_id, ruleset, players, self.now))
+        self.events: list[domain.Event] = []
+        start = StartMatch(match_id, ruleset, players, self.now)
+        events, self.state = domain.play(None, start)
+        self.events.extend(events)
 
-    def _do(self, command: Any) -> list[Any]:
+    def _do(self, command: domain.Command) -> list[domain.Event]:
         events, self.state = domain.play(self.state, command)
         self.events.extend(events)
         return events
@@ -47,11 +48,11 @@ class Table:
             )
         self._do(StartGame(seed, cards, self.now))  # type: ignore[arg-type]
 
-    def act(self, action: Any, after_ms: int = 700) -> list[Any]:
+    def act(self, action: domain.Action, after_ms: int = 700) -> list[domain.Event]:
         self.now += after_ms
         return self._do(Act(action, self.now))
 
-    def say(self, seat: int, text: str, after_ms: int = 700) -> list[Any]:
+    def say(self, seat: int, text: str, after_ms: int = 700) -> list[domain.Event]:
         return self.act(domain.parse_action(text, seat), after_ms)
 
     def run(self, lines: Iterable[tuple[int, str]]) -> None:
@@ -59,8 +60,12 @@ class Table:
             self.say(seat, text)
 
     @property
-    def game(self) -> Any:
-        return self.state.game
+    def game(self) -> domain.GameState:
+        """The game in play, or the last one (after the first `deal`)."""
+        game = self.state.game
+        if game is None:
+            raise RuntimeError("no game has been dealt at this table yet")
+        return game
 
 
 def random_match(
@@ -71,7 +76,7 @@ def random_match(
     call_rate: float = 0.5,
     name_rate: float = 0.0,
     **options: Any,
-) -> list[Any]:
+) -> list[domain.Event]:
     """A match of random legal play; stops after `max_games` games (so maybe not finished).
     With `name_rate`, that share of the calls name a move (`_named_call`)."""
     table = Table(preset, **options)
@@ -101,7 +106,7 @@ def random_match(
     return table.events
 
 
-def _named_call(rng: random.Random, game: Any, caller: int) -> domain.Call:
+def _named_call(rng: random.Random, game: domain.GameState, caller: int) -> domain.Call:
     """A call naming one of the compulsory moves a right call could play (the default among
     them), or a move outside them (which the engine ignores for the default)."""
     window = game.window
@@ -114,7 +119,7 @@ def _named_call(rng: random.Random, game: Any, caller: int) -> domain.Call:
     return domain.Call(caller, domain.Move(caller, src, dst))
 
 
-def obedient_action(state: Any, seat: int) -> Any | None:
+def obedient_action(state: domain.MatchState, seat: int) -> domain.Action | None:
     """A plain, rule-abiding choice for `seat` (None when it has nothing to do): a foundation
     build, else a reserve card onto a house, else turn, discard or pass, else any other move (so
     it loads the opponent only when it has nothing else to do); never an action the priorities
@@ -125,7 +130,7 @@ def obedient_action(state: Any, seat: int) -> Any | None:
         if not isinstance(action, domain.Call) and domain.fault_of(state, action) is None
     ]
 
-    def rank(action: Any) -> int:
+    def rank(action: domain.Action) -> int:
         if isinstance(action, domain.Move):
             if action.dst.startswith("F"):
                 return 0

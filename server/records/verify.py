@@ -34,7 +34,7 @@ class Verified:
     """A record that holds: the engine's events (one list per command) and a summary line."""
 
     record: dict[str, Any]
-    batches: list[list[Any]] = field(default_factory=list)
+    batches: list[list[domain.Event]] = field(default_factory=list)
     actions: int = 0
     summary: str = ""
 
@@ -62,7 +62,7 @@ def ruleset_of(record: dict[str, Any]) -> domain.Ruleset:
     return ruleset
 
 
-def _start_match(record: dict[str, Any], verified: Verified) -> Any:
+def _start_match(record: dict[str, Any], verified: Verified) -> domain.MatchState:
     command = StartMatch(
         record["match_id"],
         ruleset_of(record),
@@ -115,7 +115,9 @@ def _deal_command(game: dict[str, Any], number: int) -> StartGame:
     )
 
 
-def _verify_game(state: Any, game: dict[str, Any], verified: Verified) -> Any:
+def _verify_game(
+    state: domain.MatchState, game: dict[str, Any], verified: Verified
+) -> domain.MatchState:
     number = game["index"] + 1
     command = _deal_command(game, number)
     try:
@@ -163,13 +165,13 @@ def _verify_game(state: Any, game: dict[str, Any], verified: Verified) -> Any:
 
 
 def _verify_action(
-    state: Any,
+    state: domain.MatchState,
     game: dict[str, Any],
     n: int,
     stated: dict[str, Any],
     number_of: dict[int, int],
     verified: Verified,
-) -> tuple[Any, dict[str, Any] | None]:
+) -> tuple[domain.MatchState, dict[str, Any] | None]:
     number = game["index"] + 1
     notation = action_notation(stated)
     try:
@@ -200,7 +202,12 @@ def _verify_action(
 
 
 def _single_moves(
-    state: Any, action: domain.Action, stated: dict[str, Any], number: int, n: int, notation: str
+    state: domain.MatchState,
+    action: domain.Action,
+    stated: dict[str, Any],
+    number: int,
+    n: int,
+    notation: str,
 ) -> list[domain.Move] | None:
     """The single moves of a multi-card shortcut written as one action (`T0-T3 3S`: its card is
     the bottom card of the moved sequence), in the order the live engine plays them
@@ -221,14 +228,14 @@ def _single_moves(
 
 
 def _verify_shortcut(
-    state: Any,
+    state: domain.MatchState,
     shortcut: domain.Move,
     steps: list[domain.Move],
     at_ms: int,
     where: tuple[int, int, str],
     number_of: dict[int, int],
     verified: Verified,
-) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+) -> tuple[domain.MatchState, dict[str, Any], dict[str, Any] | None]:
     """Play and judge each single move of a shortcut. Its decisions, in record words: `card`, the
     card its own `from`-`to` step moved (the bottom card of the sequence, with its owner), and
     `fault`/`rule` when a step broke priority (the rule of the last step that did: a call
@@ -274,7 +281,7 @@ def _same_card(said: object, engine: object) -> bool:
     return said == engine
 
 
-def _check_match_result(state: Any, record: dict[str, Any]) -> None:
+def _check_match_result(state: domain.MatchState, record: dict[str, Any]) -> None:
     stated = record["result"]
     engine = {"finished": state.finished, "winner": state.winner, "totals": list(state.totals)}
     games = record["games"]

@@ -108,16 +108,36 @@ def test_claim_after_the_grace_period(server: ServerProcess, clients: list[Clien
     assert resigned["event"]["seat"] == 1
 
 
-def test_rematch_links_the_tables(server: ServerProcess, clients: list[Client]) -> None:
-    match_id, ann, bob = seat_two(server, clients, preset="beginner")
-    response = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": ann.token})
-    assert response.status_code == 201, response.text
-    new_id = response.json()["match_id"]
-    assert server.get(f"/api/tables/{new_id}").json()["rematch_of"] == match_id
-    assert server.get(f"/api/tables/{match_id}").json()["rematch"] == new_id
-    assert server.join(new_id, "Bob")["seat"] == 1
+def test_rematch_offer_and_accept_over_http(server: ServerProcess, clients: list[Client]) -> None:
+    match_id, ann, bob = seat_two(server, clients, preset="beginner", match="wins:1")
+    early = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": ann.token})
+    assert early.status_code == 409 and early.json()["code"] == "not_playing"
+    ann.wait_for(lambda c: c.view is not None, "a view")
+    assert ann.send(match_id, {"do": "resign", "seat": 0})["ok"]
+
+    offered = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": ann.token})
+    assert offered.status_code == 202, offered.text
+    assert offered.json()["status"] == "offered"
+    # Bob hears of it in a `table` message, and answers.
+    bob.wait_for(lambda c: (c.table or {}).get("rematch_offer") is not None, "the offer")
+    assert bob.table is not None and bob.table["rematch_offer"]["seat"] == 0
+    body = {"seat_token": bob.token, "answer": "accept"}
+    accepted = server.post(f"/api/tables/{match_id}/rematch", body)
+    assert accepted.status_code == 201, accepted.text
+    new_id = accepted.json()["match_id"]
+    assert accepted.json()["table_url"] == f"/table/{new_id}"
+    ann.wait_for(lambda c: (c.table or {}).get("rematch") == new_id, "the new table's id")
+    new = server.get(f"/api/tables/{new_id}").json()
+    assert new["rematch_of"] == match_id and new["status"] == "playing"
+    assert [s["name"] for s in new["seats"]] == ["Ann", "Bob"]
+    # Each player sits down at the new table with the token he had; nobody else can.
+    assert ann.join(new_id, last_version=0)["seat"] == 0
+    assert bob.join(new_id, last_version=0)["seat"] == 1
+    assert server.post(f"/api/tables/{new_id}/join", {"name": "Eve"}).status_code == 409
     bad = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": "x" * 20})
     assert bad.status_code == 403
+    wrong = server.post(f"/api/tables/{match_id}/rematch", {**body, "answer": "maybe"})
+    assert wrong.status_code == 400 and "answer" in wrong.json()["details"]
 
 
 def test_pages_and_static_files(server: ServerProcess) -> None:

@@ -179,6 +179,8 @@ def test_only_eventstore_and_benchmarks_use_database_drivers() -> None:
             continue  # benchmarks compare the store with raw sqlite3 on purpose
         package = _package_of(path, REPO_ROOT)
         for imp in imports_in_source(path.read_text(encoding="utf-8"), path, package):
+            if path.name == "patches.py" and imp.module == "psycopg.waiting":
+                continue  # switches psycopg's wait function under eventlet; it runs no query
             if imp.top in DATABASE_DRIVERS:
                 violations.append(f"{imp.path}:{imp.line}: imports {imp.module!r}: {rule}")
     assert violations == []

@@ -18,6 +18,7 @@ import {
   saveSeat,
   savedName,
 } from "./net.js";
+import { RematchPanel } from "./rematch.js";
 import { SeatPanel } from "./seat_panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -40,7 +41,7 @@ class TablePage {
     $("join-btn").addEventListener("click", () => this.join());
     $("claim-resign").addEventListener("click", () => this.claim("resign"));
     $("claim-bot").addEventListener("click", () => this.claim("bot"));
-    $("rematch-btn").addEventListener("click", () => this.rematch());
+    this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     $("after-replay").href = `/replay/${encodeURIComponent(matchId)}`;
     window.crapette = this; // for tests and the curious: the page's state, read-only by convention
   }
@@ -65,6 +66,7 @@ class TablePage {
       this.seats.tick(this.view);
       this.showClaim();
     }, 250);
+    setInterval(() => this.rematch.draw(), 1000); // an offer lapses with time
   }
 
   async onConnect() {
@@ -191,7 +193,7 @@ class TablePage {
     }
     const finished = this.table?.status === "finished" || Boolean(this.view?.match_over);
     $("after-match").hidden = !finished;
-    $("rematch-btn").hidden = !finished || this.seat === null || Boolean(this.table?.rematch);
+    this.rematch.draw();
     const open = this.table?.status === "open";
     $("join").hidden = !(open && this.seat === null);
     if (open && this.seat === null && !this.joinDetailsDrawn) {
@@ -234,28 +236,9 @@ class TablePage {
     if (!ack?.ok) this.say(ack?.message ?? "The claim was not accepted.", "refused");
   }
 
-  async rematch() {
-    try {
-      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/rematch`, {
-        seat_token: this.token,
-      });
-      saveSeat(res.match_id, res.seat, res.seat_token, loadSeat(this.matchId)?.name ?? "");
-      location.href = res.table_url ?? `/table/${res.match_id}`;
-    } catch (err) {
-      this.say(err.message, "refused");
-    }
-  }
-
   onTable(table) {
     if (table.match_id && table.match_id !== this.matchId) return;
     this.table = table;
-    if (table.rematch) {
-      this.say("A rematch is open: ", "info");
-      const a = document.createElement("a");
-      a.href = `/table/${table.rematch}`;
-      a.textContent = "go to the new table";
-      $("message").append(a);
-    }
     this.refreshPanels();
   }
 

@@ -40,6 +40,25 @@ def test_verify_a_golden_exits_0_with_one_line() -> None:
     assert result.output.count("\n") == 1 and result.output.startswith("ok: golden-win ")
 
 
+@pytest.mark.parametrize("suffix", ["json", "txt"])
+def test_verify_and_import_a_multi_card_move_written_as_one_action(
+    tmp_path: Path, suffix: str
+) -> None:
+    """Issue 17's report: `crapette verify` refused `T0-T3 3S` ("2D on 4D: colours must
+    alternate"); it expands it into its single moves now, and `import` stores those."""
+    golden = str(GOLDEN / f"classic-multi-card-move.{suffix}")
+    result = CliRunner().invoke(verify_cmd, [golden])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("ok: golden-multi-card ")
+    url = f"sqlite:///{tmp_path / 'events.sqlite3'}"
+    result = CliRunner().invoke(import_cmd, [golden, "--store", url])
+    assert result.exit_code == 0, result.output
+    store = open_store(url)
+    moved = [e.data for e in store.read("match-golden-multi-card") if e.type == "CardMoved"]
+    store.close()
+    assert [(m["src"], m["dst"]) for m in moved[-3:]] == [("T0", "T2"), ("T0", "T3"), ("T2", "T3")]
+
+
 def test_verify_a_tampered_record_exits_1_naming_the_action(tmp_path: Path) -> None:
     record = json.loads((GOLDEN / "classic-calls-resign.json").read_text())
     record["games"][0]["actions"][1]["compulsory"]["to"] = "F3"

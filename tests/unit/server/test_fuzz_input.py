@@ -169,6 +169,7 @@ _field_values: dict[str, st.SearchStrategy[Any]] = {
     "command_id": st.sampled_from(["c-0f2e9a5d7b1c4e33", "cmd-00000001", "start-match", "x"]),
     "action": actions,
     "what": st.sampled_from(["resign", "bot", "nothing"]),
+    "answer": st.sampled_from(["offer", "accept", "decline", "maybe"]),
     "last_version": st.sampled_from([None, 0, 1, 3, 10**6, -1]),
     "name": st.sampled_from(["Ann", "Bob", "Ann", "Bob", "", "x" * 41]),
     "preset": st.sampled_from([*domain.PRESETS, "nope"]),

@@ -1,0 +1,120 @@
+// The rematch after a finished match, as an offer and an answer (docs/protocol.md): a player
+// offers, the other accepts or declines; both then sit at the new table in the seats they had,
+// with the seat tokens they had. A spectator only hears of it and may follow, as a spectator.
+
+import { postJSON, saveSeat } from "./net.js";
+
+const $ = (id) => document.getElementById(id);
+
+export class RematchPanel {
+  /**
+   * @param {object} page  the table page: matchId, seat, token, table, say(), players()
+   * @param {() => number} serverNow  the server's clock, as this page estimates it
+   */
+  constructor(page, serverNow) {
+    this.page = page;
+    this.serverNow = serverNow;
+    this.seenOpen = undefined; // the new table's id when this page first saw the table
+    $("rematch-btn").addEventListener("click", () => this.answer("offer"));
+    $("rematch-accept").addEventListener("click", () => this.answer("accept"));
+    $("rematch-decline").addEventListener("click", () => this.answer("decline"));
+  }
+
+  async answer(answer) {
+    const { page } = this;
+    try {
+      const res = await postJSON(`/api/tables/${encodeURIComponent(page.matchId)}/rematch`, {
+        seat_token: page.token,
+        answer,
+      });
+      if (res.status === "opened") this.follow(res.match_id);
+    } catch (err) {
+      page.say(err.message, "refused");
+    }
+  }
+
+  /** A player goes to the new table with the token he had there too. */
+  follow(newId) {
+    const { page } = this;
+    const name = (page.view?.players ?? page.players())[page.seat] ?? "";
+    saveSeat(newId, page.seat, page.token, name);
+    location.href = `/table/${encodeURIComponent(newId)}`;
+  }
+
+  /** Redraw from the table object (on every `table` message and once a second). */
+  draw() {
+    const { page } = this;
+    const table = page.table;
+    const seat = page.seat;
+    // The match's end comes as an update (`match_over`) before any new table message.
+    const finished = table?.status === "finished" || Boolean(page.view?.match_over);
+    const text = $("rematch-text");
+    const show = (offer, accept) => {
+      $("rematch-btn").hidden = !offer;
+      $("rematch-accept").hidden = !accept;
+      $("rematch-decline").hidden = !accept;
+    };
+    if (!finished || !table) return show(false, false);
+    const newId = table.rematch;
+    if (this.seenOpen === undefined) this.seenOpen = newId;
+    if (newId) {
+      show(false, false);
+      // Both players were asked: whoever was waiting goes along as soon as the table opens.
+      if (seat !== null && !this.seenOpen) return this.follow(newId);
+      this.link(
+        text,
+        seat === null ? "The players started a rematch: " : "Your rematch has started: ",
+        newId,
+        seat === null ? "watch it" : "go to the new table",
+      );
+      return;
+    }
+    const players = page.view?.players ?? page.players();
+    const other = seat === null ? null : 1 - seat;
+    const otherName = other === null ? "" : (players[other] ?? "your opponent");
+    const offer = table.rematch_offer;
+    const lapsed = offer && this.serverNow() >= offer.expires_at_ms;
+    const declined = table.rematch_declined;
+    const againstBot = other !== null && table.seats?.[other]?.bot;
+    $("rematch-btn").textContent = againstBot ? "Rematch" : "Offer a rematch";
+    if (seat === null) {
+      // A spectator hears of an offer; there is no seat for him in a rematch.
+      const who = offer ? (players[offer.seat] ?? "A player") : null;
+      text.textContent = offer && !lapsed ? `${who} offers a rematch.` : "";
+      return show(false, false);
+    }
+    if (offer && !lapsed && offer.seat === seat) {
+      const away = table.presence?.[other]?.connected === false;
+      text.textContent = away
+        ? `You offered a rematch, but ${otherName} has left the table: no answer will come.`
+        : `You offered a rematch; waiting for ${otherName} to answer.`;
+      return show(false, false);
+    }
+    if (offer && !lapsed) {
+      text.textContent = `${otherName} offers a rematch, in the same seats.`;
+      return show(false, true);
+    }
+    if (offer && lapsed) {
+      text.textContent =
+        offer.seat === seat
+          ? `${otherName} did not answer your rematch offer.`
+          : `${otherName}'s rematch offer lapsed unanswered.`;
+    } else if (declined) {
+      text.textContent =
+        declined.seat === seat ? "You declined the rematch." : `${otherName} declined the rematch.`;
+    } else {
+      text.textContent = "";
+    }
+    show(true, false);
+  }
+
+  link(el, before, newId, words) {
+    if (el.querySelector("a")?.getAttribute("href") === `/table/${encodeURIComponent(newId)}`) return;
+    el.textContent = before;
+    const a = document.createElement("a");
+    a.href = `/table/${encodeURIComponent(newId)}`;
+    a.textContent = words;
+    a.dataset.testid = "rematch-link";
+    el.append(a);
+  }
+}
