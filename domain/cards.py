@@ -114,14 +114,3 @@ class Card:
 def fresh_pack(owner: int) -> list[Card]:
     """The unshuffled pack of docs/spec/records.md §1: AS 2S … KS AH … KC."""
     return [Card(rank, suit, owner) for suit in SUITS for rank in range(1, 14)]
-
-
-def parse_pack(texts: list[str] | tuple[str, ...] | str, owner: int) -> list[Card]:
-    """A pack from card codes (a list or one space-separated string), checked to be 52 cards."""
-    items = texts.split() if isinstance(texts, str) else list(texts)
-    cards = [Card.parse(t, owner) if isinstance(t, str) else t for t in items]
-    if len(cards) != 52 or len({(c.rank, c.suit) for c in cards}) != 52:
-        raise NotationError(f"a pack holds each of the 52 cards once (got {len(cards)} cards)")
-    if any(c.owner != owner for c in cards):
-        raise NotationError(f"every card of pack {owner} must belong to seat {owner}")
-    return cards

@@ -8,8 +8,6 @@ produce. `play` returns that final state too, for callers that would otherwise f
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from domain import deal
 from domain.actions import (
     AcceptDraw,
@@ -24,6 +22,7 @@ from domain.actions import (
     Turn,
 )
 from domain.commands import Act, Command, StartGame, StartMatch
+from domain.derived import Step
 from domain.errors import RulesError
 from domain.events import (
     ActionVoided,
@@ -46,97 +45,14 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.gamefold import evolve_game, new_game
-from domain.moves import Step, explain
+from domain.matchfold import evolve, fold, next_state, remember_chain
+from domain.moves import explain
 from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
 from domain.priority import MESSAGES, Level, legal_steps, priority
 from domain.sequences import is_sequence_move, single_moves
 from domain.state import GameState, MatchState
 
 STALEMATE_TURNS = 400
-
-
-# ---------------------------------------------------------------------------------------- evolve
-
-
-# The states `decide` reached while judging its last command, as (state, event, next state): folding
-# exactly that event onto exactly that state again gives the same state, so `evolve` reuses it
-# instead of computing it twice. Only the last command's chain (a few events) is kept, and a
-# list scanned by identity is cheaper to build than a dictionary.
-_last_chain: list[tuple[MatchState, Event, MatchState]] = []
-
-
-def evolve(state: MatchState | None, event: Event) -> MatchState:
-    """The state after `event`. Pure; never raises for events that `decide` produced."""
-    for before, known, after in _last_chain:
-        if known is event and before is state:
-            return after
-    return _evolve(state, event)
-
-
-def _evolve(state: MatchState | None, event: Event) -> MatchState:
-    if type(event) is CardMoved and state is not None:
-        game = state.game
-        if game is not None:  # the commonest event, without the dispatch below
-            index = state.version
-            return state.with_game(evolve_game(game, event, index), index + 1)
-    if isinstance(event, MatchStarted):
-        return MatchState(
-            ruleset=event.ruleset,
-            players=event.players,
-            match_id=event.match_id,
-            games_played=0,
-            totals=(0, 0),
-            wins=(0, 0),
-            game_scores=(),
-            game=None,
-            finished=False,
-            winner=None,
-            version=1,
-            started_at_ms=event.at_ms,
-        )
-    if state is None:
-        raise RulesError("no match", f"{type(event).__name__} before MatchStarted")
-    index = state.version
-    if isinstance(event, GameStarted):
-        started = new_game(state.ruleset, event)
-        return _with(state, game=started, previous_first=event.first_player)
-    if isinstance(event, MatchWon):
-        return _with(state, finished=True, winner=event.winner)
-    game = state.game
-    if game is None:
-        raise RulesError("no game", f"{type(event).__name__} before GameStarted")
-    new = evolve_game(game, event, index)
-    if isinstance(event, (GameWon, GameStalemated, GameResigned)):
-        s0, s1 = event.score
-        wins = state.wins
-        winner = new.result.winner if new.result is not None else None
-        if winner is not None and not isinstance(event, GameStalemated):
-            wins = (wins[0] + (winner == 0), wins[1] + (winner == 1))
-        return _with(
-            state,
-            game=new,
-            games_played=state.games_played + 1,
-            totals=(state.totals[0] + s0, state.totals[1] + s1),
-            wins=wins,
-            game_scores=(*state.game_scores, (s0, s1)),
-        )
-    return state.with_game(new, index + 1)
-
-
-def _with(state: MatchState, **changes: object) -> MatchState:
-    from dataclasses import replace
-
-    return replace(state, version=state.version + 1, **changes)  # type: ignore[arg-type]
-
-
-def fold(events: Iterable[Event], state: MatchState | None = None) -> MatchState:
-    """Fold events, in order, into `state` (None: from nothing)."""
-    for event in events:
-        state = evolve(state, event)
-    if state is None:
-        raise RulesError("no match", "no events to fold")
-    return state
 
 
 # ---------------------------------------------------------------------------------------- decide
@@ -154,14 +70,13 @@ class _Scratch:
 
     def emit(self, event: Event) -> None:
         before = self.state
-        self.state = _evolve(before, event)
+        self.state = next_state(before, event)
         self.events.append(event)
         self.chain.append((before, event, self.state))
 
     def remember(self) -> None:
-        """Offer the states reached to `evolve` (see `_last_chain`)."""
-        global _last_chain
-        _last_chain = self.chain
+        """Offer the states reached to `evolve` (see `domain.matchfold.remember_chain`)."""
+        remember_chain(self.chain)
 
     @property
     def game(self) -> GameState:
@@ -543,10 +458,10 @@ def legal_actions(state: MatchState | None, seat: int) -> list[Action]:
     if state is None or state.finished or state.game is None or state.game.over:
         return []
     game = state.game
-    key = 4 + seat  # see domain.priority for the other cache keys
-    cached = game._cache.get(key)
-    if cached is not None:
-        return list(cached)
+    derived = game.derived
+    known = derived.actions[seat]
+    if known is not None:
+        return list(known)
     actions: list[Action] = []
     if seat == game.to_move:
         actions.extend(_play_actions(game, seat))
@@ -560,7 +475,8 @@ def legal_actions(state: MatchState | None, seat: int) -> list[Action]:
         actions.append(_CALL[seat])
     if game.draw_offer == 1 - seat:
         actions.append(AcceptDraw(seat))
-    game._cache[key] = tuple(actions)
+    listed = derived.actions
+    derived.actions = (tuple(actions), listed[1]) if seat == 0 else (listed[0], tuple(actions))
     return actions
 
 

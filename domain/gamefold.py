@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from domain import deal
 from domain.actions import Action, Discard, Pass, Turn, shared_move
 from domain.cards import Card
+from domain.derived import Derived
 from domain.events import (
     ActionVoided,
     CardDiscarded,
@@ -24,17 +28,15 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.moves import houses_hash, keep_foundation_index, move_card
-from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.moves import houses_hash, move_card
+from domain.piles import ALL_PILES, FOUNDATION_SET, HAND, HOUSE_SET, INDEX, RESERVE, SHOWN, WASTE
 from domain.ruleset import Ruleset
 from domain.state import CallWindow, GameResult, GameState, Piles
 
-_FOUNDATION_SET = frozenset(FOUNDATIONS)
 # Actions are immutable, so the call window of a turn, discard or pass shares one per seat.
 _TURN = (Turn(0), Turn(1))
 _DISCARD = (Discard(0), Discard(1))
 _PASS = (Pass(0), Pass(1))
-_HOUSE_SET = frozenset(range(8, 16))
 
 
 def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
@@ -172,149 +174,180 @@ def _replace_piles(
     return tuple(piles)
 
 
-# Events of the general path that never change a foundation or a house: the new state may reuse
-# the old one's foundation and house indexes (`domain.moves`). A right call's state takes the
-# called state's piles.
-_FOUNDATIONS_KEPT = frozenset(
-    (WasteTurnedOver, Passed, TurnEnded, CrapetteCalled, DrawOffered, DrawAccepted, TimeExpired)
-)
-# Events of the general path that the views show as the last action.
-_SHOWN_AS_LAST = (Passed, CrapetteCalled)
-
-
 def evolve_game(game: GameState, event: Event, index: int) -> GameState:
-    """The game after `event`, which is the match stream's event number `index`."""
-    if isinstance(event, CardMoved):
-        window = None
-        if game.ruleset.enforcement == "call":
-            move = shared_move(event.seat, event.src, event.dst)
-            window = _open(game, event.seat, index, move, event.fault, event)
-        return _card_moved(game, event, window, event.at_ms)
-    if isinstance(event, (HandCardTurned, CardDiscarded)):
-        new = _hand_card(game, event, index)
-        keep_foundation_index(game, new, houses=True)
-        return new
-    if isinstance(event, CompulsoryMovePlayed):  # the move a right call plays for the offender
-        return _card_moved(game, event, None, game.move_started_at_ms)
-    new = _evolve_game(game, event, index)
-    if type(event) in _FOUNDATIONS_KEPT:
-        keep_foundation_index(game, new, houses=True)
-    if isinstance(event, _SHOWN_AS_LAST):
-        object.__setattr__(new, "last_event", event)  # `new` is fresh: nobody has seen it yet
-    return new
+    """The game after `event`, which is the match stream's event number `index`: the evolve
+    function of the event's kind (`_EVOLVE`)."""
+    return _EVOLVE[type(event)](game, event, index)
 
 
-def _card_moved(
+def _card_moved(game: GameState, event: CardMoved, index: int) -> GameState:
+    """A card moved by the player to move (the commonest event); it opens the call window."""
+    window = None
+    if game.ruleset.enforcement == "call":
+        move = shared_move(event.seat, event.src, event.dst)
+        window = _open(game, event.seat, index, move, event.fault, event)
+    return _moved(game, event, window, event.at_ms)
+
+
+def _compulsory_move_played(game: GameState, event: CompulsoryMovePlayed, index: int) -> GameState:
+    """The move a right call plays for the offender: no window, and the move clock goes on."""
+    return _moved(game, event, None, game.move_started_at_ms)
+
+
+def _moved(
     game: GameState,
     event: CardMoved | CompulsoryMovePlayed,
     window: CallWindow | None,
     at_ms: int,
 ) -> GameState:
-    """The game after one card moved by the player to move, the commonest event: copied through
-    `GameState._moved`, with the indexes handed on when no foundation (or house) changed."""
+    """The game after one card moved: copied through `GameState._moved`, with the destination
+    indexes handed on when no foundation (or house) changed."""
     seat = event.seat
     src, dst = INDEX[event.src], INDEX[event.dst]
     p, hhash = move_card(game.p, game.hhash, src, dst)
     # Only a house-to-house move can lead back to an earlier layout of this turn.
-    seen = game.seen | {hhash} if src in _HOUSE_SET and dst in _HOUSE_SET else frozenset({hhash})
-    founded = dst in _FOUNDATION_SET
+    src_house, dst_house = src in HOUSE_SET, dst in HOUSE_SET
+    seen = game.seen | {hhash} if src_house and dst_house else frozenset({hhash})
+    founded = dst in FOUNDATION_SET
     # A productive turn (docs/spec/rules.md §8, §11): a card out of the reserve or X, or onto a
     # foundation from anywhere but the own waste (a playable waste never makes one productive).
     productive = src == RESERVE[seat] or src == SHOWN[seat] or (founded and src != WASTE[seat])
-    new = game._moved(
+    emptied = game.emptied | {src} if src_house and not p[src] else game.emptied
+    if founded or src in FOUNDATION_SET:
+        derived = Derived()
+    else:
+        derived = game.derived.handed_on(houses=not (src_house or dst_house))
+    return game._moved(
         p,
         seen,
         hhash,
+        emptied,
         game.turn_productive or productive,
         game.turn_founded or founded,
         window,
         at_ms,
         event,
+        derived,
     )
-    if src in _HOUSE_SET and not p[src]:  # `new` is fresh: nobody has seen it yet
-        object.__setattr__(new, "emptied", game.emptied | {src})
-    if dst < 16 and src < 16:
-        keep_foundation_index(game, new, houses=dst < 8 and src < 8)
-    return new
 
 
-def _hand_card(game: GameState, event: HandCardTurned | CardDiscarded, index: int) -> GameState:
-    """A hand card turned up into X, or X discarded to the waste (the commonest events after a
-    card move: copied through `GameState._moved`, which also sets `last_event`)."""
+def _hand_card_turned(game: GameState, event: HandCardTurned, index: int) -> GameState:
+    """A hand card turned up into X. After a waste turned over for it, it belongs to the same
+    action (one call window); otherwise it opens its own window."""
     seat = event.seat
     p = game.p
+    p = _replace_piles(p, HAND[seat], p[HAND[seat]][:-1], SHOWN[seat], (p[HAND[seat]][-1],))
+    window = game.window
+    continues = (
+        window is not None
+        and window.first_index + len(window.events) == index
+        and isinstance(window.events[-1], WasteTurnedOver)
+    )
+    if continues:
+        window = _extend(window, event, fault=event.fault)
+    else:
+        window = _open(game, seat, index, _TURN[seat], event.fault, event)
+    return _hand_moved(game, p, window, event.at_ms, event)
+
+
+def _card_discarded(game: GameState, event: CardDiscarded, index: int) -> GameState:
+    """X put on the waste: by the player (its own window), or automatically as the end of the
+    action that caused it (hand card lock, time-out, right call)."""
+    seat = event.seat
+    p = game.p
+    p = _replace_piles(p, SHOWN[seat], (), WASTE[seat], p[WASTE[seat]] + p[SHOWN[seat]])
+    if event.auto is None:
+        window = _open(game, seat, index, _DISCARD[seat], event.fault, event)
+    elif event.auto == "hand card lock":
+        window = _extend(game.window, event)
+    elif event.auto == "time":
+        window = _after_time_out(game.window, seat, event)
+    else:
+        window = None
+    # A discard does not restart the move clock.
+    return _hand_moved(game, p, window, game.move_started_at_ms, event)
+
+
+def _hand_moved(
+    game: GameState,
+    p: Piles,
+    window: CallWindow | None,
+    at_ms: int,
+    event: HandCardTurned | CardDiscarded,
+) -> GameState:
+    """A hand card turned or discarded: the houses and foundations are unchanged."""
     hhash, seen = game.hhash, game.seen
     # A turn or discard starts the repetition guard afresh from the current layout.
     if len(seen) != 1 or hhash not in seen:
         seen = frozenset({hhash})
-    if type(event) is HandCardTurned:
-        hand = p[HAND[seat]]
-        p = _replace_piles(p, HAND[seat], hand[:-1], SHOWN[seat], (hand[-1],))
-        window = game.window
-        continues = (
-            window is not None
-            and window.first_index + len(window.events) == index
-            and isinstance(window.events[-1], WasteTurnedOver)
-        )
-        if continues:
-            window = _extend(window, event, fault=event.fault)
-        else:
-            window = _open(game, seat, index, _TURN[seat], event.fault, event)
-        at = event.at_ms
-    else:
-        assert isinstance(event, CardDiscarded)
-        p = _replace_piles(p, SHOWN[seat], (), WASTE[seat], p[WASTE[seat]] + p[SHOWN[seat]])
-        if event.auto is None:
-            window = _open(game, seat, index, _DISCARD[seat], event.fault, event)
-        elif event.auto == "hand card lock":
-            window = _extend(game.window, event)
-        elif event.auto == "time":
-            window = _after_time_out(game.window, seat, event)
-        else:
-            window = None
-        at = game.move_started_at_ms  # a discard does not restart the move clock
-    return game._moved(p, seen, hhash, game.turn_productive, game.turn_founded, window, at, event)
+    derived = game.derived.handed_on(houses=True)
+    return game._moved(
+        p,
+        seen,
+        hhash,
+        game.emptied,
+        game.turn_productive,
+        game.turn_founded,
+        window,
+        at_ms,
+        event,
+        derived,
+    )
 
 
-def _evolve_game(game: GameState, event: Event, index: int) -> GameState:
-    """Every event but the commonest ones (`evolve_game` takes those)."""
-    if isinstance(event, WasteTurnedOver):
-        seat = event.seat
-        waste = game.p[WASTE[seat]]
-        p = _replace_piles(game.p, HAND[seat], tuple(reversed(waste)), WASTE[seat], ())
-        window = _open(game, seat, index, _TURN[seat], None, event, keep_base=True)
-        return game._evolved(p=p, seen=frozenset({game.hhash}), window=window)
-    if isinstance(event, Passed):
-        window = _open(game, event.seat, index, _PASS[event.seat], event.fault, event)
-        return game._evolved(window=window)
-    if isinstance(event, TurnEnded):
-        return _turn_ended(game, event)
-    if isinstance(event, CrapetteCalled):
-        return _called(game, event)
-    if isinstance(event, ActionVoided):
-        return _voided(game, event)
-    if isinstance(event, DrawOffered):
-        return game._evolved(draw_offer=event.seat)
-    if isinstance(event, DrawAccepted):
-        return game._evolved(draw_offer=None)
-    if isinstance(event, TimeExpired):
-        return game._evolved(window=_after_time_out(game.window, event.seat, event))
-    if isinstance(event, GameWon):
-        result = GameResult("win", event.winner, event.reason, event.score)
-        return game._evolved(over=True, result=result, window=None)
-    if isinstance(event, GameStalemated):
-        s0, s1 = event.score
-        winner = 0 if s0 > s1 else 1 if s1 > s0 else None
-        result = GameResult("stalemate", winner, event.reason, event.score, event.penalties)
-        return game._evolved(over=True, result=result, window=None)
-    if isinstance(event, GameResigned):
-        reason = f"seat {event.seat} resigned"
-        result = GameResult("resign", event.winner, reason, event.score)
-        return game._evolved(over=True, result=result, window=None)
-    raise TypeError(f"{type(event).__name__} is not a game event")
+def _waste_turned_over(game: GameState, event: WasteTurnedOver, index: int) -> GameState:
+    """The waste becomes the hand (the first half of a turn action: it opens the window)."""
+    seat = event.seat
+    waste = game.p[WASTE[seat]]
+    p = _replace_piles(game.p, HAND[seat], tuple(reversed(waste)), WASTE[seat], ())
+    window = _open(game, seat, index, _TURN[seat], None, event, keep_base=True)
+    return game._evolved(
+        p=p, seen=frozenset({game.hhash}), window=window, derived=_same_table(game)
+    )
 
 
-def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
+def _passed(game: GameState, event: Passed, index: int) -> GameState:
+    window = _open(game, event.seat, index, _PASS[event.seat], event.fault, event)
+    return game._evolved(window=window, last_event=event, derived=_same_table(game))
+
+
+def _draw_offered(game: GameState, event: DrawOffered, index: int) -> GameState:
+    return game._evolved(draw_offer=event.seat, derived=_same_table(game))
+
+
+def _draw_accepted(game: GameState, event: DrawAccepted, index: int) -> GameState:
+    return game._evolved(draw_offer=None, derived=_same_table(game))
+
+
+def _time_expired(game: GameState, event: TimeExpired, index: int) -> GameState:
+    window = _after_time_out(game.window, event.seat, event)
+    return game._evolved(window=window, derived=_same_table(game))
+
+
+def _game_won(game: GameState, event: GameWon, index: int) -> GameState:
+    result = GameResult("win", event.winner, event.reason, event.score)
+    return game._evolved(over=True, result=result, window=None)
+
+
+def _game_stalemated(game: GameState, event: GameStalemated, index: int) -> GameState:
+    s0, s1 = event.score
+    winner = 0 if s0 > s1 else 1 if s1 > s0 else None
+    result = GameResult("stalemate", winner, event.reason, event.score, event.penalties)
+    return game._evolved(over=True, result=result, window=None)
+
+
+def _game_resigned(game: GameState, event: GameResigned, index: int) -> GameState:
+    reason = f"seat {event.seat} resigned"
+    result = GameResult("resign", event.winner, reason, event.score)
+    return game._evolved(over=True, result=result, window=None)
+
+
+def _same_table(game: GameState) -> Derived:
+    """Derived data for a state whose houses and foundations are `game`'s."""
+    return game.derived.handed_on(houses=True)
+
+
+def _turn_ended(game: GameState, event: TurnEnded, index: int) -> GameState:
     """A new turn; a stalemate offer lapses once the seat that could accept it ends a turn."""
     seat, nxt = event.seat, event.next_seat
     streaks, targets = list(game.streaks), list(game.targets)
@@ -351,10 +384,11 @@ def _turn_ended(game: GameState, event: TurnEnded) -> GameState:
         draw_offer=None if game.draw_offer == 1 - seat else game.draw_offer,
         turn_started_at_ms=event.at_ms,
         move_started_at_ms=event.at_ms,
+        derived=_same_table(game),
     )
 
 
-def _called(game: GameState, event: CrapetteCalled) -> GameState:
+def _crapette_called(game: GameState, event: CrapetteCalled, index: int) -> GameState:
     caller = event.caller
     window = game.window
     if event.verdict == "wrong":
@@ -376,6 +410,8 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
             window=called,
             wrong_calls=(calls[0], calls[1]),
             skip_next=(skip[0], skip[1]),
+            last_event=event,
+            derived=_same_table(game),
         )
     assert window is not None and window.base is not None
     # Everything but the piles comes back from before the faulty action; the piles follow as
@@ -387,10 +423,12 @@ def _called(game: GameState, event: CrapetteCalled) -> GameState:
         wrong_calls=game.wrong_calls,
         skip_next=game.skip_next,
         draw_offer=game.draw_offer,
+        last_event=event,
+        derived=_same_table(game),
     )
 
 
-def _voided(game: GameState, event: ActionVoided) -> GameState:
+def _action_voided(game: GameState, event: ActionVoided, index: int) -> GameState:
     p = game.p
     kind = event.voided
     hhash = game.hhash
@@ -408,3 +446,23 @@ def _voided(game: GameState, event: ActionVoided) -> GameState:
         waste = p[WASTE[seat]]
         p = _replace_piles(p, WASTE[seat], waste[:-1], SHOWN[seat], (waste[-1],))
     return game._evolved(p=p, hhash=hhash)
+
+
+# The evolve function of each game event kind (the match events are `domain.matchfold`'s).
+_EVOLVE: dict[type[Event], Callable[[GameState, Any, int], GameState]] = {
+    CardMoved: _card_moved,
+    CompulsoryMovePlayed: _compulsory_move_played,
+    HandCardTurned: _hand_card_turned,
+    CardDiscarded: _card_discarded,
+    WasteTurnedOver: _waste_turned_over,
+    Passed: _passed,
+    TurnEnded: _turn_ended,
+    CrapetteCalled: _crapette_called,
+    ActionVoided: _action_voided,
+    DrawOffered: _draw_offered,
+    DrawAccepted: _draw_accepted,
+    TimeExpired: _time_expired,
+    GameWon: _game_won,
+    GameStalemated: _game_stalemated,
+    GameResigned: _game_resigned,
+}

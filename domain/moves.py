@@ -7,12 +7,16 @@ tuple; `domain.actions.Move` is their public face.
 from __future__ import annotations
 
 from domain.cards import SUITS, Card
+from domain.derived import FoundationIndex, HouseIndex, Step
 from domain.errors import RulesError
 from domain.piles import (
     ALL_PILES,
+    FIRST_FOUNDATION,
+    FIRST_HOUSE,
     FOUNDATIONS,
     HAND,
-    INDEX,
+    HOUSE_SET,
+    HOUSES,
     RESERVE,
     SHOWN,
     WASTE,
@@ -20,9 +24,7 @@ from domain.piles import (
 )
 from domain.state import GameState
 
-Step = tuple[int, int]
-
-_HOUSE_SET = {4: frozenset(house_indices(4)), 2: frozenset(house_indices(2))}
+_LAYOUT_HOUSES = {4: frozenset(house_indices(4)), 2: frozenset(house_indices(2))}
 
 # Zobrist keys for the repetition guard: one fixed 64-bit number per (card, house, depth); a
 # layout of the houses hashes to the XOR of its cards' keys, updated in O(1) per move. Fixed
@@ -40,7 +42,7 @@ def _zobrist_keys() -> None:
         for suit in SUITS:
             for rank in range(1, 14):
                 _ZOBRIST[Card(rank, suit, owner)] = tuple(
-                    rng.getrandbits(64) for _ in range(8 * _DEPTH)
+                    rng.getrandbits(64) for _ in range(len(HOUSES) * _DEPTH)
                 )
 
 
@@ -50,20 +52,9 @@ _zobrist_keys()
 def houses_hash(p: tuple[tuple[Card, ...], ...]) -> int:
     """The Zobrist hash of the houses' layout (cards, order and owners)."""
     h = 0
-    for house in range(8):
-        for depth, card in enumerate(p[8 + house]):
+    for house, pile in enumerate(HOUSES):
+        for depth, card in enumerate(p[pile]):
             h ^= _ZOBRIST[card][house * _DEPTH + depth]
-    return h
-
-
-def step_hash(h: int, p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> int:
-    """`h` after moving the top of `src` to `dst` (only houses count)."""
-    card = p[src][-1]
-    keys = _ZOBRIST[card]
-    if 8 <= src < 16:
-        h ^= keys[(src - 8) * _DEPTH + len(p[src]) - 1]
-    if 8 <= dst < 16:
-        h ^= keys[(dst - 8) * _DEPTH + len(p[dst])]
     return h
 
 
@@ -94,22 +85,13 @@ def sources(state: GameState, seat: int) -> list[int]:
     return found
 
 
-def fits_foundation(card: Card, pile: tuple[Card, ...]) -> bool:
-    if not pile:
-        return card.rank == 1
-    top = pile[-1]
-    return top.suit == card.suit and top.rank + 1 == card.rank
-
-
-_FOUNDATION_KEY = "foundations"  # state._cache key (the others: see domain.priority)
-FoundationIndex = dict[int, list[int]]
 _ACE_KEYS = tuple(Card(1, suit).fkey for suit in SUITS)
 
 
 def foundation_index(state: GameState) -> FoundationIndex:
     """The foundations by the key of the card they take next (`Card.fkey`: an empty one takes
-    any Ace, a started one its top's `fwant`), lowest-numbered first; cached on the state, and
-    handed on by `keep_foundation_index` while no foundation changes."""
+    any Ace, a started one its top's `fwant`), lowest-numbered first; kept in `state.derived`,
+    and handed on to the next state while no foundation changes (`Derived.handed_on`)."""
     p = state.p
     index: dict[int, list[int]] = {}
     empty: list[int] = []
@@ -128,17 +110,13 @@ def foundation_index(state: GameState) -> FoundationIndex:
     if empty:
         for key in _ACE_KEYS:  # no started foundation wants an Ace
             index[key] = empty
-    state._cache[_FOUNDATION_KEY] = index
+    state.derived.foundations = index
     return index
-
-
-HouseIndex = tuple[dict[int, list[int]], list[int], list[int]]
-_HOUSE_KEY = "houses"
 
 
 def house_index(state: GameState) -> HouseIndex:
     """The houses by the key of the card they take next (`Card.hkey`), the empty ones and the
-    ones with a card to move, lowest-numbered first; cached like the foundation index."""
+    ones with a card to move, lowest-numbered first; kept like the foundation index."""
     p = state.p
     wanted: dict[int, list[int]] = {}
     empty: list[int] = []
@@ -157,22 +135,8 @@ def house_index(state: GameState) -> HouseIndex:
         else:
             empty.append(h)
     index = (wanted, empty, full)
-    state._cache[_HOUSE_KEY] = index
+    state.derived.houses = index
     return index
-
-
-def keep_foundation_index(old: GameState, new: GameState, houses: bool = False) -> None:
-    """Give `new` the foundation index of `old` (engine-internal: only when `new`'s foundations
-    are `old`'s, as after an event that moves no card to or from a foundation), and with
-    `houses` its house index too (only when no card went to or from a house either)."""
-    cache = old._cache
-    index = cache.get(_FOUNDATION_KEY)
-    if index is not None:
-        new._cache[_FOUNDATION_KEY] = index
-    if houses:
-        kept = cache.get(_HOUSE_KEY)
-        if kept is not None:
-            new._cache[_HOUSE_KEY] = kept
 
 
 def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) -> list[Step]:
@@ -185,10 +149,11 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     """
     p = state.p
     ruleset = state.ruleset
-    wanted_f = state._cache.get(_FOUNDATION_KEY)
+    derived = state.derived
+    wanted_f = derived.foundations
     if wanted_f is None:
         wanted_f = foundation_index(state)
-    houses = state._cache.get(_HOUSE_KEY)
+    houses = derived.houses
     if houses is None:
         houses = house_index(state)
     wanted_h, empty_h, full_h = houses
@@ -200,8 +165,8 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
         sources.append(shown)
     sources.extend(full_h)
     if p[waste]:
-        option = ruleset.waste_playable
-        if option == "always" or (option == "after_hand_empty" and not p[HAND[seat]]):
+        playable = ruleset.waste_playable
+        if playable == "always" or (playable == "after_hand_empty" and not p[HAND[seat]]):
             sources.append(waste)
     wanted_l: dict[int, list[int]] = {}
     for i in _LOAD_PILES[seat]:  # the opponent's reserve and waste: same suit, one apart
@@ -239,13 +204,16 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
         ):
             targets = sorted([*targets, *empty_h]) if targets else empty_h
         if targets:
-            if seen is not None and 8 <= src < 16:
+            if seen is not None and FIRST_HOUSE <= src < FIRST_FOUNDATION:
                 # The repetition guard, inline: the layout after this move is the current hash
                 # without the card at its old place, with it at its new one.
                 keys = _ZOBRIST[card]
-                lifted = hhash ^ keys[(src - 8) * _DEPTH + len(pile) - 1]
+                lifted = hhash ^ keys[(src - FIRST_HOUSE) * _DEPTH + len(pile) - 1]
                 for h in targets:
-                    if h != src and lifted ^ keys[(h - 8) * _DEPTH + len(p[h])] not in seen:
+                    if (
+                        h != src
+                        and lifted ^ keys[(h - FIRST_HOUSE) * _DEPTH + len(p[h])] not in seen
+                    ):
                         append((src, h))
             else:
                 for h in targets:
@@ -280,31 +248,26 @@ def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tup
 def move_card(
     p: tuple[tuple[Card, ...], ...], hhash: int, src: int, dst: int
 ) -> tuple[tuple[tuple[Card, ...], ...], int]:
-    """`apply_step` and `step_hash` at once (the evolve of every card move runs it)."""
+    """`apply_step` with the houses' hash updated (the evolve of every card move runs it)."""
     pile, target = p[src], p[dst]
     card = pile[-1]
     keys = _ZOBRIST[card]
-    if 8 <= src < 16:
-        hhash ^= keys[(src - 8) * _DEPTH + len(pile) - 1]
-    if 8 <= dst < 16:
-        hhash ^= keys[(dst - 8) * _DEPTH + len(target)]
+    if FIRST_HOUSE <= src < FIRST_FOUNDATION:
+        hhash ^= keys[(src - FIRST_HOUSE) * _DEPTH + len(pile) - 1]
+    if FIRST_HOUSE <= dst < FIRST_FOUNDATION:
+        hhash ^= keys[(dst - FIRST_HOUSE) * _DEPTH + len(target)]
     piles = list(p)
     piles[src] = pile[:-1]
     piles[dst] = target + (card,)
     return tuple(piles), hhash
 
 
-def repeats(state: GameState, src: int, dst: int) -> bool:
-    """Would this house-to-house move recreate a layout already seen this turn?"""
-    return step_hash(state.hhash, state.p, src, dst) in state.seen
-
-
 def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
     """The error for a move the building rules refuse (called only when it is not legal)."""
     p = state.p
     name_src, name_dst = ALL_PILES[src], ALL_PILES[dst]
-    houses = _HOUSE_SET[state.ruleset.houses_per_player]
-    if (8 <= src < 16 and src not in houses) or (8 <= dst < 16 and dst not in houses):
+    houses = _LAYOUT_HOUSES[state.ruleset.houses_per_player]
+    if (src in HOUSE_SET and src not in houses) or (dst in HOUSE_SET and dst not in houses):
         return RulesError("no such pile", "this layout has only two houses per player")
     if src not in sources(state, seat):
         if not p[src]:
@@ -360,7 +323,3 @@ def _next_name(top: Card) -> str:
     from domain.cards import RANKS
 
     return RANKS[top.rank] + top.suit
-
-
-def step_of(src: str, dst: str) -> Step:
-    return INDEX[src], INDEX[dst]

@@ -16,8 +16,14 @@ RESERVE = (0, 1)  # R<seat>
 HAND = (2, 3)  # H<seat>
 SHOWN = (4, 5)  # X<seat>: the turned-up hand card
 WASTE = (6, 7)  # W<seat>
-HOUSES: tuple[int, ...] = tuple(range(8, 16))
-FOUNDATIONS: tuple[int, ...] = tuple(range(16, 24))
+# The houses T0…T7 and the foundations F0…F7 are two runs of indexes: a house is
+# `FIRST_HOUSE <= i < FIRST_FOUNDATION`, a foundation `i >= FIRST_FOUNDATION`.
+FIRST_HOUSE = INDEX["T0"]
+FIRST_FOUNDATION = INDEX["F0"]
+HOUSES: tuple[int, ...] = tuple(range(FIRST_HOUSE, FIRST_FOUNDATION))
+FOUNDATIONS: tuple[int, ...] = tuple(range(FIRST_FOUNDATION, len(ALL_PILES)))
+HOUSE_SET = frozenset(HOUSES)
+FOUNDATION_SET = frozenset(FOUNDATIONS)
 
 
 _NOT_A_PILE = "{!r} is not a pile (R0 R1 H0 H1 X0 X1 W0 W1 T0…T7 F0…F7)"
@@ -38,7 +44,10 @@ def house_indices(houses_per_player: int) -> tuple[int, ...]:
     """The houses of a layout: all eight, or T0 T1 T4 T5 with two houses per player."""
     if houses_per_player == 4:
         return HOUSES
-    return tuple(8 + 4 * seat + i for seat in (0, 1) for i in range(houses_per_player))
+    per_seat = len(HOUSES) // 2  # T0…T3 are seat 0's side, T4…T7 seat 1's
+    return tuple(
+        FIRST_HOUSE + per_seat * seat + i for seat in (0, 1) for i in range(houses_per_player)
+    )
 
 
 def layout_piles(houses_per_player: int) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from domain.cards import Card
 from domain.errors import NotationError
 from domain.events import MatchStarted
 from domain.gamefold import fresh_game
-from domain.piles import ALL_PILES, INDEX, SHOWN, house_indices
+from domain.piles import ALL_PILES, HOUSE_SET, INDEX, SHOWN, house_indices
 from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState, Piles
 
@@ -46,7 +46,7 @@ def position_from_text(
         if key not in INDEX:
             raise NotationError(f"{key!r} is not a pile")
         i = INDEX[key]
-        if 8 <= i < 16 and i not in houses:
+        if i in HOUSE_SET and i not in houses:
             raise NotationError(f"{key} does not exist with two houses per player")
         cards = tuple(Card.parse(c, _default_owner(key)) for c in value.split(",") if c)
         if i in SHOWN and len(cards) > 1:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from domain.moves import Step, apply_step, building_steps, houses_of
-from domain.piles import FOUNDATIONS, RESERVE, SHOWN
+from domain.derived import Step
+from domain.moves import apply_step, building_steps, houses_of
+from domain.piles import FIRST_FOUNDATION, FIRST_HOUSE, FOUNDATION_SET, HOUSE_SET, RESERVE, SHOWN
 from domain.state import GameState
 
 RESERVE_TO_FOUNDATION = "priority: reserve to foundation first"
@@ -32,8 +33,6 @@ MESSAGES: dict[str, str] = {
     DISCARD_PLAYABLE: "your hand card can still be played, so it may not be discarded",
     HAND_TO_HOUSE: "your hand card can go onto a house: that comes before discarding it",
 }
-
-_FOUNDATION_SET = frozenset(FOUNDATIONS)
 
 
 class Level(NamedTuple):
@@ -59,20 +58,25 @@ FREE = Level()  # no priority binds: any legal action respects it
 
 
 def priority(state: GameState, seat: int) -> Level:
-    """The priority level of the position for `seat` (cached on the state)."""
-    cached: Level | None = state._cache.get(seat)  # also 2 + seat, 4 + seat; indexes: moves.py
-    if cached is None:
-        cached = _compute(state, seat, legal_steps(state, seat))
-        state._cache[seat] = cached
-    return cached
+    """The priority level of the position for `seat` (kept in `state.derived.levels`)."""
+    derived = state.derived
+    level = derived.levels[seat]
+    if level is None:
+        level = _compute(state, seat, legal_steps(state, seat))
+        levels = derived.levels
+        derived.levels = (level, levels[1]) if seat == 0 else (levels[0], level)
+    return level
 
 
 def legal_steps(state: GameState, seat: int) -> list[Step]:
-    cached: list[Step] | None = state._cache.get(2 + seat)
-    if cached is None:
-        cached = building_steps(state, seat)
-        state._cache[2 + seat] = cached
-    return cached
+    """The moves the building rules allow `seat` now (kept in `state.derived.steps`)."""
+    derived = state.derived
+    steps = derived.steps[seat]
+    if steps is None:
+        steps = building_steps(state, seat)
+        known = derived.steps
+        derived.steps = (steps, known[1]) if seat == 0 else (known[0], steps)
+    return steps
 
 
 def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
@@ -85,9 +89,9 @@ def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
     from_x: list[Step] = []
     for step in steps:
         src, dst = step
-        if dst >= 16:
+        if dst >= FIRST_FOUNDATION:
             (c1 if src == reserve else c2).append(step)
-        elif src == reserve and 8 <= dst < 16 and not p[dst]:
+        elif src == reserve and FIRST_HOUSE <= dst < FIRST_FOUNDATION and not p[dst]:
             fill.append(step)
         if src == shown:
             from_x.append(step)
@@ -119,7 +123,7 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     if refill is not None:
         return refill
     reserve, shown = RESERVE[seat], SHOWN[seat]
-    to_foundation = [s for s in steps if s[1] in _FOUNDATION_SET]
+    to_foundation = [s for s in steps if s[1] in FOUNDATION_SET]
     c1 = tuple(s for s in to_foundation if s[0] == reserve)
     c2 = tuple(s for s in to_foundation if s[0] != reserve)
     from_x = tuple(s for s in steps if s[0] == shown)
@@ -167,7 +171,9 @@ def _refill(state: GameState, seat: int, steps: list[Step]) -> Level | None:
     if state.ruleset.empty_house != "refill_at_once":
         return None
     p, reserve = state.p, RESERVE[seat]
-    fill = _refills(state, [s for s in steps if s[0] == reserve and 8 <= s[1] < 16 and not p[s[1]]])
+    fill = _refills(
+        state, [s for s in steps if s[0] == reserve and s[1] in HOUSE_SET and not p[s[1]]]
+    )
     return Level(required=fill, required_rule=FILL_EMPTY_HOUSE) if fill else None
 
 
@@ -190,6 +196,6 @@ def _frees_better_move(state: GameState, seat: int, step: Step) -> bool:
     reserve = RESERVE[seat]
     houses = set(houses_of(state))
     for src, dst in building_steps(after, seat):
-        if dst in _FOUNDATION_SET or (src == reserve and dst in houses):
+        if dst in FOUNDATION_SET or (src == reserve and dst in houses):
             return True
     return False

@@ -3,35 +3,52 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 from domain.errors import RulesetError
 
-# Allowed values of every string option, classic first (docs/spec/rules.md §9).
+# The values of every string option, classic first (docs/spec/rules.md §9). Each option's type is
+# a Literal, so that mypy --strict refuses a misspelt value in code (`enforcement == "enforced"`);
+# `CHOICES` is read from the same types for the checks made on a ruleset read from JSON.
+FirstPlayer = Literal["lower_reserve", "higher_reserve", "high_cut", "alternate"]
+WastePlayable = Literal["never", "always", "after_hand_empty"]
+EmptyHouse = Literal["any", "king_only", "reserve_first", "refill_at_once"]
+Priorities = Literal["classic", "finnish", "french6"]
+HandCardLock = Literal["off", "on"]
+DiscardRule = Literal["unless_foundation", "only_if_unplayable"]
+Win = Literal["reserve_hand_waste", "reserve_hand"]
+Enforcement = Literal["call", "enforce", "lenient"]
+WrongCallPenalty = Literal["none", "lose_turn_after_3"]
+MatchKind = Literal["points", "wins"]
+
 CHOICES: dict[str, tuple[str, ...]] = {
-    "first_player": ("lower_reserve", "higher_reserve", "high_cut", "alternate"),
-    "waste_playable": ("never", "always", "after_hand_empty"),
-    "empty_house": ("any", "king_only", "reserve_first", "refill_at_once"),
-    "priorities": ("classic", "finnish", "french6"),
-    "hand_card_lock": ("off", "on"),
-    "discard_rule": ("unless_foundation", "only_if_unplayable"),
-    "win": ("reserve_hand_waste", "reserve_hand"),
-    "enforcement": ("call", "enforce", "lenient"),
-    "wrong_call_penalty": ("none", "lose_turn_after_3"),
+    "first_player": get_args(FirstPlayer),
+    "waste_playable": get_args(WastePlayable),
+    "empty_house": get_args(EmptyHouse),
+    "priorities": get_args(Priorities),
+    "hand_card_lock": get_args(HandCardLock),
+    "discard_rule": get_args(DiscardRule),
+    "win": get_args(Win),
+    "enforcement": get_args(Enforcement),
+    "wrong_call_penalty": get_args(WrongCallPenalty),
 }
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
 
 
-def parse_match(text: str) -> tuple[str, int]:
+def parse_match(text: str) -> tuple[MatchKind, int]:
     """``"points:300"`` → ``("points", 300)``; ``"wins:3"`` → ``("wins", 3)``."""
     kind, _, number = str(text).partition(":")
     # ASCII digits only ("²" is a digit that int() refuses), and not thousands of them (int()
     # refuses more than 4,300; no match is played to 10**18 points).
     digits = number.isascii() and number.isdigit() and len(number) <= 18
-    if kind not in ("points", "wins") or not digits or int(number) < 1:
+    if not digits or int(number) < 1:
         raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")
-    return kind, int(number)
+    if kind == "points":
+        return "points", int(number)
+    if kind == "wins":
+        return "wins", int(number)
+    raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +61,15 @@ class Ruleset:
 
     reserve_size: int = 13
     houses_per_player: int = 4
-    first_player: str = "lower_reserve"
-    waste_playable: str = "never"
-    empty_house: str = "any"
-    priorities: str = "classic"
-    hand_card_lock: str = "off"
-    discard_rule: str = "unless_foundation"
-    win: str = "reserve_hand_waste"
-    enforcement: str = "call"
-    wrong_call_penalty: str = "none"
+    first_player: FirstPlayer = "lower_reserve"
+    waste_playable: WastePlayable = "never"
+    empty_house: EmptyHouse = "any"
+    priorities: Priorities = "classic"
+    hand_card_lock: HandCardLock = "off"
+    discard_rule: DiscardRule = "unless_foundation"
+    win: Win = "reserve_hand_waste"
+    enforcement: Enforcement = "call"
+    wrong_call_penalty: WrongCallPenalty = "none"
     move_time_limit_s: int | None = None
     match: str = "points:300"
     name: str = field(default="classic", compare=False)
@@ -85,7 +102,7 @@ class Ruleset:
             raise RulesetError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
 
     @property
-    def match_kind(self) -> str:
+    def match_kind(self) -> MatchKind:
         return parse_match(self.match)[0]
 
     @property

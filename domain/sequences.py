@@ -10,16 +10,17 @@ included), so its events are ordinary `CardMoved` events.
 from __future__ import annotations
 
 from domain.actions import Move, shared_move
+from domain.derived import Step
 from domain.errors import RulesError
-from domain.moves import Step, houses_of
-from domain.piles import ALL_PILES, INDEX
+from domain.moves import houses_of
+from domain.piles import ALL_PILES, HOUSE_SET, INDEX
 from domain.state import GameState
 
 
 def is_sequence_move(game: GameState, move: Move) -> bool:
     """A move naming a card below the top of a house, onto another house."""
     s, d = INDEX.get(move.src), INDEX.get(move.dst)
-    if move.card is None or s is None or d is None or not (8 <= s < 16 and 8 <= d < 16):
+    if move.card is None or s is None or d is None or not (s in HOUSE_SET and d in HOUSE_SET):
         return False
     pile = game.p[s]
     return bool(pile) and pile[-1].code != move.card.code
@@ -79,7 +80,3 @@ def _steps(count: int, src: int, dst: int, free: list[int]) -> list[Step]:
         + _steps(count - upper, src, dst, rest)
         + _steps(upper, spare, dst, rest)
     )
-
-
-def describe(steps: list[Step]) -> str:
-    return " ".join(f"{ALL_PILES[s]}-{ALL_PILES[d]}" for s, d in steps)

@@ -12,7 +12,8 @@ from typing import Any, NamedTuple
 
 from domain.actions import Action
 from domain.cards import Card
-from domain.piles import ALL_PILES, HAND, HOUSES, INDEX, RESERVE, SHOWN, WASTE, layout_piles
+from domain.derived import Derived
+from domain.piles import HAND, INDEX, RESERVE, SHOWN, WASTE, layout_piles
 from domain.ruleset import Ruleset
 
 Piles = tuple[tuple[Card, ...], ...]
@@ -88,13 +89,18 @@ _SLOTS = (
     "turn_started_at_ms",
     "move_started_at_ms",
     "last_event",
+    "derived",
 )
+
+
+# Equality compares the game, not what has been computed from it so far.
+_COMPARED = tuple(name for name in _SLOTS if name != "derived")
 
 
 class _Fields:
     """The slots of a game state (see `GameState`)."""
 
-    __slots__ = (*_SLOTS, "_cache")
+    __slots__ = _SLOTS
 
     ruleset: Ruleset
     game_index: int
@@ -125,7 +131,7 @@ class _Fields:
     turn_started_at_ms: int
     move_started_at_ms: int
     last_event: Any  # the most recent move, turn, discard, pass or call (for views)
-    _cache: dict[Any, Any]
+    derived: Derived  # legal moves, priorities, indexes: computed on first use (domain.derived)
 
 
 class GameState(_Fields):
@@ -147,25 +153,29 @@ class GameState(_Fields):
 
     def __init__(self, **values: Any) -> None:
         setter = object.__setattr__
+        values.setdefault("derived", Derived())
         for name in _SLOTS:
             setter(self, name, values[name])
-        setter(self, "_cache", {})
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("game states are immutable; evolve makes new ones")
 
     def _evolved(self, **changes: Any) -> GameState:
         """A copy with `changes` (engine-internal): `_moved`'s copy, then the changed fields
-        written into it before anyone sees it."""
+        written into it before anyone sees it. Its derived data starts empty unless `changes`
+        hands some on (``derived=…``)."""
+        derived = changes.pop("derived", None)
         new = self._moved(
             self.p,
             self.seen,
             self.hhash,
+            self.emptied,
             self.turn_productive,
             self.turn_founded,
             self.window,
             self.move_started_at_ms,
             self.last_event,
+            Derived() if derived is None else derived,
         )
         setter = object.__setattr__  # past the write guard: `new` is fresh
         for name, value in changes.items():
@@ -177,11 +187,13 @@ class GameState(_Fields):
         p: Piles,
         seen: frozenset[int],
         hhash: int,
+        emptied: frozenset[int],
         turn_productive: bool,
         turn_founded: bool,
         window: CallWindow | None,
         move_started_at_ms: int,
         last_event: Any,
+        derived: Derived,
     ) -> GameState:
         """A copy with the fields one card move changes (the commonest event): every field written
         out (no keyword dictionary, no `setattr` loop) into a writable twin of the class, which
@@ -208,7 +220,7 @@ class GameState(_Fields):
         new.quiet_turns = self.quiet_turns
         new.seen = seen
         new.hhash = hhash
-        new.emptied = self.emptied
+        new.emptied = emptied
         new.wrong_calls = self.wrong_calls
         new.skip_next = self.skip_next
         new.draw_offer = self.draw_offer
@@ -216,7 +228,7 @@ class GameState(_Fields):
         new.turn_started_at_ms = self.turn_started_at_ms
         new.move_started_at_ms = move_started_at_ms
         new.last_event = last_event
-        new._cache = {}
+        new.derived = derived
         new.__class__ = GameState  # type: ignore[assignment]
         return new  # type: ignore[return-value]
 
@@ -236,9 +248,6 @@ class GameState(_Fields):
     def last_fault(self) -> str | None:
         return self.window.fault if self.window is not None else None
 
-    def houses_key(self) -> tuple[tuple[Card, ...], ...]:
-        return self.p[HOUSES[0] : HOUSES[-1] + 1]
-
     def loose_cards(self, seat: int) -> int:
         """Cards in the seat's hand, X and waste."""
         p = self.p
@@ -257,7 +266,7 @@ class GameState(_Fields):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in _SLOTS)
+        return all(getattr(self, n) == getattr(other, n) for n in _COMPARED)
 
     def __hash__(self) -> int:
         return hash((self.p, self.to_move, self.turn_number, self.over))
@@ -308,10 +317,6 @@ class MatchState:
         new.previous_first = self.previous_first
         new.__class__ = MatchState  # type: ignore[assignment]
         return new  # type: ignore[return-value]
-
-
-def pile_names() -> tuple[str, ...]:
-    return ALL_PILES
 
 
 class _MatchWritable:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import html
 import importlib.resources
+import re
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 
@@ -11,7 +13,7 @@ import markdown
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from domain.bots import BOT_DESCRIPTIONS, BOT_NAMES
-from server import schemas
+from server import languages, schemas
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
 from server.payloads import RematchAnswerJson, SeatTicket
@@ -66,22 +68,49 @@ def replay_page(match_id: str) -> Response:
 
 
 RULES_SLOT = "<!-- the server puts web/rules.md here, rendered -->"
+SWITCH_SLOT = "<!-- the server puts the language switch here -->"
 
 
 @functools.cache
-def rules_html() -> str:
-    """The players' rules (`web/rules.md`, the one copy) as a page: rendered once per process,
-    headings with ids so that `/rules#presets` and the like link to a section."""
+def rules_html(lang: str = languages.DEFAULT) -> str:
+    """The players' rules in one language (`web/rules.md`, `web/rules.<lang>.md`) as a page:
+    rendered once per process and language, headings with ids so that `/rules#presets` and the
+    like link to a section (a translation keeps the English ids with `{#id}`)."""
     web = importlib.resources.files("web")
-    text = web.joinpath("rules.md").read_text(encoding="utf-8")
-    body = markdown.markdown(text, extensions=["tables", "toc"], output_format="html")
+    name = "rules.md" if lang == languages.DEFAULT else f"rules.{lang}.md"
+    text = web.joinpath(name).read_text(encoding="utf-8")
+    extensions = ["tables", "toc", "attr_list"]
+    body = markdown.markdown(text, extensions=extensions, output_format="html")
+    words = languages.catalogue(lang)
     page = web.joinpath("rules.html").read_text(encoding="utf-8")
-    return page.replace(RULES_SLOT, body)
+    page = re.sub(r"\{\{([\w.]+)\}\}", lambda m: lang if m[1] == "lang" else words[m[1]], page)
+    return page.replace(SWITCH_SLOT, _language_switch(lang)).replace(RULES_SLOT, body)
+
+
+def _language_switch(current: str) -> str:
+    """Links to the page in every language, each named in its own language; web/js/i18n.js
+    remembers a choice made here in the browser, the cookie lets the server follow it."""
+    links = []
+    for lang in languages.LANGUAGES:
+        name = html.escape(languages.catalogue(lang)["language.name"])
+        attrs = ' aria-current="true"' if lang == current else ""
+        links.append(f'<a href="?lang={lang}" lang="{lang}" data-lang="{lang}"{attrs}>{name}</a>')
+    label = html.escape(languages.catalogue(current)["language.switch"])
+    nav = f'<nav class="languages" aria-label="{label}" data-testid="languages">'
+    return f"    {nav}{' '.join(links)}</nav>"
 
 
 @bp.get("/rules")
 def rules_page() -> Response:
-    return Response(rules_html(), mimetype="text/html")
+    lang = languages.choose(request)
+    response = Response(rules_html(lang), mimetype="text/html")
+    response.headers["Content-Language"] = lang
+    response.vary.add("Accept-Language")
+    response.vary.add("Cookie")
+    if languages.supported(request.args.get("lang")):
+        # A choice made with ?lang= is remembered in this browser, as the switch does.
+        response.set_cookie(languages.COOKIE, lang, max_age=365 * 24 * 3600, samesite="Lax")
+    return response
 
 
 @bp.get("/static/<path:path>")

@@ -19,7 +19,18 @@ from domain.actions import Discard, Move, Pass, Turn
 from domain.bots.base import Bot, PlayAction
 from domain.bots.mirror import ruleset_of
 from domain.moves import apply_step, houses_of
-from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.piles import (
+    ALL_PILES,
+    FIRST_FOUNDATION,
+    FIRST_HOUSE,
+    FOUNDATIONS,
+    HAND,
+    HOUSES,
+    INDEX,
+    RESERVE,
+    SHOWN,
+    WASTE,
+)
 from domain.priority import legal_steps, priority
 from domain.state import GameState, Piles
 
@@ -56,7 +67,9 @@ def evaluate(game: GameState, p: Piles, seat: int, turn_over: bool) -> float:
         + FOUNDATION_CARD * sum(map(len, p[FOUNDATIONS[0] : FOUNDATIONS[-1] + 1]))
     )
     # Houses that do not exist in a two-house layout are always empty: leave them out.
-    empty = p[8:16].count(()) - (8 - 2 * game.ruleset.houses_per_player)
+    empty = p[FIRST_HOUSE:FIRST_FOUNDATION].count(()) - (
+        len(HOUSES) - 2 * game.ruleset.houses_per_player
+    )
     if not turn_over:
         return value + EMPTY_HOUSE_MID * empty
     value += EMPTY_HOUSE_END * empty

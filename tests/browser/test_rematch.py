@@ -108,6 +108,21 @@ def test_rematch_offer_decline_accept_and_a_spectator(
     watcher.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
     assert watcher.evaluate("window.crapette.seat") is None
     assert watcher.locator("#join").is_hidden()
+
+    # Ann looks back at the old table later: a link, and she is seated when she follows it.
+    ann.goto(f"{server.url}/table/{match_id}")
+    back = ann.locator("[data-testid=rematch-link]")
+    back.wait_for(timeout=WAIT_MS)
+    assert "Your rematch has started" in rematch_text(ann)
+    # (as if she had never been there: the seat is saved again from the old table's)
+    ann.evaluate("(id) => localStorage.removeItem('crapette:seat:' + id)", new_id)
+    ann.reload()
+    back.wait_for(timeout=WAIT_MS)
+    back.click()
+    ann.wait_for_url(f"**/table/{new_id}", timeout=WAIT_MS)
+    ann.wait_for_function(
+        "window.crapette && window.crapette.view && window.crapette.seat === 0", timeout=WAIT_MS
+    )
     assert server.post(f"/api/tables/{new_id}/join", {"name": "Eve"}).status_code == 409
     assert not (ann.errors or bob.errors or watcher.errors)
 

@@ -76,12 +76,14 @@ export function makeCard(text, backOwner = 0, doc = document) {
   const c = parseCard(text);
   if (!c) {
     el.className = `card back p${backOwner}`;
+    el.setAttribute("role", "img"); // a picture with a name, not the text of its corners
     el.setAttribute("aria-label", "face-down card");
     return el;
   }
   const owner = c.owner ?? 0;
   el.className = `card face ${isRed(c.suit) ? "red" : "black"} p${owner}`;
   el.dataset.card = text;
+  el.setAttribute("role", "img");
   el.setAttribute("aria-label", cardWords(c));
   const rank = RANK_TEXT[c.rank] ?? String(c.rank);
   // The small corner suits are text (cheap to lay out); the big centre one is the SVG shape.
@@ -90,8 +92,10 @@ export function makeCard(text, backOwner = 0, doc = document) {
     c.rank > 10
       ? `<span class="court">${rank}</span>${suitUse(c.suit, "court-pip")}`
       : suitUse(c.suit, "centre");
+  // The corners' text is what the eye reads; a screen reader reads the card's name instead.
   el.innerHTML =
-    `<span class="idx tl">${index}</span><span class="idx br">${index}</span>` +
-    `${centre}<span class="pack-mark"></span>`;
+    `<span class="idx tl" aria-hidden="true">${index}</span>` +
+    `<span class="idx br" aria-hidden="true">${index}</span>` +
+    `<span aria-hidden="true">${centre}</span><span class="pack-mark"></span>`;
   return el;
 }

@@ -2,7 +2,7 @@
 // offers, the other accepts or declines; both then sit at the new table in the seats they had,
 // with the seat tokens they had. A spectator only hears of it and may follow, as a spectator.
 
-import { postJSON, saveSeat } from "./net.js";
+import { loadSeat, postJSON, saveSeat } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,10 +35,15 @@ export class RematchPanel {
 
   /** A player goes to the new table with the token he had there too. */
   follow(newId) {
+    this.keepSeat(newId);
+    location.href = `/table/${encodeURIComponent(newId)}`;
+  }
+
+  /** The player's seat at the new table is the one he had, with the same token. */
+  keepSeat(newId) {
     const { page } = this;
     const name = (page.view?.players ?? page.players())[page.seat] ?? "";
     saveSeat(newId, page.seat, page.token, name);
-    location.href = `/table/${encodeURIComponent(newId)}`;
   }
 
   /** Redraw from the table object (on every `table` message and once a second). */
@@ -61,6 +66,7 @@ export class RematchPanel {
       show(false, false);
       // Both players were asked: whoever was waiting goes along as soon as the table opens.
       if (seat !== null && !this.seenOpen) return this.follow(newId);
+      if (seat !== null && !loadSeat(newId)) this.keepSeat(newId); // back later: seated too
       this.link(
         text,
         seat === null ? "The players started a rematch: " : "Your rematch has started: ",

@@ -4,8 +4,10 @@
 
 import { Arrow, ReplayAnalysis, VIEWS, faultWords, knowledgeView, optionWords } from "./analysis.js";
 import { Board } from "./board.js";
+import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
 import { getJSON } from "./net.js";
+import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,6 +23,8 @@ export class Replay {
     this.pos = -1;
     this.playing = null;
     this.board = new Board($("board"), { bottom: 0 });
+    this.access = new BoardAccess(this.board, () => ({ seat: null, names: this.players }));
+    mountPrefs(document.querySelector("header.bar"), { sound: false });
     this.seats = new SeatPanel(this.board);
     this.rows = [];
     this.urlTimer = null;

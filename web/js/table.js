@@ -3,6 +3,7 @@
 // has to know the rules: `view.legal` says what may be done, `refused` says why not.
 
 import { Board } from "./board.js";
+import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventPiles } from "./events.js";
 import { Controls } from "./table_input.js";
 import { lanBase, renderInvite } from "./invite.js";
@@ -20,6 +21,8 @@ import {
 } from "./net.js";
 import { RematchPanel } from "./rematch.js";
 import { SeatPanel } from "./seat_panel.js";
+import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
+import { TurnNotice } from "./turn_notice.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,12 +39,20 @@ class TablePage {
     this.board = new Board($("board"), { bottom: this.seat ?? 0, animate: true });
     this.seats = new SeatPanel(this.board);
     this.input = new Controls(this);
+    this.access = new BoardAccess(
+      this.board,
+      () => ({ seat: this.seat, names: this.view?.players ?? this.players() }),
+      (pile) => this.input.onPileClick(pile),
+    );
     $("replay-link").href = `/replay/${encodeURIComponent(matchId)}`;
     $("join-name").value = savedName();
     $("join-btn").addEventListener("click", () => this.join());
     $("claim-resign").addEventListener("click", () => this.claim("resign"));
     $("claim-bot").addEventListener("click", () => this.claim("bot"));
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
+    this.notice = new TurnNotice();
+    mountPrefs(document.querySelector("header.bar"));
+    onPrefs(() => (this.board.animate = motionAllowed()));
     $("after-replay").href = `/replay/${encodeURIComponent(matchId)}`;
     window.crapette = this; // for tests and the curious: the page's state, read-only by convention
   }
@@ -188,6 +199,8 @@ class TablePage {
       const c = $("commitment");
       c.textContent = view.seed ? `seed ${view.seed}` : `commitment ${view.commitment ?? ""}`;
       $("turn").textContent = this.turnText(view, players);
+      const over = view.over || view.match_over || this.table?.status === "finished";
+      this.notice.update(this.seat !== null && !over && view.to_move === this.seat);
     } else {
       $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
     }

@@ -1,0 +1,40 @@
+"""axe-core (vendored, unmodified: web/vendor/README.md) run on a page of the client.
+
+The script goes into the page from the file (no request leaves the machine); `serious_violations`
+returns the violations of impact "serious" or "critical", each as one readable line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import REPO_ROOT
+
+AXE = REPO_ROOT / "web" / "vendor" / "axe-core-4.14.1" / "axe.min.js"
+SERIOUS = ("serious", "critical")
+
+
+def violations(page: Any) -> list[dict[str, Any]]:
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => {
+          const result = await axe.run(document, {resultTypes: ["violations"]});
+          return result.violations.map((v) => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map((n) => ({target: n.target.join(" "), summary: n.failureSummary})),
+          }));
+        }"""
+    )
+    return found
+
+
+def serious_violations(page: Any) -> list[str]:
+    lines = []
+    for v in violations(page):
+        if v["impact"] not in SERIOUS:
+            continue
+        for node in v["nodes"][:5]:
+            lines.append(
+                f"{v['impact']} {v['id']} ({v['help']}): {node['target']}: {node['summary']}"
+            )
+    return lines

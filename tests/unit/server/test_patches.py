@@ -1,0 +1,69 @@
+"""server/patches.py: it must be importable before eventlet patches anything (server.cli imports
+it first), it picks `crapette serve` under eventlet only, and it changes nothing in a process
+that has not monkey-patched."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from server import patches
+
+# What must not be imported before `eventlet.monkey_patch()`: it would hold unpatched sockets,
+# locks or selectors (and the libraries that create them).
+_TOO_EARLY = {"socket", "threading", "select", "selectors", "ssl", "asyncio", "eventlet"}
+_TOO_EARLY |= {"flask", "flask_socketio", "socketio", "engineio", "psycopg", "orjson"}
+
+
+def test_importing_the_patches_module_imports_nothing_that_must_come_after_eventlet() -> None:
+    code = (
+        "import sys, json; before = set(sys.modules); import server.patches; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    imported = {name.split(".")[0] for name in json.loads(done.stdout)}
+    assert not imported & _TOO_EARLY
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["serve"], True),
+        (["serve", "--port", "8001"], True),
+        (["serve", "--async-mode", "threading"], False),
+        (["serve", "--async-mode=threading"], False),
+        (["deal", "--seed", "ab"], False),
+        (["-k", "serve"], False),
+        ([], False),
+    ],
+)
+def test_only_crapette_serve_under_eventlet_patches(argv: list[str], wanted: bool) -> None:
+    assert patches.wants_eventlet(argv) is wanted
+
+
+def test_psycopg_is_left_alone_without_eventlet() -> None:
+    if "eventlet.patcher" in sys.modules:
+        from eventlet import patcher
+
+        if patcher.is_monkey_patched("select"):
+            pytest.skip("this test process is monkey-patched")
+    import psycopg.waiting
+
+    before = psycopg.waiting.wait
+    assert patches.green_psycopg() is False
+    assert psycopg.waiting.wait is before
+
+
+def test_packets_encode_with_orjson_and_fall_back_to_the_standard_library() -> None:
+    packet_class = patches.json_packet()
+    assert packet_class is patches.json_packet()  # made once
+    assert packet_class.uses_binary_events is False
+    assert patches.dumps({"a": [1, "é"]}) == '{"a":[1,"é"]}'
+    # What orjson refuses (a lone surrogate, an integer beyond 64 bits) still encodes.
+    assert json.loads(patches.dumps({"x": "\ud800"})) == {"x": "\ud800"}
+    assert patches.loads(patches.dumps({"n": 2**70})) == {"n": 2**70}

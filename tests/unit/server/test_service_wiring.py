@@ -1,0 +1,61 @@
+"""The service's parts are wired through constructor arguments only: the publisher given to
+`GameService` is the one every part tells, about the events it folded and the tables it changed,
+with nothing assigned afterwards."""
+
+from __future__ import annotations
+
+import domain
+from eventstore import open_store
+from server.matches import Applied
+from server.payloads import TableJson
+from server.service import GameService
+from tests.unit.server.clock import Clock
+
+
+class RecordingPublisher:
+    def __init__(self) -> None:
+        self.applied_items: list[tuple[str, list[Applied]]] = []
+        self.tables: list[tuple[str, TableJson]] = []
+
+    def applied(self, match_id: str, items: list[Applied]) -> None:
+        self.applied_items.append((match_id, items))
+
+    def table_changed(self, match_id: str, table: TableJson) -> None:
+        self.tables.append((match_id, table))
+
+
+def test_every_part_tells_the_publisher_it_was_built_with() -> None:
+    publisher = RecordingPublisher()
+    service = GameService(open_store("memory://"), publisher=publisher, clock=Clock())
+    assert service.publisher is publisher
+    opened = service.lobby.open_table(name="Ann", preset="beginner")
+    match_id = opened["match_id"]
+    assert publisher.applied_items == []  # one seat taken: nothing to play yet
+
+    joined = service.lobby.join_seat(match_id, "Bob")
+    # The lobby announced the new seat with the table's lobby view ...
+    announced = [table for mid, table in publisher.tables if mid == match_id]
+    assert [s["name"] for s in announced[-1]["seats"]] == ["Ann", "Bob"]
+    # ... and the autopilot started the match and its first game, folded and published in order.
+    kinds = [type(a.event) for mid, items in publisher.applied_items for a in items]
+    assert kinds[:2] == [domain.MatchStarted, domain.GameStarted]
+    entry = service.repo.find(match_id)
+    assert publisher.applied_items[-1][1][-1].version == entry.version
+
+    # A player's command: its events reach the publisher with the state after each.
+    state = entry.state
+    assert state is not None and state.game is not None
+    seat = state.game.to_move
+    token = opened["seat_token"] if seat == opened["seat"] else joined["seat_token"]
+    action = domain.legal_actions(state, seat)[0]
+    before = len(publisher.applied_items)
+    done = service.play.execute(match_id, token, "wiring-0001", action.to_json())
+    published = [a for _, items in publisher.applied_items[before:] for a in items]
+    assert published[-1].version == done["version"] == entry.version
+    assert published[-1].state is entry.state
+
+    # A client coming and going changes the table's presence, announced the same way.
+    service.lobby.connect(match_id, seat)
+    assert publisher.tables[-1][1]["presence"][seat]["connected"] is True
+    service.lobby.disconnect(match_id, seat)
+    assert publisher.tables[-1][1]["presence"][seat]["connected"] is False
