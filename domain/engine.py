@@ -173,9 +173,13 @@ def _act(scratch: _Scratch, command: Act) -> None:
         return
     if isinstance(action, OfferDraw):
         if game.draw_offer == seat:
-            raise RulesError("draw offered", "you have already offered a stalemate")
+            raise RulesError(
+                "draw offered", "you have already offered a stalemate", "draw_already_offered"
+            )
         if game.draw_offer == 1 - seat:
-            raise RulesError("draw offered", "your opponent offers a stalemate: accept it")
+            raise RulesError(
+                "draw offered", "your opponent offers a stalemate: accept it", "draw_offered_to_you"
+            )
         scratch.emit(DrawOffered(seat, at))
         return
     if isinstance(action, AcceptDraw):
@@ -259,12 +263,17 @@ def _breach(game: GameState, action: Action) -> str | None:
     if isinstance(action, Move):
         src, dst = INDEX.get(action.src), INDEX.get(action.dst)
         if src is None or dst is None:
-            raise RulesError("no such pile", f"{action.notation()} names no pile")
+            raise RulesError("no such pile", f"{action.notation()} names no pile", "names_no_pile")
         step = (src, dst)
         if step not in legal_steps(game, seat):
             raise explain(game, seat, src, dst)
         if action.card is not None and action.card.code != p[src][-1].code:
-            raise RulesError("card mismatch", f"the top of {action.src} is {p[src][-1].code}")
+            raise RulesError(
+                "card mismatch",
+                f"the top of {action.src} is {p[src][-1].code}",
+                pile=action.src,
+                card=p[src][-1].code,
+            )
         if level.required is not None:
             return None if step in level.required else level.required_rule
         return level.bad_rule if step in level.bad_steps else None

@@ -7,7 +7,7 @@ data (cards as ``"7H/1"``, packs as plain codes, tuples as lists) and back.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, get_args
 
 from domain.cards import Card
 from domain.errors import NotationError
@@ -225,29 +225,8 @@ Event = (
     | MatchWon
 )
 
-EVENT_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (
-        MatchStarted,
-        GameStarted,
-        CardMoved,
-        HandCardTurned,
-        WasteTurnedOver,
-        CardDiscarded,
-        Passed,
-        TurnEnded,
-        CrapetteCalled,
-        ActionVoided,
-        CompulsoryMovePlayed,
-        DrawOffered,
-        DrawAccepted,
-        TimeExpired,
-        GameWon,
-        GameStalemated,
-        GameResigned,
-        MatchWon,
-    )
-}
+# Every event class by its name (the stored event's type), read from the `Event` union above.
+EVENT_TYPES: dict[str, type[Any]] = {cls.__name__: cls for cls in get_args(Event)}
 
 _PAIRS = ("players", "score", "totals", "penalties")
 

@@ -105,6 +105,7 @@ def fresh_game(
         turn_started_at_ms=at_ms,
         move_started_at_ms=at_ms,
         last_event=None,
+        derived=Derived(),
     )
 
 

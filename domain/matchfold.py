@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from domain.errors import RulesError
@@ -82,6 +81,7 @@ def _match_started(state: MatchState | None, event: MatchStarted) -> MatchState:
         winner=None,
         version=1,
         started_at_ms=event.at_ms,
+        previous_first=None,
     )
 
 
@@ -116,7 +116,7 @@ def _match_won(state: MatchState, event: MatchWon) -> MatchState:
 
 
 def _with(state: MatchState, **changes: Any) -> MatchState:
-    return replace(state, version=state.version + 1, **changes)
+    return state._replace(version=state.version + 1, **changes)
 
 
 # The evolve function of each match-level event kind; every other event is the current game's.

@@ -268,55 +268,125 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
     name_src, name_dst = ALL_PILES[src], ALL_PILES[dst]
     houses = _LAYOUT_HOUSES[state.ruleset.houses_per_player]
     if (src in HOUSE_SET and src not in houses) or (dst in HOUSE_SET and dst not in houses):
-        return RulesError("no such pile", "this layout has only two houses per player")
+        return RulesError(
+            "no such pile", "this layout has only two houses per player", "two_houses_layout"
+        )
     if src not in sources(state, seat):
         if not p[src]:
-            return RulesError("not available", f"{name_src} is empty")
+            return RulesError("not available", f"{name_src} is empty", "pile_empty", pile=name_src)
         if src in FOUNDATIONS:
-            return RulesError("not available", "a foundation card never moves")
+            return RulesError(
+                "not available", "a foundation card never moves", "foundation_never_moves"
+            )
         if src in (RESERVE[1 - seat], SHOWN[1 - seat], WASTE[1 - seat], HAND[1 - seat]):
-            return RulesError("not available", f"{name_src} is your opponent's")
+            return RulesError(
+                "not available", f"{name_src} is your opponent's", "opponents_pile", pile=name_src
+            )
         if src == HAND[seat]:
-            return RulesError("not available", "hand cards are face down: turn one first")
+            return RulesError(
+                "not available", "hand cards are face down: turn one first", "hand_face_down"
+            )
         if src == WASTE[seat]:
-            return RulesError("not available", "your waste is not playable under these rules")
-        return RulesError("not available", f"{name_src} has no card you may move")
+            return RulesError(
+                "not available",
+                "your waste is not playable under these rules",
+                "waste_not_playable",
+            )
+        return RulesError(
+            "not available",
+            f"{name_src} has no card you may move",
+            "no_movable_card",
+            pile=name_src,
+        )
     card = p[src][-1]
     if dst in destinations(state, seat, src):
         return RulesError("repetition", "that move recreates a position already seen this turn")
     if src == dst:
-        return RulesError("building", "a card cannot go back onto its own pile")
+        return RulesError("building", "a card cannot go back onto its own pile", "own_pile")
     if dst == WASTE[seat]:
-        return RulesError("building", "only a discard puts the hand card on your waste")
+        return RulesError(
+            "building", "only a discard puts the hand card on your waste", "discard_only"
+        )
     if dst in (RESERVE[seat], HAND[0], HAND[1], SHOWN[0], SHOWN[1]):
-        return RulesError("building", f"no card may be put on {name_dst}")
+        return RulesError(
+            "building", f"no card may be put on {name_dst}", "no_card_on", pile=name_dst
+        )
     if dst in FOUNDATIONS:
         if not p[dst]:
-            return RulesError("building", f"an empty foundation takes only an Ace, not {card.code}")
+            return RulesError(
+                "building",
+                f"an empty foundation takes only an Ace, not {card.code}",
+                "empty_foundation_ace",
+                card=card.code,
+            )
         top = p[dst][-1]
         if top.rank == 13:
-            return RulesError("building", f"nothing goes on a King ({name_dst} is complete)")
-        return RulesError("building", f"{name_dst} needs the {_next_name(top)}, not {card.code}")
+            return RulesError(
+                "building",
+                f"nothing goes on a King ({name_dst} is complete)",
+                "foundation_complete",
+                pile=name_dst,
+            )
+        need = _next_name(top)
+        return RulesError(
+            "building",
+            f"{name_dst} needs the {need}, not {card.code}",
+            "foundation_needs",
+            pile=name_dst,
+            need=need,
+            card=card.code,
+        )
     if dst in houses:
         if not p[dst]:
             option = state.ruleset.empty_house
             if option == "king_only":
-                return RulesError("building", "only a King may go to an empty house")
+                return RulesError(
+                    "building", "only a King may go to an empty house", "empty_house_king"
+                )
             return RulesError(
-                "building", "an empty house takes only your reserve card while the reserve lasts"
+                "building",
+                "an empty house takes only your reserve card while the reserve lasts",
+                "empty_house_reserve",
             )
         top = p[dst][-1]
         if top.red == card.red:
-            return RulesError("building", f"{card.code} on {top.code}: colours must alternate")
-        return RulesError("building", f"{card.code} on {top.code}: a house goes down one rank")
+            return RulesError(
+                "building",
+                f"{card.code} on {top.code}: colours must alternate",
+                "colours_alternate",
+                card=card.code,
+                top=top.code,
+            )
+        return RulesError(
+            "building",
+            f"{card.code} on {top.code}: a house goes down one rank",
+            "house_down_one",
+            card=card.code,
+            top=top.code,
+        )
     if dst in (RESERVE[1 - seat], WASTE[1 - seat]):
         if not p[dst]:
-            return RulesError("building", f"{name_dst} is empty: nothing can be loaded on it")
+            return RulesError(
+                "building",
+                f"{name_dst} is empty: nothing can be loaded on it",
+                "load_empty",
+                pile=name_dst,
+            )
         top = p[dst][-1]
         return RulesError(
-            "building", f"{card.code} on {top.code}: loading needs the same suit, one rank apart"
+            "building",
+            f"{card.code} on {top.code}: loading needs the same suit, one rank apart",
+            "load_same_suit",
+            card=card.code,
+            top=top.code,
         )
-    return RulesError("building", f"{card.code} cannot go to {name_dst}")
+    return RulesError(
+        "building",
+        f"{card.code} cannot go to {name_dst}",
+        "cannot_go",
+        card=card.code,
+        pile=name_dst,
+    )
 
 
 def _next_name(top: Card) -> str:

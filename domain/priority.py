@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from domain.derived import Step
 from domain.moves import apply_step, building_steps, houses_of
-from domain.piles import FIRST_FOUNDATION, FIRST_HOUSE, FOUNDATION_SET, HOUSE_SET, RESERVE, SHOWN
+from domain.piles import FIRST_FOUNDATION, FIRST_HOUSE, FOUNDATION_SET, RESERVE, SHOWN
 from domain.state import GameState
 
 RESERVE_TO_FOUNDATION = "priority: reserve to foundation first"
@@ -79,9 +79,13 @@ def legal_steps(state: GameState, seat: int) -> list[Step]:
     return steps
 
 
-def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
-    """docs/spec/rules.md §6 in one pass over the moves (this runs for every position of a game)."""
+def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
+    """The priority ladder, highest rung first: the refill of `refill_at_once` (before every
+    order), then the order's own rungs (docs/spec/rules.md §6 for `classic`, §9 for `finnish` and
+    `french6`). One pass sorts the moves first: this runs for every position of a game."""
     p = state.p
+    ruleset = state.ruleset
+    scheme = ruleset.priorities
     reserve, shown = RESERVE[seat], SHOWN[seat]
     c1: list[Step] = []
     c2: list[Step] = []
@@ -95,63 +99,36 @@ def _classic(state: GameState, seat: int, steps: list[Step]) -> Level:
             fill.append(step)
         if src == shown:
             from_x.append(step)
-    ruleset = state.ruleset
     if fill and ruleset.empty_house == "refill_at_once":
         refill = _refills(state, fill)
         if refill:
             return Level(required=refill, required_rule=FILL_EMPTY_HOUSE)
+    if scheme == "finnish":
+        # The reserve is the first source of `steps`, so c1 then c2 keeps their order.
+        aces = tuple(s for s in (*c1, *c2) if p[s[0]][-1].rank == 1)
+        if aces:
+            return Level(required=aces, required_rule=ACES_FIRST)
     if c1:
         return Level(required=tuple(c1), required_rule=RESERVE_TO_FOUNDATION)
     if c2:
         return Level(required=tuple(c2), required_rule=TO_FOUNDATION)
     end_rule = DISCARD_PLAYABLE if ruleset.discard_rule == "only_if_unplayable" and from_x else None
-    if not fill and end_rule is None:
-        return FREE
-    return Level(
-        turn_rule=FILL_EMPTY_HOUSE if fill else None,
-        turn_moves=tuple(fill),
-        end_rule=end_rule,
-        end_moves=tuple(from_x) if end_rule else (),
-    )
-
-
-def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
-    scheme = state.ruleset.priorities
     if scheme == "classic":
-        return _classic(state, seat, steps)
-    refill = _refill(state, seat, steps)
-    if refill is not None:
-        return refill
-    reserve, shown = RESERVE[seat], SHOWN[seat]
-    to_foundation = [s for s in steps if s[1] in FOUNDATION_SET]
-    c1 = tuple(s for s in to_foundation if s[0] == reserve)
-    c2 = tuple(s for s in to_foundation if s[0] != reserve)
-    from_x = tuple(s for s in steps if s[0] == shown)
-    discard_rule = state.ruleset.discard_rule
-    end_rule = DISCARD_PLAYABLE if discard_rule == "only_if_unplayable" and from_x else None
-
-    if scheme == "finnish":
-        p = state.p
-        aces = tuple(s for s in to_foundation if p[s[0]][-1].rank == 1)
-        if aces:
-            return Level(required=aces, required_rule=ACES_FIRST)
-        if c1:
-            return Level(required=c1, required_rule=RESERVE_TO_FOUNDATION)
-        if c2:
-            return Level(required=c2, required_rule=TO_FOUNDATION)
-        to_house = _reserve_to_house(state, steps, reserve)
-        if to_house:
-            return Level(required=to_house, required_rule=RESERVE_TO_HOUSE)
-        return Level(end_rule=end_rule, end_moves=from_x if end_rule else ())
-
-    # french6
-    if c1:
-        return Level(required=c1, required_rule=RESERVE_TO_FOUNDATION)
-    if c2:
-        return Level(required=c2, required_rule=TO_FOUNDATION)
+        # E: an empty house waits for the reserve before a hand card is turned.
+        if not fill and end_rule is None:
+            return FREE
+        return Level(
+            turn_rule=FILL_EMPTY_HOUSE if fill else None,
+            turn_moves=tuple(fill),
+            end_rule=end_rule,
+            end_moves=tuple(from_x) if end_rule else (),
+        )
     to_house = _reserve_to_house(state, steps, reserve)
     if to_house:
         return Level(required=to_house, required_rule=RESERVE_TO_HOUSE)
+    if scheme == "finnish":
+        return Level(end_rule=end_rule, end_moves=tuple(from_x) if end_rule else ())
+    # french6: house to house only when it frees a better move; the hand card to a house first.
     houses = set(houses_of(state))
     bad = frozenset(
         s
@@ -162,19 +139,8 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     if end_rule is None and x_to_house:
         end_rule, end_moves = HAND_TO_HOUSE, x_to_house
     else:
-        end_moves = from_x if end_rule else ()
+        end_moves = tuple(from_x) if end_rule else ()
     return Level(end_rule=end_rule, end_moves=end_moves, bad_steps=bad, bad_rule=HOUSE_TO_HOUSE)
-
-
-def _refill(state: GameState, seat: int, steps: list[Step]) -> Level | None:
-    """`empty_house=refill_at_once` binds before any priority order (the Danish "at once")."""
-    if state.ruleset.empty_house != "refill_at_once":
-        return None
-    p, reserve = state.p, RESERVE[seat]
-    fill = _refills(
-        state, [s for s in steps if s[0] == reserve and s[1] in HOUSE_SET and not p[s[1]]]
-    )
-    return Level(required=fill, required_rule=FILL_EMPTY_HOUSE) if fill else None
 
 
 def _refills(state: GameState, fill: list[Step]) -> tuple[Step, ...]:

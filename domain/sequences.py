@@ -50,20 +50,37 @@ def plan(game: GameState, src: str, dst: str, code: str) -> list[Step]:
         bottom -= 1
     starts = [j for j in range(bottom, len(pile) - 1) if pile[j].code == code]
     if not starts:
-        raise RulesError("building", f"{code} is not in the sequence on top of {src}")
+        raise RulesError(
+            "building",
+            f"{code} is not in the sequence on top of {src}",
+            "not_in_sequence",
+            card=code,
+            pile=src,
+        )
     first = pile[starts[-1]]
     count = len(pile) - starts[-1]
     target = game.p[d]
     if not target:
-        raise RulesError("building", "a sequence moves only onto a non-empty house")
+        raise RulesError(
+            "building", "a sequence moves only onto a non-empty house", "sequence_onto_empty"
+        )
     top = target[-1]
     if top.rank != first.rank + 1 or top.red == first.red:
-        raise RulesError("building", f"{first.code} on {top.code}: a house goes down one rank")
+        raise RulesError(
+            "building",
+            f"{first.code} on {top.code}: a house goes down one rank",
+            "house_down_one",
+            card=first.code,
+            top=top.code,
+        )
     free = [h for h in houses_of(game) if not game.p[h] and h not in (s, d)]
     if count > 2 ** len(free):
         raise RulesError(
             "building",
             f"with {len(free)} empty house(s) at most {2 ** len(free)} cards move at once",
+            "sequence_too_long",
+            count=len(free),
+            most=2 ** len(free),
         )
     return _steps(count, s, d, free)
 

@@ -199,16 +199,6 @@ def _str_keys_only(value: Any) -> bool:
     return True
 
 
-def from_json(text: str, where: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise SerializationError(f"stored payload of {where} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise SerializationError(f"stored payload of {where} is not a JSON object")
-    return value
-
-
 def _check_json(value: object, path: str, depth: int = 0) -> None:
     if depth > 100:
         raise SerializationError(f"{path} is nested more than 100 levels deep (a cycle?)")

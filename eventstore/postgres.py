@@ -53,7 +53,19 @@ _VERSION_CONFLICT = "CR409"  # the SQLSTATE append_events raises on an expected-
 # advisory lock taken first is held until the statement's transaction has committed: that is
 # what makes positions follow commit order (see the module docstring).
 _LOCK_CLASS = 4242  # first key of our advisory locks; the second is hashtext('eventstore:<schema>')
-_APPEND_FUNCTION = """
+# The start both append functions share: take the lock, read the last position and the stream's
+# version, refuse an expected version that does not match.
+_LOCK_AND_CHECK = """
+    PERFORM pg_advisory_xact_lock({lock_class}, hashtext({lock_name}));
+    SELECT coalesce(max(position), 0) INTO head FROM {schema}.events;
+    SELECT coalesce(max(version), 0) INTO actual FROM {schema}.events WHERE stream = p_stream;
+    IF NOT (p_expected = -2 OR (p_expected = -1 AND actual = 0) OR p_expected = actual) THEN
+        RAISE EXCEPTION 'stream % is at version %', p_stream, actual
+            USING ERRCODE = 'CR409', DETAIL = actual::text;
+    END IF;"""
+
+_APPEND_FUNCTION = (
+    """
 CREATE OR REPLACE FUNCTION {schema}.append_events(
     p_stream text, p_expected integer, p_types text[], p_data text[], p_metadata text[],
     p_ids text[], p_schema_versions integer[], p_now bigint) RETURNS integer
@@ -62,14 +74,9 @@ DECLARE
     n integer := cardinality(p_ids);
     head bigint;
     actual integer;
-BEGIN
-    PERFORM pg_advisory_xact_lock({lock_class}, hashtext({lock_name}));
-    SELECT coalesce(max(position), 0) INTO head FROM {schema}.events;
-    SELECT coalesce(max(version), 0) INTO actual FROM {schema}.events WHERE stream = p_stream;
-    IF NOT (p_expected = -2 OR (p_expected = -1 AND actual = 0) OR p_expected = actual) THEN
-        RAISE EXCEPTION 'stream % is at version %', p_stream, actual
-            USING ERRCODE = 'CR409', DETAIL = actual::text;
-    END IF;
+BEGIN"""
+    + _LOCK_AND_CHECK
+    + """
     INSERT INTO {schema}.events (position, stream, version, type, data, metadata, event_id,
                                  schema_version, recorded_at_ms)
     SELECT head + i, p_stream, actual + i, p_types[i], p_data[i], p_metadata[i], p_ids[i],
@@ -79,10 +86,12 @@ BEGIN
 END
 $body$
 """
+)
 
 # The same for the usual one-event append, with plain parameters: arrays cost psycopg an escaping
 # pass per element on the client and PostgreSQL a parse on the server, for nothing here.
-_APPEND_ONE_FUNCTION = """
+_APPEND_ONE_FUNCTION = (
+    """
 CREATE OR REPLACE FUNCTION {schema}.append_event(
     p_stream text, p_expected integer, p_type text, p_data text, p_metadata text,
     p_id text, p_schema_version integer, p_now bigint) RETURNS integer
@@ -90,14 +99,9 @@ LANGUAGE plpgsql AS $body$
 DECLARE
     head bigint;
     actual integer;
-BEGIN
-    PERFORM pg_advisory_xact_lock({lock_class}, hashtext({lock_name}));
-    SELECT coalesce(max(position), 0) INTO head FROM {schema}.events;
-    SELECT coalesce(max(version), 0) INTO actual FROM {schema}.events WHERE stream = p_stream;
-    IF NOT (p_expected = -2 OR (p_expected = -1 AND actual = 0) OR p_expected = actual) THEN
-        RAISE EXCEPTION 'stream % is at version %', p_stream, actual
-            USING ERRCODE = 'CR409', DETAIL = actual::text;
-    END IF;
+BEGIN"""
+    + _LOCK_AND_CHECK
+    + """
     INSERT INTO {schema}.events (position, stream, version, type, data, metadata, event_id,
                                  schema_version, recorded_at_ms)
     VALUES (head + 1, p_stream, actual + 1, p_type, p_data, p_metadata, p_id,
@@ -106,6 +110,7 @@ BEGIN
 END
 $body$
 """
+)
 
 
 def split_url(url: str) -> tuple[str, str]:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
 
 from eventstore import EventStore, open_store
-from server import health, http, patches, sockets
+from server import fairuse, health, http, patches, sockets
 from server.config import ServerConfig
-from server.errors import ServerError
+from server.errors import OriginRefusedError, ServerError
+from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
 from server.records.http import records_bp
 from server.service import GameService
@@ -31,17 +33,28 @@ def create_app(
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
     app.config["JSON_SORT_KEYS"] = False
+    # No route reads more than a record upload (20 MB) plus its multipart wrapping: Werkzeug
+    # refuses a longer body before anything reads it (a structured 413, below).
+    app.config["MAX_CONTENT_LENGTH"] = 21 * 1024 * 1024
+    origins = OriginPolicy(config.allowed_origins)
     socketio = SocketIO(
         app,
         async_mode=config.async_mode,
-        cors_allowed_origins="*",
+        cors_allowed_origins=origins.for_socketio(),
         serializer=patches.json_packet(),
     )
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
     publisher = sockets.SocketPublisher(socketio)
     service = GameService(
-        store, publisher=publisher, grace_s=config.grace_s, bot_delay_s=config.bot_delay_s
+        store,
+        publisher=publisher,
+        grace_s=config.grace_s,
+        bot_delay_s=config.bot_delay_s,
+        test_bots=config.test_bots,
+        lobby_file=None if config.lobby_file is None else Path(config.lobby_file),
+        expire_open_s=config.expire_open_s,
+        unload_idle_s=config.unload_idle_s,
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
@@ -51,6 +64,9 @@ def create_app(
     app.register_blueprint(players_bp)
     app.register_blueprint(records_bp)
     _register_error_pages(app)
+    _register_origin_check(app, origins)
+    # Last: it wraps the routes registered above.
+    fairuse.install(app, config.rate_limits, pause_s=config.refusal_pause_s)
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio
@@ -63,7 +79,8 @@ def _register_error_pages(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
-        code = {404: "not_found", 405: "invalid", 400: "invalid"}.get(exc.code or 500, "http")
+        codes = {404: "not_found", 405: "invalid", 400: "invalid", 413: "too_large"}
+        code = codes.get(exc.code or 500, "http")
         return jsonify({"code": code, "message": exc.description or exc.name}), exc.code or 500
 
     @app.errorhandler(Exception)
@@ -72,14 +89,43 @@ def _register_error_pages(app: Flask) -> None:
         return jsonify({"code": "internal", "message": "The server failed on this request."}), 500
 
 
+def _register_origin_check(app: Flask, origins: OriginPolicy) -> None:
+    """Requests that change something come only from the server's own pages or an allowed
+    origin (server/origins.py); an allowed other origin also gets the CORS headers it needs."""
+
+    @app.before_request
+    def check_origin() -> None:
+        origin = request.headers.get("Origin")
+        if request.method in SAFE_METHODS or origins.accepts(origin, request.environ):
+            return
+        raise OriginRefusedError(
+            f"Requests from pages of {origin} are not accepted here; the server's owner can "
+            f"allow them with --allowed-origin {origin}."
+        )
+
+    @app.after_request
+    def cors_headers(response: Response) -> Response:
+        origin = request.headers.get("Origin")
+        if origin is None or not origins.allowed or not origins.accepts(origin, request.environ):
+            return response
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+        response.headers["Access-Control-Allow-Headers"] = "Content-Type, If-None-Match"
+        response.headers["Access-Control-Expose-Headers"] = "ETag"
+        response.vary.add("Origin")
+        return response
+
+
 def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None:
-    """The one background task: time-outs and bot moves, both derived from event times."""
+    """The one background task: time-outs and bot moves, both derived from event times, and the
+    upkeep (lobby projection, expiry of open tables, idle matches out of memory)."""
 
     def loop() -> None:
         while True:
             socketio.sleep(tick_s)
             try:
                 service.autopilot.tick()
+                service.upkeep.run()
             except Exception:
                 log.exception("clock tick failed")
 

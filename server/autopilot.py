@@ -1,6 +1,7 @@
 """What the server does on its own, with no player's command: it starts the match once both
-seats are taken and the next game after one ends, resigns for a forfeited seat (`follow_up`), and
-on every clock tick times out a mover past the move time limit and plays the seated bots (`tick`).
+seats are taken and the next game once both players are ready for it, resigns for a forfeited
+seat (`follow_up`), and on every clock tick times out a mover past the move time limit and plays
+the seated bots at their table's pace (`tick`).
 
 Each of these is a command of the server itself, judged by `domain.decide` like a player's and
 appended under a command id of its own (`start-game-<version>`, `bot-<seat>-<version>`, …), so two
@@ -12,10 +13,14 @@ import logging
 from collections.abc import Callable
 
 import domain
-from domain.bots import make_bot
+from domain.bots import BOT_NAMES, make_bot
 from domain.deal import new_seed
+from server import tables as t
 from server.bots import RandomLegalBot
+from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository, SeatBot
+from server.presence import Presence, TableOf
+from server.testbots import TEST_BOTS, FaultyBot, make_test_bot
 
 log = logging.getLogger(__name__)
 
@@ -24,22 +29,79 @@ _MAX_FOLLOW_UPS = 20
 
 
 class Autopilot:
+    """`bot_delay_s`: None plays each table's bot pace (`server.tables.BOT_PACES`); a number
+    overrides every table's pace (tests and benchmarks run bots as fast as they like).
+    `test_bots`: the test-only bots of `server.testbots` may be seated."""
+
     def __init__(
-        self, repo: MatchRepository, *, bot_delay_s: float, clock: Callable[[], int]
+        self,
+        repo: MatchRepository,
+        presence: Presence,
+        projection: LobbyProjection,
+        *,
+        bot_delay_s: float | None,
+        clock: Callable[[], int],
+        test_bots: bool = False,
     ) -> None:
         self.repo = repo
+        self.presence = presence
+        self.projection = projection
         self.bot_delay_s = bot_delay_s
         self.clock = clock
+        self.test_bots = test_bots
+
+    def bot_names(self) -> tuple[str, ...]:
+        """The bots a table may seat here (the test-only ones only with `test_bots`)."""
+        return BOT_NAMES + (TEST_BOTS if self.test_bots else ())
+
+    def pace_s(self, entry: MatchEntry) -> float:
+        """How long a seated bot waits after the last event before it acts."""
+        if self.bot_delay_s is not None:
+            return self.bot_delay_s
+        return t.BOT_PACES.get(entry.table.bot_pace, t.BOT_PACES[t.DEFAULT_BOT_PACE])
+
+    def ready(self, entry: MatchEntry) -> list[bool]:
+        """Which seats are ready for the next game, once a game is over and the match is not:
+        a seat that pressed "Next game", a bot, a forfeited seat, or an owner away past the grace
+        period. [False, False] while a game runs."""
+        state = entry.state
+        if state is None or state.finished or state.game is None or not state.game.over:
+            return [False, False]
+        return self.ready_at(entry, state.game.game_index)
+
+    def ready_at(self, seen: MatchEntry | TableOf, game: int | None) -> list[bool]:
+        """As `ready`, for a table whose game `game` is over (None: none is over)."""
+        if game is None:
+            return [False, False]
+        table = seen.table
+        now = self.clock()
+        result = []
+        for seat, s in enumerate(table.seats):
+            pressed = table.ready_game == game and seat in table.ready
+            claimable = self.presence.seat_json(seen, seat)["claimable_at_ms"]
+            away = claimable is not None and now >= claimable
+            result.append(pressed or s.bot is not None or s.forfeited or away)
+        return result
 
     def start(self) -> None:
-        """Load every table so that clocks, bots and the lobby resume after a restart."""
-        self.repo.load_all()
-        for entry in self.repo.entries():
-            with entry.lock:
-                try:
-                    self.follow_up(entry)
-                except Exception:
-                    log.exception("cannot resume match %s", entry.match_id)
+        """Resume the tables still in play after a restart (their clocks, bots and follow-ups):
+        the lobby projection, read from where it was saved and caught up, says which. Finished,
+        expired and imported matches stay in the store until someone asks for one."""
+        if not self.projection.load():
+            log.info("lobby projection: reading the whole store once")
+        self.projection.catch_up()
+        self.projection.save()
+        for row in self.projection.all_rows():
+            if not row.live:
+                continue
+            match_id = row.table.match_id
+            try:
+                entry = self.repo.get(match_id)
+                if entry is not None:
+                    with entry.lock:
+                        self.follow_up(entry)
+            except Exception:  # one unreadable table must not keep the server from starting
+                log.exception("cannot resume match %s", match_id)
 
     # -- after any change ----------------------------------------------------------------------
 
@@ -67,6 +129,9 @@ class Autopilot:
             if state.finished:
                 return
             game = state.game
+            forfeit = any(s.forfeited for s in table.seats)  # resigned game after game, at once
+            if game is not None and game.over and not forfeit and not all(self.ready(entry)):
+                return  # the final position stays on the table until both press "Next game"
             if game is None or game.over:
                 command = domain.StartGame(seed=new_seed(), packs=None, at_ms=self.clock())
                 if not self.decide(entry, command, f"start-game-{entry.version}"):
@@ -124,8 +189,10 @@ class Autopilot:
                 entry.failed_timeout_version = entry.version
             return
         bots = entry.table.bot_seats()
-        if not bots or now - entry.last_event_ms < self.bot_delay_s * 1000:
+        if not bots or now - entry.last_event_ms < self.pace_s(entry) * 1000:
             return
+        if not all(self._at_table(entry, s, now) for s in (0, 1) if s not in bots):
+            return  # nobody would see it: a bot waits for its opponent (page loading, reload)
         for seat in sorted(bots, key=lambda s: s != game.to_move):
             action = self._bot_action(entry, state, seat, bots[seat])
             if action is None:
@@ -139,15 +206,23 @@ class Autopilot:
                 entry.failed_bot_version = entry.version
             return
 
+    def _at_table(self, entry: MatchEntry, seat: int, now: int) -> bool:
+        """A person's seat counts as at the table while a client of his is connected, and again
+        once he has been away past the grace period (then the table goes on without him)."""
+        claimable = self.presence.seat_json(entry, seat)["claimable_at_ms"]
+        return claimable is None or now >= claimable
+
     def _call_due(self, entry: MatchEntry, seat: int, call: domain.Call, now: int) -> bool:
         """A bot shouts "Crapette!" only after the delay its strength hints (a person needs a
-        moment to spot a fault), scaled by the table's bot pace (`bot_delay_s`, 0.4 s = as
-        hinted). The call is chosen once per position, so a bot that misses calls keeps missing."""
+        moment to spot a fault), whatever the table's pace; a server-wide `bot_delay_s` scales it
+        (0.4 s = as hinted). The call is chosen once per position, so a bot that misses calls
+        keeps missing."""
         pending = entry.pending_call
         if pending is None or pending[0] != entry.version or pending[1] != seat:
             bot = entry.bots.get(seat)
             hint = bot.delay_hint_ms(call) if bot is not None else 0
-            due = entry.last_event_ms + int(hint * self.bot_delay_s / 0.4)
+            scale = 1.0 if self.bot_delay_s is None else self.bot_delay_s / 0.4
+            due = entry.last_event_ms + int(hint * scale)
             pending = entry.pending_call = (entry.version, seat, call, due)
         return now >= pending[3]
 
@@ -163,7 +238,7 @@ class Autopilot:
         bot: SeatBot | None = entry.bots.get(seat)
         if bot is None:
             try:
-                bot = make_bot(name)
+                bot = make_test_bot(name) if name in TEST_BOTS else make_bot(name)
             except Exception:  # e.g. a stored table naming a bot this server does not have
                 log.exception(
                     "bot %s cannot be made in match %s: a stand-in plays", name, entry.match_id
@@ -172,6 +247,8 @@ class Autopilot:
             entry.bots[seat] = bot  # made once, whatever it is
         if entry.failed_bot_version != entry.version:
             try:
+                if isinstance(bot, FaultyBot):  # a test bot that reads the whole state
+                    return bot.choose_in(state, seat, self.clock())
                 return bot.choose(view)
             except Exception:
                 log.exception("bot %s failed in match %s", name, entry.match_id)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from server.fairuse import KINDS
 
 
 @dataclass(frozen=True)
@@ -12,10 +15,27 @@ class ServerConfig:
     async_mode: str = "eventlet"  # or "threading"
     # How long a player may stay away before the opponent can claim (resignation or a bot).
     grace_s: float = 60.0
-    # Pause before a seated bot plays, so that humans can follow its moves.
-    bot_delay_s: float = 0.4
+    # Pause before a seated bot plays: None = each table's "bot pace" (normal: 1 s), so that
+    # people can follow its moves; a number overrides every table (tests, benchmarks).
+    bot_delay_s: float | None = None
+    # Allow the test-only bots of server/testbots.py (never listed in the lobby).
+    test_bots: bool = False
     # Period of the clock/bot ticker; deadlines themselves come from event times.
     tick_s: float = 0.1
     host: str = "127.0.0.1"
     port: int = 8000
+    # Origins besides the server's own whose pages may connect and change things ("*": any).
+    allowed_origins: tuple[str, ...] = ()
+    # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
+    # defaults, an app made here for a test has every limit off unless it asks.
+    rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))
+    # How long a request over its rate limit waits for its 429 (server.fairuse).
+    refusal_pause_s: float = 1.0
+    # Where the lobby projection is saved between runs (None: rebuilt from the store each start).
+    lobby_file: str | None = None
+    # An open table nobody joined expires after this long (None: never).
+    expire_open_s: float | None = 2 * 3600
+    # A match with no seated player connected, no event and no request for this long leaves
+    # memory (None: never); it is read again from the store when asked for.
+    unload_idle_s: float | None = 600
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))

@@ -23,6 +23,20 @@ class InvalidInputError(ServerError):
     http_status = 400
 
 
+class TooLargeError(ServerError):
+    """A request body over the route's size limit."""
+
+    code = "too_large"
+    http_status = 413
+
+
+class OriginRefusedError(ServerError):
+    """A browser page of another site sent a request that changes something (docs/protocol.md)."""
+
+    code = "forbidden_origin"
+    http_status = 403
+
+
 class NotFoundError(ServerError):
     code = "not_found"
     http_status = 404
@@ -40,6 +54,13 @@ class SeatTakenError(ServerError):
 
 class CommandConflictError(ServerError):
     """The position changed under a command twice in a row: the client may send it again."""
+
+    code = "conflict"
+    http_status = 409
+
+
+class NoRematchOfferError(ServerError):
+    """An answer to a rematch offer that does not stand (none made, or it lapsed)."""
 
     code = "conflict"
     http_status = 409

@@ -14,6 +14,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_from_
 
 from domain.bots import BOT_DESCRIPTIONS, BOT_NAMES
 from server import languages, schemas
+from server.bodies import json_body
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
 from server.payloads import RematchAnswerJson, SeatTicket
@@ -29,10 +30,7 @@ def _service() -> GameService:
 
 
 def _body() -> object:
-    data = request.get_json(silent=True)
-    if data is None:
-        raise InvalidInputError("Expected a JSON body.", details={"_schema": ["Not JSON."]})
-    return data
+    return json_body(request)
 
 
 def _base_url() -> str:
@@ -191,7 +189,14 @@ def match_view(match_id: str) -> Response:
 
 @bp.get("/api/matches/<match_id>/replay")
 def match_replay(match_id: str) -> Response:
-    return jsonify(_service().reads.replay(match_id))
+    """A finished match's replay never changes: cached by browsers for an hour, and answered
+    with 304 to a request that names its ETag. A live one is revalidated on every request."""
+    replay = _service().reads.replay(match_id)
+    response = Response(replay.body, mimetype="application/json")
+    response.set_etag(replay.etag)  # strong: the same bytes whenever the tag is the same
+    response.headers["Cache-Control"] = "no-cache" if replay.live else "public, max-age=3600"
+    response.make_conditional(request)  # 304 and no body for a request naming this ETag
+    return response
 
 
 @bp.get("/api/matches/<match_id>/options")

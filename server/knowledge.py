@@ -7,7 +7,7 @@ games that are over: while a game runs its faults are the opponent's to spot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import domain
 from domain.analysis import analyse_states
@@ -15,7 +15,7 @@ from server.matches import Applied
 from server.payloads import JsonObject
 
 
-def analysis_json(states: Sequence[Applied]) -> JsonObject:
+def analysis_json(states: Iterable[Applied]) -> JsonObject:
     """The analysis of the finished games, from a replay's (version, event, state) list."""
     return analyse_states((a.event, a.state) for a in states).to_json()
 
@@ -27,7 +27,7 @@ def game_over(now: domain.MatchState | None, game_index: int) -> bool:
     return bool(now.finished or game_index < now.game.game_index or now.game.over)
 
 
-def seat_options(states: Sequence[Applied], now: domain.MatchState | None, seat: int) -> JsonObject:
+def seat_options(states: Iterable[Applied], now: domain.MatchState | None, seat: int) -> JsonObject:
     """For each position of a finished game where that game still ran: the actions `seat` could
     take there, each with the priority rule it would have broken (None: a sound action), as
     ``{"seat", "options": [[version, [[notation, rule | null], ...]], ...]}``."""

@@ -18,10 +18,12 @@ from server.autopilot import Autopilot
 from server.errors import (
     ForbiddenError,
     InvalidInputError,
+    NoRematchOfferError,
     NotPlayingError,
     SeatTakenError,
     TooEarlyError,
 )
+from server.lobbyview import LobbyProjection, LobbyRow
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import (
     Done,
@@ -32,7 +34,7 @@ from server.payloads import (
     SeatTicket,
     TableJson,
 )
-from server.presence import Presence
+from server.presence import Presence, TableOf
 from server.publisher import Publisher
 
 # How long a rematch offer waits for the other player's answer.
@@ -52,10 +54,12 @@ class Lobby:
         presence: Presence,
         autopilot: Autopilot,
         publisher: Publisher,
+        projection: LobbyProjection,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
+        self.projection = projection
         self.presence = presence
         self.autopilot = autopilot
         self.publisher = publisher
@@ -85,7 +89,14 @@ class Lobby:
         bot: str | None = None,
         seat: int | None = None,
         rematch_of: str | None = None,
+        bot_pace: str = t.DEFAULT_BOT_PACE,
     ) -> SeatTicket:
+        if bot is not None and bot not in self.autopilot.bot_names():
+            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+            raise InvalidInputError(message, details={"bot": [message]})
+        if bot_pace not in t.BOT_PACES:
+            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {bot_pace!r}."
+            raise InvalidInputError(message, details={"bot_pace": [message]})
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:
             ruleset_json["match"] = match
@@ -105,11 +116,15 @@ class Lobby:
         seats: list[tuple[str, JsonObject]] = [(t.SEAT_TAKEN, taken)]
         if bot is not None:
             seats.append((t.BOT_SEATED, {"seat": 1 - seat, "bot": bot, "name": f"{bot} bot"}))
-        match_id = self._create(ruleset.to_json(), seats, rematch_of)
+        match_id = self._create(ruleset.to_json(), seats, rematch_of, bot_pace)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
     def _create(
-        self, ruleset: JsonObject, seats: list[tuple[str, JsonObject]], rematch_of: str | None
+        self,
+        ruleset: JsonObject,
+        seats: list[tuple[str, JsonObject]],
+        rematch_of: str | None,
+        bot_pace: str,
     ) -> str:
         """A new table: its stream written in one append (opened, then its seats), then its
         match started by the autopilot if both seats are taken."""
@@ -121,6 +136,7 @@ class Lobby:
             "preset": ruleset["preset"],
             "at_ms": at_ms,
             "rematch_of": rematch_of,
+            "bot_pace": bot_pace,
         }
         batch = [
             (t.TABLE_OPENED, opened),
@@ -165,13 +181,13 @@ class Lobby:
             at_ms = self.clock()
             if answer == "decline":
                 if theirs is None:
-                    raise NotPlayingError("There is no rematch offer to decline.")
+                    raise NoRematchOfferError("There is no rematch offer to decline.")
                 self.repo.append_table(entry, t.REMATCH_DECLINED, {"seat": seat, "at_ms": at_ms})
                 self._announce(entry)
                 return {"ok": True, "status": "declined", "seat": seat}
             if answer == "accept" and theirs is None:
                 lapsed = table.rematch_offer is not None and table.rematch_offer.seat != seat
-                raise NotPlayingError(
+                raise NoRematchOfferError(
                     "The rematch offer has lapsed: offer one yourself."
                     if lapsed
                     else "There is no rematch offer to accept."
@@ -185,7 +201,7 @@ class Lobby:
                     "seat": seat,
                     "expires_at_ms": at_ms + REMATCH_OFFER_MS,
                 }
-            new_id = self._create(entry.table.ruleset, self._same_seats(table), match_id)
+            new_id = self._create(table.ruleset, self._same_seats(table), match_id, table.bot_pace)
             self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": new_id})
             self._announce(entry)
         return {
@@ -217,13 +233,27 @@ class Lobby:
         return seats
 
     def tables(self, include_all: bool = False) -> list[TableJson]:
-        """The lobby's list, newest first: finished tables only for an hour unless `include_all`."""
+        """The lobby's list, newest first, from the lobby projection (no match is loaded for
+        it): finished tables only for an hour and expired ones not at all, unless
+        `include_all`."""
+        self.projection.catch_up()
         horizon = self.clock() - 3_600_000
         result = []
-        for entry in sorted(self.repo.entries(), key=lambda e: -e.table.created_at_ms):
-            if include_all or entry.status != "finished" or entry.last_event_ms >= horizon:
-                result.append(self.table_json(entry))
+        for row in sorted(self.projection.all_rows(), key=lambda r: -r.table.created_at_ms):
+            status = row.status
+            recent = status == "finished" and row.last_event_ms >= horizon
+            if include_all or status in ("open", "playing") or recent:
+                result.append(self.row_json(row))
         return result
+
+    def row_json(self, row: LobbyRow) -> TableJson:
+        """A table's lobby view from its projection row (as `table_json` for a loaded match)."""
+        table = row.table
+        seen = TableOf(table.match_id, table)
+        ready = self.autopilot.ready_at(seen, None if row.finished else row.over_game)
+        return self._json(
+            seen, row.status, row.totals, row.games_played, row.version, ready, row.over_game
+        )
 
     def table(self, match_id: str) -> TableJson:
         return self.table_json(self.repo.find(match_id))
@@ -231,23 +261,41 @@ class Lobby:
     def table_json(self, entry: MatchEntry) -> TableJson:
         """A table's lobby view: seats, their presence, the match score (docs/protocol.md)."""
         state = entry.state
-        table = entry.table
+        totals = (0, 0) if state is None else state.totals
+        played = 0 if state is None else state.games_played
+        ready, over = self.autopilot.ready(entry), self._over_game(entry)
+        return self._json(entry, entry.status, totals, played, entry.version, ready, over)
+
+    def _json(
+        self,
+        seen: MatchEntry | TableOf,
+        status: str,
+        totals: tuple[int, int],
+        games_played: int,
+        version: int,
+        ready: list[bool],
+        ready_game: int | None,
+    ) -> TableJson:
+        table = seen.table
         return {
-            "match_id": entry.match_id,
-            "status": entry.status,
+            "match_id": seen.match_id,
+            "status": status,
             "preset": table.preset,
             "ruleset": table.ruleset,
             "seats": [
-                {"name": s.name, "bot": s.bot, "connected": self.presence.connected(entry, i)}
+                {"name": s.name, "bot": s.bot, "connected": self.presence.connected(seen, i)}
                 for i, s in enumerate(table.seats)
             ],
-            "presence": [self.presence.seat_json(entry, i) for i in (0, 1)],
-            "totals": list(state.totals) if state is not None else [0, 0],
-            "games_played": state.games_played if state is not None else 0,
-            "version": entry.version,
+            "presence": [self.presence.seat_json(seen, i) for i in (0, 1)],
+            "totals": list(totals),
+            "games_played": games_played,
+            "version": version,
             "created_at_ms": table.created_at_ms,
             "rematch_of": table.rematch_of,
             "rematch": table.rematch,
+            "bot_pace": table.bot_pace,
+            "ready": ready,
+            "ready_game": ready_game,
             "rematch_offer": self._offer_json(table),
             "rematch_declined": (
                 None
@@ -255,6 +303,14 @@ class Lobby:
                 else {"seat": table.rematch_declined.seat, "at_ms": table.rematch_declined.at_ms}
             ),
         }
+
+    @staticmethod
+    def _over_game(entry: MatchEntry) -> int | None:
+        """The index of the game just over (what `ready` is about), None while one runs."""
+        state = entry.state
+        if state is None or state.game is None or not state.game.over:
+            return None
+        return int(state.game.game_index)
 
     @staticmethod
     def _offer_json(table: t.Table) -> RematchOfferJson | None:
@@ -273,6 +329,10 @@ class Lobby:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
+            if entry.table.expired:
+                raise SeatTakenError(
+                    "This table expired: nobody joined it in time. Open a new one from the lobby."
+                )
             free = [i for i, s in enumerate(entry.table.seats) if s.free]
             if seat is not None and seat not in free or not free:
                 raise SeatTakenError(
@@ -303,7 +363,7 @@ class Lobby:
         with entry.lock:
             self.presence.connect(match_id, seat)
             mine = entry.table.seats[seat]
-            if mine.takeover or mine.forfeited:
+            if mine.takeover or (mine.forfeited and not mine.abandoned):
                 self.repo.append_table(
                     entry, t.SEAT_RETURNED, {"seat": seat, "at_ms": self.clock()}
                 )
@@ -341,5 +401,41 @@ class Lobby:
             else:
                 self.repo.append_table(entry, t.SEAT_FORFEITED, {"seat": absent, "at_ms": at_ms})
                 self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    # -- between games, and the end of a match -------------------------------------------------
+
+    def next_game(self, match_id: str, token: str) -> Done:
+        """The seat is ready for the next game; it starts once both seats are (a bot always is,
+        an owner away past the grace period too: `Autopilot.ready`)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            state = entry.state
+            if state is None or state.finished or state.game is None or not state.game.over:
+                raise NotPlayingError("There is no finished game to go on from.")
+            game = state.game.game_index
+            table = entry.table
+            if not (table.ready_game == game and seat in table.ready):
+                data = {"seat": seat, "game_index": game, "at_ms": self.clock()}
+                self.repo.append_table(entry, t.NEXT_GAME_READY, data)
+            self.autopilot.follow_up(entry)
+            self._announce(entry)
+        return {"ok": True}
+
+    def abandon(self, match_id: str, token: str) -> Done:
+        """The seat's owner gives up the whole match: this game and every game left are resigned
+        for him at once, until the opponent reaches the match target (docs/web.md)."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            seat = entry.seat_of(token)
+            self.repo.refresh(entry)
+            if not entry.live:
+                raise NotPlayingError("There is no match in play at this table.")
+            data = {"seat": seat, "at_ms": self.clock(), "abandoned": True}
+            self.repo.append_table(entry, t.SEAT_FORFEITED, data)
+            self.autopilot.follow_up(entry)
             self._announce(entry)
         return {"ok": True}

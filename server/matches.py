@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -22,6 +22,13 @@ from server.schemas import MATCH_ID_PATTERN
 from server.tables import Table, evolve_table, match_stream, table_stream
 
 log = logging.getLogger(__name__)
+
+# A match keeps its state after every SNAPSHOT_EVERY-th event, so the state at any version is
+# at most that many folds away. Measured (2026-12-01, a 3,000-event classic match, this 2-core
+# machine under load): a fold costs ~23 µs and a spectator view ~73 µs, so K = 50 bounds a view
+# at any version to ~1.2 ms (K = 100: 2.3 ms, 400: 9 ms); states share their unchanged parts,
+# and one snapshot costs ~1.6 KiB, against ~10 KiB for the 50 events it covers.
+SNAPSHOT_EVERY = 50
 
 
 def now_ms() -> int:
@@ -53,6 +60,8 @@ class MatchEntry:
     state: MatchState | None = None  # None before the match starts
     version: int = 0
     events: list[tuple[Event, int]] = field(default_factory=list)  # (event, recorded_at_ms)
+    # version -> the state after it, every SNAPSHOT_EVERY events
+    snapshots: dict[int, MatchState] = field(default_factory=dict)
     commands: dict[str, int] = field(default_factory=dict)  # command id -> version after it
     last_event_ms: int = 0
     bots: dict[int, SeatBot] = field(default_factory=dict)
@@ -61,6 +70,8 @@ class MatchEntry:
     # A bot's call waiting for its human-like delay: (version it was chosen at, seat, call, due).
     pending_call: tuple[int, int, domain.Call, int] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # When a client last asked for this match (loading it counts): an idle entry leaves memory.
+    touched_ms: int = field(default_factory=lambda: now_ms())
 
     @property
     def live(self) -> bool:
@@ -72,6 +83,8 @@ class MatchEntry:
         # lobby lists it as finished, never as live.
         if self.table.imported or self.state is not None and self.state.finished:
             return "finished"
+        if self.table.expired:
+            return "expired"
         return "playing" if self.table.full else "open"
 
     def seat_of(self, token: str) -> int:
@@ -94,13 +107,6 @@ class MatchRepository:
 
     # -- loading -------------------------------------------------------------------------------
 
-    def load_all(self) -> None:
-        for stream in self.store.list_streams("table-"):
-            try:
-                self.get(stream.removeprefix("table-"))
-            except Exception:  # one unreadable table must not keep the server from starting
-                log.exception("cannot load %s; it is left out of the lobby", stream)
-
     def entries(self) -> list[MatchEntry]:
         with self._lock:
             return list(self._entries.values())
@@ -112,7 +118,17 @@ class MatchRepository:
         entry = self.get(match_id)
         if entry is None:
             raise NotFoundError(f"There is no table {match_id}.")
+        entry.touched_ms = now_ms()
         return entry
+
+    def evict(self, match_id: str) -> bool:
+        """Let a match leave memory (it is read again from the store when next asked for)."""
+        with self._lock:
+            return self._entries.pop(match_id, None) is not None
+
+    def loaded(self, match_id: str) -> bool:
+        with self._lock:
+            return match_id in self._entries
 
     def get(self, match_id: str) -> MatchEntry | None:
         with self._lock:
@@ -170,6 +186,8 @@ class MatchRepository:
         entry.state = domain.evolve(entry.state, event)
         entry.version += 1
         entry.events.append((event, at_ms))
+        if entry.version % SNAPSHOT_EVERY == 0:
+            entry.snapshots[entry.version] = entry.state
         entry.last_event_ms = at_ms
         command_id = metadata.get("command_id")
         if isinstance(command_id, str):
@@ -218,11 +236,22 @@ class MatchRepository:
         )
         entry.table = evolve_table(entry.table, event_type, data)
 
-    def replay_states(self, entry: MatchEntry) -> list[Applied]:
-        """Every event of the match with the state after it, folded afresh from the cache."""
-        state: MatchState | None = None
-        result = []
-        for version, (event, at_ms) in enumerate(list(entry.events), start=1):
+    @staticmethod
+    def state_at(entry: MatchEntry, version: int) -> MatchState | None:
+        """The state after `version` events (None at 0): the snapshot at or below it, folded
+        forward at most SNAPSHOT_EVERY - 1 events. Needs no lock: events and snapshots are only
+        ever appended, and `version` is one the caller has seen."""
+        base = version - version % SNAPSHOT_EVERY
+        state = entry.snapshots[base] if base else None
+        for event, _at_ms in entry.events[base:version]:
             state = domain.evolve(state, event)
-            result.append(Applied(version, event, state, at_ms))
-        return result
+        return state
+
+    @classmethod
+    def states_between(cls, entry: MatchEntry, after: int, upto: int) -> Iterator[Applied]:
+        """Each event after version `after` up to `upto`, with the state after it, folded from
+        the nearest snapshot: a reconnect's backlog costs its length plus at most K folds."""
+        state = cls.state_at(entry, after)
+        for version, (event, at_ms) in enumerate(entry.events[after:upto], start=after + 1):
+            state = domain.evolve(state, event)
+            yield Applied(version, event, state, at_ms)

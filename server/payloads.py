@@ -52,6 +52,9 @@ class TableJson(TypedDict):
     created_at_ms: int
     rematch_of: str | None
     rematch: str | None
+    bot_pace: str  # "relaxed", "normal" or "quick" (server.tables.BOT_PACES)
+    ready: list[bool]  # the seats ready for the next game, while game `ready_game` is over
+    ready_game: int | None
     rematch_offer: RematchOfferJson | None  # an offer waiting for the other seat's answer
     rematch_declined: RematchDeclinedJson | None  # the last offer was declined
 
@@ -107,6 +110,7 @@ class Update(TypedDict):
 
     match_id: str
     version: int
+    at_ms: int | None  # when the event was recorded
     event: EventJson
     view: ViewJson | None
 

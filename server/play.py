@@ -78,7 +78,12 @@ class Play:
         try:
             return domain.decide(entry.state, domain.Act(action=action, at_ms=self.clock()))
         except domain.RulesError as exc:
-            raise CommandRefusedError(exc.message, rule=exc.rule) from None
+            # The move's piles and card (what the player tried) and the message's own cards and
+            # piles (why it is refused): a client words the refusal from these codes.
+            params = {**refusal_params(entry, action), **exc.params}
+            raise CommandRefusedError(
+                exc.message, rule=exc.rule, reason=exc.reason, params=params
+            ) from None
 
 
 def parse_action(action_json: JsonObject) -> domain.Action:
@@ -88,3 +93,15 @@ def parse_action(action_json: JsonObject) -> domain.Action:
         return domain.action_from_json(data)
     except (domain.DomainError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise InvalidInputError(f"Not an action: {exc}", details={"action": [str(exc)]}) from None
+
+
+def refusal_params(entry: MatchEntry, action: domain.Action) -> JsonObject:
+    """What a client needs to say a refusal in its own words (docs/protocol.md): the action's
+    kind, and for a move its piles and the card on top of the source, if the player sees it."""
+    kind = action.to_json().get("do")
+    params: JsonObject = {"do": kind}
+    if isinstance(action, domain.Move) and entry.state is not None:
+        params["from"], params["to"] = action.src, action.dst
+        seen = domain.view(entry.state, action.seat).piles.get(action.src) or [None]
+        params["card"] = seen[-1]
+    return params

@@ -7,11 +7,21 @@ and `Lobby.claim` (a seat away past the grace period may be claimed) read it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from server.matches import MatchEntry
 from server.payloads import PresenceJson
+from server.tables import Table
 
 SeatKey = tuple[str, int]  # (match id, seat)
+
+
+@dataclass(frozen=True)
+class TableOf:
+    """A table known only from the lobby projection (its match not loaded): enough for presence."""
+
+    match_id: str
+    table: Table
 
 
 class Presence:
@@ -40,13 +50,21 @@ class Presence:
         if self._connections[key] == 0:
             self._away_since[key] = self.clock()
 
-    def connected(self, entry: MatchEntry, seat: int) -> bool:
+    def connected(self, entry: MatchEntry | TableOf, seat: int) -> bool:
         """A bot is always there; a person when at least one of his clients is connected."""
         if entry.table.seats[seat].bot is not None:
             return True
         return self._connections.get((entry.match_id, seat), 0) > 0
 
-    def seat_json(self, entry: MatchEntry, seat: int) -> PresenceJson:
+    def anyone_seated_here(self, match_id: str) -> bool:
+        """Has either seat a client connected to this process?"""
+        return any(self._connections.get((match_id, seat), 0) > 0 for seat in (0, 1))
+
+    def last_seen_ms(self, match_id: str) -> int:
+        """When the last client of a seat of this match left (0: none left since the start)."""
+        return max(self._away_since.get((match_id, seat), 0) for seat in (0, 1))
+
+    def seat_json(self, entry: MatchEntry | TableOf, seat: int) -> PresenceJson:
         """`connected`, and for an absent owner since when and from when his seat is claimable."""
         if self.connected(entry, seat) or entry.table.seats[seat].free:
             return {

@@ -1,68 +1,69 @@
 """Reading a match without changing it: the backlog a reconnecting client missed, the spectator
-view at any version, and the replay of the whole match as frames. Every read first folds what
-other writers appended (`repo.refresh`), except the backlog, which the socket handler reads
-under the entry's lock right after joining."""
+view at any version, the replay of the whole match, and a seat's options in its finished games.
+
+Every read first folds what other writers appended (`repo.refresh`, under the entry's lock: a
+short step), then does its heavy part without the lock: events and snapshots are only ever
+appended, so a version once seen can be read while play goes on. A view at any version costs at
+most SNAPSHOT_EVERY folds; a replay is built in slices that let other greenthreads run and is
+cached (server/replays.py). The backlog is read by the socket handler under the entry's lock
+right after joining, so that no live update can slip between it and the next."""
 
 from __future__ import annotations
 
 from server.errors import NotFoundError
-from server.knowledge import analysis_json, seat_options
+from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
-from server.payloads import JsonObject, Replay, ViewAt
-from server.updates import replay_frame, view_json
+from server.payloads import JsonObject, ViewAt
+from server.replays import ReplayBody, ReplayCache, build, pause_point, paused
+from server.updates import view_json
 
 
 class Reads:
-    def __init__(self, repo: MatchRepository) -> None:
+    def __init__(self, repo: MatchRepository, cache: ReplayCache | None = None) -> None:
         self.repo = repo
+        self.cache = cache if cache is not None else ReplayCache()
 
     def history(self, entry: MatchEntry, after_version: int) -> list[Applied]:
         """The events after `after_version` with the state after each (for a reconnect)."""
-        return self.repo.replay_states(entry)[after_version:]
+        return list(self.repo.states_between(entry, after_version, entry.version))
 
     def view_at(self, match_id: str, version: int | None) -> ViewAt:
         """The spectator's view after `version` events (None: now)."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
-            current = entry.version
-            if version is None or version == current:
-                return {"version": current, "view": view_json(entry.state, None)}
-            if version > current:
-                raise NotFoundError(f"The match has only {current} events, not {version}.")
-            if version == 0:
-                return {"version": 0, "view": None}
-            applied = self.repo.replay_states(entry)[version - 1]
-        return {"version": version, "view": view_json(applied.state, None)}
+            current, state = entry.version, entry.state
+        if version is None or version == current:
+            return {"version": current, "view": view_json(state, None)}
+        if version > current:
+            raise NotFoundError(f"The match has only {current} events, not {version}.")
+        return {"version": version, "view": view_json(self.repo.state_at(entry, version), None)}
 
-    def replay(self, match_id: str) -> Replay:
+    def replay(self, match_id: str) -> ReplayBody:
         """Every event as a frame; a match still in play shows what a spectator may see."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
-            states = self.repo.replay_states(entry)
+            version, now = entry.version, entry.state
             # An imported match never goes on here, and its record held every card: all shown.
-            finished = entry.state is not None and entry.state.finished
+            finished = now is not None and now.finished
             live = not finished and not entry.table.imported
-            now = entry.state
-        return {
-            "match_id": match_id,
-            "live": live,
-            "version": len(states),
-            "players": [s.name for s in entry.table.seats],
-            "ruleset": entry.table.ruleset,
-            "frames": [
-                replay_frame(a.version, a.at_ms, a.event, a.state, now, show_all=not live)
-                for a in states
-            ],
-            "analysis": analysis_json(states),
-        }
+            header: JsonObject = {
+                "match_id": match_id,
+                "players": [s.name for s in entry.table.seats],
+                "ruleset": entry.table.ruleset,
+            }
+        if not live:
+            self.cache.forget_live(match_id)
+        return self.cache.get_or_build(
+            (match_id, version, live), lambda: build(entry, version, now, live, header)
+        )
 
     def options(self, match_id: str, seat: int) -> JsonObject:
         """What `seat` could do at each position of the match's finished games."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
-            states = self.repo.replay_states(entry)
-            now = entry.state
-        return seat_options(states, now, seat)
+            version, now = entry.version, entry.state
+        states = self.repo.states_between(entry, 0, version)
+        return seat_options(paused(states, pause_point()), now, seat)

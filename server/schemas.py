@@ -13,6 +13,8 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 from domain.bots import BOT_NAMES as BOTS
 from server.errors import InvalidInputError
 from server.payloads import JsonObject
+from server.tables import BOT_PACES, DEFAULT_BOT_PACE
+from server.testbots import TEST_BOTS
 
 
 def utf8_text(text: str) -> None:
@@ -50,8 +52,14 @@ class CreateTableSchema(_Strict):
     move_time_limit_s = fields.Integer(
         allow_none=True, strict=True, validate=validate.Range(min=1, max=MAX_MOVE_TIME_S)
     )
-    bot = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(BOTS))
+    # The test-only bots pass here; the lobby refuses them unless the server runs --test-bots.
+    bot = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(BOTS + TEST_BOTS)
+    )
     seat = fields.Integer(load_default=None, allow_none=True, validate=_SEAT, strict=True)
+    bot_pace = fields.String(
+        load_default=DEFAULT_BOT_PACE, validate=validate.OneOf(list(BOT_PACES))
+    )
 
 
 class JoinSeatSchema(_Strict):
@@ -91,6 +99,13 @@ class ClaimSchema(_Strict):
     what = fields.String(required=True, validate=validate.OneOf(["resign", "bot"]))
 
 
+class SeatSchema(_Strict):
+    """A seat's message about its own seat: `next_game`, `abandon`."""
+
+    match_id = fields.String(required=True, validate=_MATCH_ID)
+    seat_token = fields.String(required=True, validate=_TOKEN)
+
+
 class LeaveTableSchema(_Strict):
     match_id = fields.String(required=True, validate=_MATCH_ID)
 
@@ -102,6 +117,7 @@ REMATCH = RematchSchema()
 JOIN_TABLE = JoinTableSchema()
 COMMAND = CommandSchema()
 CLAIM = ClaimSchema()
+SEAT = SeatSchema()
 LEAVE_TABLE = LeaveTableSchema()
 
 

@@ -10,6 +10,8 @@ records, the publisher delivers.
 | `lobby` | `server.lobby` | presets, tables, seats, a seat's clients, claims |
 | `play` | `server.play` | a player's command: parse, check the seat, decide, append |
 | `reads` | `server.reads` | backlog for a reconnect, view at a version, replay |
+| `projection` | `server.lobbyview` | the lobby from the store's global order, saved between runs |
+| `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
 
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
@@ -18,15 +20,18 @@ wired in after the fact. HTTP routes and Socket.IO handlers call the part whose 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from eventstore import EventStore
 from server.autopilot import Autopilot
 from server.lobby import Lobby
+from server.lobbyview import LobbyProjection
 from server.matches import MatchRepository, now_ms
 from server.play import Play
 from server.presence import Presence
 from server.publisher import NoPublisher, Publisher
 from server.reads import Reads
+from server.upkeep import Upkeep
 
 
 class GameService:
@@ -36,13 +41,37 @@ class GameService:
         *,
         publisher: Publisher | None = None,
         grace_s: float = 60.0,
-        bot_delay_s: float = 0.4,
+        bot_delay_s: float | None = None,
         clock: Callable[[], int] = now_ms,
+        test_bots: bool = False,
+        lobby_file: Path | None = None,
+        expire_open_s: float | None = None,
+        unload_idle_s: float | None = None,
     ) -> None:
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.repo = MatchRepository(store, self.publisher.applied)
+        self.projection = LobbyProjection(store, lobby_file)
         self.presence = Presence(grace_s=grace_s, clock=clock)
-        self.autopilot = Autopilot(self.repo, bot_delay_s=bot_delay_s, clock=clock)
-        self.lobby = Lobby(self.repo, self.presence, self.autopilot, self.publisher, clock=clock)
+        self.autopilot = Autopilot(
+            self.repo,
+            self.presence,
+            self.projection,
+            bot_delay_s=bot_delay_s,
+            clock=clock,
+            test_bots=test_bots,
+        )
+        self.lobby = Lobby(
+            self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock
+        )
         self.play = Play(self.repo, self.autopilot, clock=clock)
         self.reads = Reads(self.repo)
+        self.upkeep = Upkeep(
+            self.repo,
+            self.presence,
+            self.projection,
+            self.publisher,
+            self.lobby.table_json,
+            clock=clock,
+            expire_open_s=expire_open_s,
+            unload_idle_s=unload_idle_s,
+        )

@@ -68,6 +68,7 @@ class SocketPublisher:
                     item.state,
                     viewer,
                     final=item.version == last,
+                    at_ms=item.at_ms,
                 )
                 self.socketio.emit("update", payload, to=room)
 
@@ -158,7 +159,13 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
                 for item in reads.history(entry, last):
                     final = item.version == entry.version
                     payload = update_payload(
-                        match_id, item.version, item.event, item.state, seat, final=final
+                        match_id,
+                        item.version,
+                        item.event,
+                        item.state,
+                        seat,
+                        final=final,
+                        at_ms=item.at_ms,
                     )
                     socketio.emit("update", payload, to=sid)
             version = entry.version
@@ -181,6 +188,18 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     def claim(_sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.CLAIM, payload)
         return lobby.claim(data["match_id"], data["seat_token"], data["what"])
+
+    @on("next_game")
+    @guarded("next_game")
+    def next_game(_sid: str, payload: object) -> Ack:
+        data = schemas.load(schemas.SEAT, payload)
+        return lobby.next_game(data["match_id"], data["seat_token"])
+
+    @on("abandon")
+    @guarded("abandon")
+    def abandon(_sid: str, payload: object) -> Ack:
+        data = schemas.load(schemas.SEAT, payload)
+        return lobby.abandon(data["match_id"], data["seat_token"])
 
     @on("leave_table")
     @guarded("leave_table")

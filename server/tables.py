@@ -16,10 +16,17 @@ TABLE_OPENED = "TableOpened"
 SEAT_TAKEN = "SeatTaken"
 BOT_SEATED = "BotSeated"  # data: seat, bot, takeover (True when it replaces an absent human)
 SEAT_RETURNED = "SeatReturned"  # the human owner came back: takeover bot and forfeit lifted
-SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned: every game start is resigned for him
+SEAT_FORFEITED = "SeatForfeited"  # claimed as resigned, or abandoned: every game is resigned
 REMATCH_OFFERED = "RematchOffered"  # data: seat (who offers), at_ms
 REMATCH_DECLINED = "RematchDeclined"  # data: seat (who declines), at_ms
 REMATCH_OPENED = "RematchOpened"  # data: match_id of the new table (the offer was accepted)
+TABLE_EXPIRED = "TableExpired"  # an open table nobody joined in time: out of the lobby, kept
+NEXT_GAME_READY = "NextGameReady"  # data: seat, game_index (the game just over), at_ms
+
+# How long a seated bot waits after the last event before it acts (a table's "bot pace"): long
+# enough for a person to follow each action and to call a fault before the bot's next one.
+BOT_PACES: dict[str, float] = {"relaxed": 2.0, "normal": 1.0, "quick": 0.4}
+DEFAULT_BOT_PACE = "normal"
 
 
 def table_stream(match_id: str) -> str:
@@ -51,6 +58,7 @@ class Seat:
     bot: str | None = None  # the bot now playing this seat
     takeover: bool = False  # the bot stands in for an absent human who may come back
     forfeited: bool = False
+    abandoned: bool = False  # forfeited by its owner himself: coming back does not lift it
 
     @property
     def free(self) -> bool:
@@ -77,6 +85,11 @@ class Table:
     rematch_offer: RematchAnswer | None = None  # the offer waiting for the other seat's answer
     rematch_declined: RematchAnswer | None = None  # the last offer's refusal
     imported: bool = False  # a match played elsewhere: kept for replay, never continued here
+    expired: bool = False  # nobody joined in time: no seat can be taken any more
+    bot_pace: str = DEFAULT_BOT_PACE
+    # The seats that pressed "Next game" after game `ready_game` ended.
+    ready_game: int = -1
+    ready: frozenset[int] = frozenset()
     version: int = 0
 
     @property
@@ -112,6 +125,7 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
             created_at_ms=data["at_ms"],
             rematch_of=data.get("rematch_of"),
             imported=bool(data.get("imported", False)),
+            bot_pace=str(data.get("bot_pace", DEFAULT_BOT_PACE)),
             version=1,
         )
     if table is None:
@@ -133,7 +147,12 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
         )
     if event_type == SEAT_FORFEITED:
         seat = table.seats[data["seat"]]
-        return _with_seat(table, data["seat"], replace(seat, forfeited=True))
+        abandoned = bool(data.get("abandoned", False))
+        return _with_seat(table, data["seat"], replace(seat, forfeited=True, abandoned=abandoned))
+    if event_type == NEXT_GAME_READY:
+        game = int(data["game_index"])
+        ready = table.ready if game == table.ready_game else frozenset()
+        return replace(table, ready_game=game, ready=ready | {int(data["seat"])})
     if event_type == REMATCH_OFFERED:
         offer = RematchAnswer(seat=data["seat"], at_ms=data["at_ms"])
         return replace(table, rematch_offer=offer, rematch_declined=None)
@@ -142,4 +161,6 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
         return replace(table, rematch_offer=None, rematch_declined=refusal)
     if event_type == REMATCH_OPENED:
         return replace(table, rematch=data["match_id"], rematch_offer=None)
+    if event_type == TABLE_EXPIRED:
+        return replace(table, expired=True)
     return table  # an event type of a later server version: ignored, not fatal

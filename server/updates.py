@@ -44,16 +44,18 @@ def update_payload(
     state: domain.MatchState,
     viewer: Viewer,
     final: bool = True,
+    at_ms: int | None = None,
 ) -> Update:
     """`final` is False for an event that other events of the same batch follow: its position is
     already past when the client sees it, so its view offers no legal actions (a client acting on
-    it would only be refused)."""
+    it would only be refused). `at_ms`: when the event was recorded (a live replay's timing)."""
     view = view_json(state, viewer)
     if view is not None and not final:
         view["legal"] = []
     return {
         "match_id": match_id,
         "version": version,
+        "at_ms": at_ms,
         "event": event_json(event, viewer, state),
         "view": view,
     }

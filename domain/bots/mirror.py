@@ -9,7 +9,7 @@ mirror: a search stops as soon as a reserve card would be uncovered or a hand ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -90,7 +90,7 @@ def mirror_game(
 
 def as_match(game: GameState) -> MatchState:
     """Wrap a mirrored game so that match-level engine queries (`fault_of`) accept it."""
-    return replace(_SHELL, ruleset=game.ruleset, game=game)
+    return _SHELL._replace(ruleset=game.ruleset, game=game)
 
 
 _SHELL = position_from_text("to=0")

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -144,18 +145,46 @@ def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any] |
 
 
 def _play_match(url: str, events: int, seed: int) -> str:
-    """Seat 0 played from here against the random bot until the stream has `events` events."""
-    import requests
+    """Seat 0 played from here against the random bot until the stream has `events` events,
+    then resigned: the match of one win is over, and its replay shows every card and the
+    analysis of its game."""
+    match_id, token = open_bot_match(url, match="wins:1")
+    play_until(url, match_id, token, events, random.Random(seed))
+    resign(url, match_id, token)
+    return match_id
+
+
+def resign(url: str, match_id: str, token: str) -> None:
+    """Seat 0 resigns (refused, harmlessly, when the match is over already)."""
     import socketio
+
+    sio = socketio.Client(reconnection=False)
+    sio.connect(url, transports=["websocket"])
+    try:
+        sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})
+        command = {"match_id": match_id, "seat_token": token, "command_id": "bench-resign"}
+        sio.call("command", {**command, "action": {"do": "resign", "seat": 0}}, timeout=10)
+    finally:
+        sio.disconnect()
+
+
+def open_bot_match(url: str, match: str = "points:300") -> tuple[str, str]:
+    """A table where the random bot sits opposite seat 0: (match id, seat 0's token)."""
+    import requests
 
     opened = requests.post(
         url + "/api/tables",
-        json={"name": "Bench", "bot": "random", "match": "wins:1"},
+        json={"name": "Bench", "bot": "random", "match": match},
         timeout=10,
     ).json()
-    match_id: str = opened["match_id"]
-    token: str = opened["seat_token"]
-    rng = random.Random(seed)
+    return opened["match_id"], opened["seat_token"]
+
+
+def play_until(url: str, match_id: str, token: str, events: int, rng: random.Random) -> int:
+    """Play seat 0 until the match stream has `events` events (or PLAY_LIMIT_S passed); the
+    version reached."""
+    import socketio
+
     latest: dict[str, Any] = {"version": 0, "view": None}
     changed = threading.Condition()
     sio = socketio.Client(reconnection=False)
@@ -171,7 +200,6 @@ def _play_match(url: str, events: int, seed: int) -> str:
     sio.connect(url, transports=["websocket"])
     sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})
     deadline = time.monotonic() + PLAY_LIMIT_S
-    n = 0
     seen = -1
     try:
         while latest["version"] < events and time.monotonic() < deadline:
@@ -184,14 +212,13 @@ def _play_match(url: str, events: int, seed: int) -> str:
             action = _choose(view.get("legal", []), rng)
             if action is None:
                 continue
-            n += 1
             action = {k: v for k, v in action.items() if k != "text"}
             ack = sio.call(
                 "command",
                 {
                     "match_id": match_id,
                     "seat_token": token,
-                    "command_id": f"bench-{n:06d}",
+                    "command_id": f"bench-{uuid.uuid4().hex[:16]}",
                     "action": action,
                 },
                 timeout=10,
@@ -199,14 +226,9 @@ def _play_match(url: str, events: int, seed: int) -> str:
             if not ack.get("ok"):
                 with changed:  # wait for the next update before choosing again
                     changed.wait_for(_version_moved(latest, seen), timeout=2)
-        # The end of the match (unless the game ended already): a replay with its analysis.
-        if latest["view"] and not latest["view"].get("match_over"):
-            resign = {"do": "resign", "seat": 0}
-            command = {"match_id": match_id, "seat_token": token, "action": resign}
-            sio.call("command", {**command, "command_id": "bench-resign"}, timeout=10)
     finally:
         sio.disconnect()
-    return match_id
+    return int(latest["version"])
 
 
 def _stats(values: list[float]) -> dict[str, float]:

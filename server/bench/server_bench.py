@@ -325,6 +325,132 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
     }
 
 
+async def _loop_reads(url: str, match_id: str, stop: asyncio.Event, counts: dict[int, int]) -> None:
+    """An anonymous client looping on a long match's replay and its view at version 1, with
+    no ETag (the worst kind): what issue 14 saw stall other tables."""
+    import aiohttp
+
+    paths = [f"/api/matches/{match_id}/replay", f"/api/matches/{match_id}/view?version=1"]
+    async with aiohttp.ClientSession() as http:
+        index = 0
+        while not stop.is_set():
+            async with http.get(url + paths[index % 2]) as response:
+                await response.read()
+                counts[response.status] = counts.get(response.status, 0) + 1
+            index += 1
+
+
+async def _table_under_reads(
+    url: str, match_id: str, readers: int, warmup_s: float, seconds: float, pid: int | None
+) -> tuple[Stats, dict[int, int]]:
+    """Moves at one table (two clients as fast as the server answers) while `readers` clients
+    loop on the long match's reads."""
+    stop = asyncio.Event()
+    counts: dict[int, int] = {}
+    loops = [asyncio.create_task(_loop_reads(url, match_id, stop, counts)) for _ in range(readers)]
+    try:
+        stats = await _run_server_games(url, 1, warmup_s, seconds, 0.0, pid)
+    finally:
+        stop.set()
+        await asyncio.gather(*loops, return_exceptions=True)
+    return stats, counts
+
+
+def _stall_figure(
+    url: str, match_id: str, warmup_s: float, seconds: float, pid: int | None
+) -> dict[str, Any]:
+    """(a): the p99 of one table's moves with 3 readers looping on a long match, over the same
+    table's p99 without them (measured in turn, twice each, the worse of each kept)."""
+    alone: list[Stats] = []
+    loaded: list[tuple[Stats, dict[int, int]]] = []
+    for _ in range(2):
+        alone.append(asyncio.run(_table_under_reads(url, match_id, 0, warmup_s, seconds, pid))[0])
+        loaded.append(asyncio.run(_table_under_reads(url, match_id, 3, warmup_s, seconds, pid)))
+    quiet = [_summary(stats, seconds) for stats in alone]
+    busy = [_summary(stats, seconds) for stats, _ in loaded]
+    reads: dict[str, int] = {}
+    for _, counts in loaded:
+        for status, n in counts.items():
+            reads[str(status)] = reads.get(str(status), 0) + n
+    p99_quiet = max(x["p99_ms"] for x in quiet)
+    p99_busy = max(x["p99_ms"] for x in busy)
+    return {
+        "p99_ms_alone": p99_quiet,
+        "p99_ms_with_readers": p99_busy,
+        "p50_ms_alone": max(x["p50_ms"] for x in quiet),
+        "p50_ms_with_readers": max(x["p50_ms"] for x in busy),
+        "reads_per_s": sum(reads.values()) / (2 * (seconds + warmup_s)),
+        "read_statuses": reads,
+        "ratio": p99_busy / p99_quiet if p99_quiet else float("nan"),
+    }
+
+
+def _rss_kb(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _start_once(store_url: str, tmp_path: Path, label: str) -> tuple[float, int | None]:
+    """Seconds from launching `crapette serve` to its first answer, and its RSS then (KiB)."""
+    port = _free_port()
+    command = [
+        sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port),
+        "--store", store_url, "--quiet", "--data-dir", str(tmp_path),
+    ]  # fmt: skip
+    started = time.perf_counter()
+    proc = _start(command, f"http://127.0.0.1:{port}/api/server-info", tmp_path / f"{label}.log")
+    took = time.perf_counter() - started
+    try:
+        rss = _rss_kb(proc.pid)
+    finally:
+        _stop(proc)
+    return took, rss
+
+
+def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> dict[str, Any]:
+    """(d): start-up time and RSS with `matches` finished matches in the store, over the same
+    with an empty store. The first start with history builds the lobby projection (cold); the
+    later ones catch up from it (warm), which is what the figure compares."""
+    from eventstore import open_store
+    from server.bench.history import finished_matches
+
+    empty = f"sqlite:///{tmp_path / 'empty.sqlite3'}?synchronous=NORMAL"
+    full_path = tmp_path / "history.sqlite3"
+    full = f"sqlite:///{full_path}?synchronous=NORMAL"
+    store = open_store(full)
+    try:
+        total_events = finished_matches(store, matches, events)
+    finally:
+        store.close()
+    cold = _start_once(full, tmp_path, "cold")
+    empty_runs, warm_runs = [], []
+    for index in range(rounds):  # alternated, so a change in the machine's load hits both
+        empty_runs.append(_start_once(empty, tmp_path, f"empty-{index}"))
+        warm_runs.append(_start_once(full, tmp_path, f"warm-{index}"))
+    time_empty = statistics.median(t for t, _ in empty_runs)
+    time_warm = statistics.median(t for t, _ in warm_runs)
+    rss_empty = statistics.median(r or 0 for _, r in empty_runs)
+    rss_warm = statistics.median(r or 0 for _, r in warm_runs)
+    return {
+        "matches": matches,
+        "events": total_events,
+        "start_s_empty": time_empty,
+        "start_s_history": time_warm,
+        "start_s_history_cold": cold[0],
+        "rss_kib_empty": rss_empty,
+        "rss_kib_history": rss_warm,
+        "rss_kib_history_cold": cold[1],
+        "time_ratio": time_warm / time_empty,
+        "rss_ratio": rss_warm / rss_empty if rss_empty else float("nan"),
+    }
+
+
 @click.command("server")
 @click.option("--games", default=100, show_default=True, help="Concurrent games.")
 @click.option("--seconds", default=8.0, show_default=True, help="Measured time per phase.")
@@ -338,6 +464,39 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
 @click.option("--async-mode", type=click.Choice(["eventlet", "threading"]), default="eventlet")
 @click.option("--store", "store_url", default=None, help="Store URL (default: a temp SQLite).")
 @click.option("--rounds", default=1, show_default=True, help="Alternating server/echo rounds.")
+@click.option(
+    "--pace-think-ms",
+    default=500.0,
+    show_default=True,
+    help="(b) think time of the human-pace phase (same --games); 0 skips it.",
+)
+@click.option(
+    "--long-events",
+    default=3000,
+    show_default=True,
+    help="(a) events of the long live match the readers loop on; 0 skips it.",
+)
+@click.option(
+    "--startup-matches",
+    default=500,
+    show_default=True,
+    help="(d) finished matches in the store for the start-up figures; 0 skips it.",
+)
+@click.option(
+    "--startup-events", default=450, show_default=True, help="(d) events per finished match."
+)
+@click.option(
+    "--startup-rounds", default=3, show_default=True, help="(d) starts of each kind (median)."
+)
+@click.option(
+    "--rate-limit",
+    "server_limits",
+    multiple=True,
+    default=["create=off"],
+    show_default=True,
+    help="Passed to the server (every simulated client comes from this one address, and opens "
+    "up to --games tables at once; the readers of (a) meet the server's own read limits).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -347,9 +506,18 @@ def server(
     async_mode: str,
     store_url: str | None,
     rounds: int,
+    pace_think_ms: float,
+    long_events: int,
+    startup_matches: int,
+    startup_events: int,
+    startup_rounds: int,
+    server_limits: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Bot-vs-bot games over Socket.IO against the server and a bare echo server."""
+    """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
+    figures of issue 14: (a) one table's moves while 3 clients loop on a long match's replay,
+    (b) p99 at human pace, (c) CPU per move, (d) start-up with a long history; each a ratio
+    against a baseline measured in the same run."""
     think_s = think_ms / 1000
     rounds_out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="crapette-bench-") as tmp:
@@ -362,11 +530,22 @@ def server(
         serve = [
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(server_port), "--store", store_url, "--async-mode", async_mode, "--quiet",
+            *(arg for limit in server_limits for arg in ("--rate-limit", limit)),
         ]  # fmt: skip
         view_path = tmp_path / "view.json"
         view_path.write_text(json.dumps(_sample_view()))
         echo = [sys.executable, "-m", "server.bench.echo_server", str(echo_port), async_mode,
                 str(view_path)]  # fmt: skip
+        long_match = None
+        if long_events:
+            from eventstore import open_store
+            from server.bench.history import long_live_match
+
+            seeding = open_store(store_url)
+            try:
+                long_match = long_live_match(seeding, long_events)
+            finally:
+                seeding.close()
         procs = [_start(serve, server_url + "/api/server-info", tmp_path / "server.log")]
         try:
             procs.append(_start(echo, echo_url + "/ping", tmp_path / "echo.log"))
@@ -397,18 +576,54 @@ def server(
                         "cpu_ratio_to_echo": cpu_ratio,
                     }
                 )
+            stall = None
+            if long_match is not None:
+                stall = _stall_figure(server_url, long_match, warmup, seconds, procs[0].pid)
+            pace = None
+            if pace_think_ms:
+                pace_s = pace_think_ms / 1000
+                slow = asyncio.run(
+                    _run_server_games(server_url, games, warmup, seconds, pace_s, procs[0].pid)
+                )
+                slow_echo = asyncio.run(
+                    _run_echo(echo_url, games, warmup, seconds, pace_s, procs[1].pid)
+                )
+                pace_server, pace_echo = _summary(slow, seconds), _summary(slow_echo, seconds)
+                pace = {
+                    "think_ms": pace_think_ms,
+                    "server": pace_server,
+                    "echo": pace_echo,
+                    "ratio": pace_server["p99_ms"] / pace_echo["p99_ms"],
+                }
         finally:
             for proc in procs:
                 _stop(proc)
+        startup = None
+        if startup_matches:
+            startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)
     # The round with the median ratio is the result; every round is kept in the JSON.
     middle = sorted(rounds_out, key=lambda r: float(r["ratio_to_echo"]))[len(rounds_out) // 2]
+    cpu = middle["cpu_ratio_to_echo"]
     result: dict[str, Any] = {
         "games": games,
         "seconds": seconds,
         "async_mode": async_mode,
         "think_ms": think_ms,
+        "server_rate_limits": list(server_limits),
         "rounds": rounds_out,
         **middle,
+        "stall": stall,
+        "pace": pace,
+        "startup": startup,
+        # Issue 14's four figures, each against its baseline of this run, and their targets.
+        "figures": {
+            "a_stall_p99_ratio": None if stall is None else stall["ratio"],
+            "b_pace_p99_ratio": None if pace is None else pace["ratio"],
+            "c_cpu_per_move_ratio": 1 / cpu if cpu else None,
+            "d_startup_time_ratio": None if startup is None else startup["time_ratio"],
+            "d_startup_rss_ratio": None if startup is None else startup["rss_ratio"],
+        },
+        "targets": TARGETS,
     }
     if as_json:
         click.echo(json.dumps(result))
@@ -434,3 +649,42 @@ def server(
     if rounds > 1:
         ratios = ", ".join(f"{r['ratio_to_echo']:.2f}" for r in rounds_out)
         click.echo(f"ratios of the {rounds} rounds: {ratios} (the median round is shown)")
+    _print_figures(result)
+
+
+TARGETS = {
+    "a_stall_p99_ratio": 2.0,
+    "b_pace_p99_ratio": 1.5,
+    "c_cpu_per_move_ratio": 2.5,
+    "d_startup_time_ratio": 1.5,
+    "d_startup_rss_ratio": 1.5,
+}
+
+
+def _print_figures(result: dict[str, Any]) -> None:
+    stall, pace, startup = result["stall"], result["pace"], result["startup"]
+    if stall is not None:
+        click.echo(
+            f"(a) one table, p99 {stall['p99_ms_alone']:.2f} ms alone, "
+            f"{stall['p99_ms_with_readers']:.2f} ms while 3 clients loop on a long match's "
+            f"replay and view?version=1 ({stall['reads_per_s']:.0f} reads/s)"
+        )
+    if pace is not None:
+        click.echo(
+            f"(b) {result['games']} games at {pace['think_ms']:.0f} ms think time: server p99 "
+            f"{pace['server']['p99_ms']:.2f} ms, echo p99 {pace['echo']['p99_ms']:.2f} ms"
+        )
+    if startup is not None:
+        click.echo(
+            f"(d) start with {startup['matches']} finished matches ({startup['events']} events): "
+            f"{startup['start_s_history']:.2f} s, {startup['rss_kib_history'] / 1024:.0f} MiB "
+            f"(first start, projection built: {startup['start_s_history_cold']:.2f} s); "
+            f"empty store {startup['start_s_empty']:.2f} s, "
+            f"{startup['rss_kib_empty'] / 1024:.0f} MiB"
+        )
+    for key, value in result["figures"].items():
+        if value is None:
+            continue
+        target = TARGETS[key]
+        verdict = "met" if value <= target else "NOT met"
+        click.echo(f"  {key}: {value:.2f} (target <= {target}): {verdict}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -35,7 +36,45 @@ from server.config import ServerConfig
     show_default=True,
 )
 @click.option("--grace", "grace_s", default=60.0, show_default=True, help="Disconnect grace (s).")
-@click.option("--bot-delay", "bot_delay_s", default=0.4, show_default=True, help="Bot pause (s).")
+@click.option(
+    "--bot-delay",
+    "bot_delay_s",
+    default=None,
+    type=float,
+    help="Bot pause (s) for every table, overriding each table's bot pace (default: the pace).",
+)
+@click.option("--test-bots", is_flag=True, help="Allow the test-only bots (server/testbots.py).")
+@click.option(
+    "--allowed-origin",
+    "allowed_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Also accept Socket.IO and changing HTTP requests from pages of this origin, e.g. "
+    "https://example.org (repeatable; '*' accepts any). Default: only the server's own pages.",
+)
+@click.option(
+    "--rate-limit",
+    "rate_limit",
+    multiple=True,
+    metavar="KIND=LIMIT",
+    help="Per-address limit of an expensive request kind (create, replay, view, options, "
+    "record, upload, or all), e.g. replay=10/minute or create=off (repeatable). Default: "
+    "docs/protocol.md § Rate limits.",
+)
+@click.option(
+    "--expire-open-after",
+    "expire_open_min",
+    default=120.0,
+    show_default=True,
+    help="Minutes after which an open table nobody joined leaves the lobby (0: never).",
+)
+@click.option(
+    "--unload-after",
+    "unload_idle_min",
+    default=10.0,
+    show_default=True,
+    help="Minutes after which a table with nobody seated connected leaves memory (0: never).",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -44,7 +83,12 @@ def serve(
     data_dir: str,
     async_mode: str,
     grace_s: float,
-    bot_delay_s: float,
+    bot_delay_s: float | None,
+    test_bots: bool,
+    allowed_origins: tuple[str, ...],
+    rate_limit: tuple[str, ...],
+    expire_open_min: float,
+    unload_idle_min: float,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -62,8 +106,14 @@ def serve(
         async_mode=async_mode,
         grace_s=grace_s,
         bot_delay_s=bot_delay_s,
+        test_bots=test_bots,
         host=host,
         port=port,
+        allowed_origins=allowed_origins,
+        rate_limits=_rate_limits(rate_limit),
+        lobby_file=_lobby_file(store_url, data_dir),
+        expire_open_s=expire_open_min * 60 if expire_open_min > 0 else None,
+        unload_idle_s=unload_idle_min * 60 if unload_idle_min > 0 else None,
     )
     from server.app import create_app, start_clock
     from server.lan import lan_urls
@@ -82,3 +132,25 @@ def serve(
         allow_unsafe_werkzeug=True,
         **run_options(async_mode),
     )
+
+
+def _rate_limits(settings: tuple[str, ...]) -> dict[str, str | None]:
+    from server.fairuse import DEFAULT_LIMITS, RateLimitError, parse_limits
+
+    try:
+        return {**DEFAULT_LIMITS, **parse_limits(settings)}
+    except RateLimitError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rate-limit") from None
+
+
+def _lobby_file(store_url: str, data_dir: str) -> str | None:
+    """Where the lobby projection of this store is saved: beside a SQLite file, in the data dir
+    for another store (one file per store URL), nowhere for the memory store."""
+    if store_url.startswith("memory:"):
+        return None
+    if store_url.startswith("sqlite://"):
+        path = store_url.removeprefix("sqlite://").partition("?")[0]
+        return f"{path}.lobby.json"
+    Path(data_dir).mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256(store_url.encode()).hexdigest()[:12]
+    return os.path.join(data_dir, f"lobby-{digest}.json")

@@ -16,6 +16,7 @@ from tests.browser.ui import (
     message,
     version,
     view,
+    wait_idle,
     wait_version_above,
 )
 from tests.integration.harness import ServerProcess
@@ -186,6 +187,7 @@ def test_two_browsers_play_and_call_crapette(
 
     # The board drawn on each page is the server's view for that seat.
     for page in pages:
+        wait_idle(page)
         drawn = board_piles(page)
         for pile, cards in view(page)["piles"].items():  # type: ignore[index]
             assert drawn[pile]["count"] == len(cards), pile

@@ -44,8 +44,8 @@ def wait_text(page: Any, words: str) -> None:
 
 
 def resign_match(server: ServerProcess, new_page: Any, match_id: str, ann: Any) -> None:
-    ann.click("#btn-resign")
-    ann.click("#btn-resign")
+    ann.click("#btn-resign")  # opens the choice: this game, or the whole match
+    ann.click("#btn-resign-game")
     ann.locator("[data-testid=after-match]").wait_for(state="visible", timeout=WAIT_MS)
 
 

@@ -8,13 +8,22 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PHONE
-from tests.browser.ui import WAIT_MS, board_piles, message, version, view, wait_version_above
+from tests.browser.ui import (
+    WAIT_MS,
+    board_piles,
+    message,
+    version,
+    view,
+    wait_idle,
+    wait_version_above,
+)
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
 
 
 def assert_board_is_view(page: Any) -> None:
+    wait_idle(page)
     drawn = board_piles(page)
     current = view(page)
     assert current is not None
@@ -42,12 +51,14 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
     page.fill("#name", "Cleo")
     page.select_option("#opponent", "random")
+    page.select_option("#bot-pace", "quick")
     page.select_option("#limit", "120")
     page.click("#create-btn")
     page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
     page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
     match_id = page.url.rsplit("/", 1)[1]
     assert "bot" in page.inner_text(".tray.top .seat-info")
+    assert page.evaluate("window.crapette.table.bot_pace") == "quick"  # the lobby's choice
 
     # Keyboard: ↑ from no choice starts at the last legal action, Esc forgets it; ↓ starts at
     # the first one, Enter plays it, and the "Enter plays" line goes with it.
@@ -143,8 +154,9 @@ def test_resign_ends_the_match_then_replay_and_rematch(
     wait_my_turn(page)
     match_id = page.url.rsplit("/", 1)[1]
     page.click("#btn-resign")
-    assert page.inner_text("#btn-resign") == "Really resign?"  # a stray tap does not resign
-    page.click("#btn-resign")
+    # A stray tap does not resign: it opens the choice of this game or the whole match.
+    assert page.locator("[data-testid=resign-menu]").is_visible()
+    page.click("#btn-resign-game")
     page.locator("[data-testid=after-match]").wait_for(state="visible", timeout=WAIT_MS)
     assert page.inner_text("[data-testid=turn]") == "Match over."
     page.screenshot(path=str(artifact_dir / "match-over.png"))
@@ -187,14 +199,14 @@ def test_keyboard_choices_in_a_players_words(server: ServerProcess, new_page: An
             {do: "move", from: "X0", to: "W1"},
             {do: "discard"},
           ];
-          const view = {piles};
+          const view = {piles, players: ["Ann", "Bob"]};
           const choices = m.keyboardChoices(legal, view);
           return choices.map((a) => m.describeChoice(a, view, 0));
         }"""
     )
     assert result == [
-        "A♥ from your reserve to foundation F0",
-        "7♠ from your turned card to house T1",
-        "7♠ from your turned card to the opponent's waste",
+        "A♥ from your reserve to the ♥ foundation",
+        "7♠ from your turned card to house 2",
+        "7♠ from your turned card to Bob's waste",
         "discard your turned card",
     ]

@@ -46,14 +46,25 @@ def version(page: Any) -> int:
 
 
 def wait_version_above(page: Any, v: int) -> None:
+    """Wait for a newer version and for the board to show it (the table animates one action at
+    a time, so the board may be a few flights behind the newest view for a moment)."""
     page.wait_for_function(
-        "v => window.crapette && window.crapette.version > v", arg=v, timeout=WAIT_MS
+        "v => window.crapette && window.crapette.version > v && window.crapette.idle",
+        arg=v,
+        timeout=WAIT_MS,
     )
+
+
+def wait_idle(page: Any) -> None:
+    """Wait until the board shows the newest view received."""
+    page.wait_for_function("window.crapette && window.crapette.idle", timeout=WAIT_MS)
 
 
 def settle(page: Any) -> None:
     """Wait until no card is still flying into place: a card grabbed mid-flight is not where
     its pile is, so a drag from there (or a drop on it) would miss, as a hurried person's would."""
+    if page.evaluate("Boolean(window.crapette)"):
+        wait_idle(page)
     # Finite animations only: a pulsing highlight (the "Crapette!" button when a call is open)
     # runs for ever.
     page.wait_for_function(

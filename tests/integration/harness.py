@@ -30,11 +30,20 @@ class ServerProcess:
         async_mode: str = "eventlet",
         grace_s: float = 1.0,
         store_url: str | None = None,
+        bot_delay_s: float | None = 0.02,
+        test_bots: bool = False,
+        rate_limits: tuple[str, ...] = ("all=off",),
     ) -> None:
+        """`bot_delay_s`: None lets each table's bot pace apply (as in production)."""
         self.data_dir = data_dir
         self.store_url = store_url or f"sqlite:///{data_dir / 'store.sqlite3'}"
         self.async_mode = async_mode
+        # Off by default: every player of a test comes from one address, far above what one
+        # person does (tests/integration/test_limits.py runs with the server's own limits).
+        self.rate_limits = rate_limits
         self.grace_s = grace_s
+        self.bot_delay_s = bot_delay_s
+        self.test_bots = test_bots
         self.port = find_free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -45,8 +54,13 @@ class ServerProcess:
         command = [
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
-            "--grace", str(self.grace_s), "--bot-delay", "0.02", "--quiet",
+            "--grace", str(self.grace_s), "--quiet",
+            *(arg for limit in self.rate_limits for arg in ("--rate-limit", limit)),
         ]  # fmt: skip
+        if self.bot_delay_s is not None:
+            command += ["--bot-delay", str(self.bot_delay_s)]
+        if self.test_bots:
+            command.append("--test-bots")
         with open(self.log_path, "ab") as log:  # the child keeps its own copy of the handle
             self.proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=log)
         deadline = time.monotonic() + WAIT_S

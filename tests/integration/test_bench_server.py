@@ -14,8 +14,10 @@ from tests.conftest import REPO_ROOT
 @pytest.mark.slow
 def test_bench_server_prints_one_json_object() -> None:
     command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
-               "--seconds", "1", "--warmup", "0.5", "--json"]  # fmt: skip
-    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+               "--seconds", "1", "--warmup", "0.5", "--long-events", "150",
+               "--pace-think-ms", "50", "--startup-matches", "3", "--startup-events", "60",
+               "--startup-rounds", "1", "--json"]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["games"] == 2
@@ -24,3 +26,12 @@ def test_bench_server_prints_one_json_object() -> None:
     server, echo = result["server"], result["echo"]
     assert result["ratio_to_echo"] == server["moves_per_s"] / echo["moves_per_s"]
     assert result["server"]["p50_ms"] <= result["server"]["p99_ms"]
+    # Issue 14's four figures, each a ratio against its baseline of the same run.
+    figures = result["figures"]
+    assert set(figures) == set(result["targets"])
+    assert all(isinstance(value, float) and value > 0 for value in figures.values()), figures
+    stall = result["stall"]
+    assert figures["a_stall_p99_ratio"] == stall["p99_ms_with_readers"] / stall["p99_ms_alone"]
+    assert stall["reads_per_s"] > 0 and set(stall["read_statuses"]) <= {"200", "429"}
+    assert result["startup"]["matches"] == 3 and result["startup"]["events"] > 3 * 60
+    assert result["pace"]["server"]["moves_per_s"] > 0

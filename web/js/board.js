@@ -6,10 +6,11 @@
 import { installSuitSprite, makeCard } from "./cards.js";
 
 const TRAY_PILES = ["R", "H", "X", "W"];
-const TRAY_LABELS = { R: "reserve", H: "hand", X: "turned", W: "waste" };
+const TRAY_LABELS = { R: "reserve", H: "hand", X: "turned", W: "waste", F: "" };
 // Width of a house column in card widths (CSS --house-span: narrower on a phone).
 const DEFAULT_HOUSE_SPAN = 4.2;
 const FAN_STEP = 0.3;
+const FLIGHT_MS = 320; // one card's slide; the table shows the opponent's actions one at a time
 
 /** Grid cell (row 0..3, column 0..3) and fan direction of each field pile, seat 0 at the bottom. */
 function fieldCells() {
@@ -141,9 +142,10 @@ export class Board {
     if (fan) el.classList.add(fan < 0 ? "fan-left" : "fan-right");
     el.dataset.pile = name;
     el.dataset.fan = String(fan);
-    const label = kind === "house" || kind === "foundation" ? name : TRAY_LABELS[name[0]];
+    // Piles are named in words (never by their code): "house 3", "foundation", "reserve".
+    const label = kind === "house" ? `house ${Number(name.slice(1)) + 1}` : (TRAY_LABELS[name[0]] ?? kind);
     el.innerHTML = `<span class="slot"><span class="slot-label">${label}</span></span>`;
-    el.setAttribute("aria-label", `${kind} ${name}`);
+    el.setAttribute("aria-label", label || kind);
     this.piles.set(name, el);
     return el;
   }
@@ -157,7 +159,8 @@ export class Board {
     return this.root.querySelector(`.seat-info[data-seat="${seat}"]`);
   }
 
-  /** Draw every pile of a view (piles bottom→top, null = face down). */
+  /** Draw every pile of a view (piles bottom→top, null = face down); returns the card flights
+   * started (Animation objects), so that a caller can wait for them to end. */
   render(view) {
     const before = this.animate ? this.cardRects() : null;
     if (this.houseSpan === undefined) this.readHouseSpan();
@@ -175,7 +178,7 @@ export class Board {
       this.keys.set(name, key);
       this.drawPile(name, el, cards, down);
     }
-    if (before) this.flyFrom(before);
+    return before ? this.flyFrom(before) : [];
   }
 
   /**
@@ -225,7 +228,8 @@ export class Board {
     }
   }
 
-  /** Highlight piles: `cls` is one of selected, target, last-from, last-to, fault. */
+  /** Highlight piles: `cls` is one of selected, target, cursor-from, cursor-to, last-from,
+   * last-to, fault, playable. */
   mark(cls, names) {
     const old = this.marks.get(cls) ?? new Set();
     for (const n of old) this.piles.get(n)?.classList.remove(cls);
@@ -255,6 +259,7 @@ export class Board {
 
   /** Slide each face-up card that changed place from where it was (moves and voided moves). */
   flyFrom(before) {
+    const flights = [];
     for (const el of this.root.querySelectorAll(".card.face:not(.under)")) {
       const was = before.get(el.dataset.card);
       if (!was) continue;
@@ -262,13 +267,16 @@ export class Board {
       const dx = was.left - now.left;
       const dy = was.top - now.top;
       if (Math.abs(dx) < 2 && Math.abs(dy) < 2) continue;
-      el.animate(
-        [
-          { transform: `translate(${dx}px, ${dy}px)`, zIndex: 500 },
-          { transform: "translate(0, 0)", zIndex: 500 },
-        ],
-        { duration: 260, easing: "ease-out" },
+      flights.push(
+        el.animate(
+          [
+            { transform: `translate(${dx}px, ${dy}px)`, zIndex: 500 },
+            { transform: "translate(0, 0)", zIndex: 500 },
+          ],
+          { duration: FLIGHT_MS, easing: "ease-out" },
+        ),
       );
     }
+    return flights;
   }
 }

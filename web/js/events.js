@@ -3,18 +3,10 @@
 // unknown is still shown by its type, so a new event kind never breaks the page.
 
 import { cardShort } from "./cards.js";
-
-function who(players, seat) {
-  if (seat === null || seat === undefined) return "?";
-  return players?.[seat] ?? `seat ${seat}`;
-}
+import { eventWords } from "./words.js";
 
 function card(text) {
   return text ? ` ${cardShort(text)}` : "";
-}
-
-function fault(ev) {
-  return ev.fault ? ` — fault (${ev.fault})` : "";
 }
 
 /** Short notation of an event, like a move list: "R0-F2 A♠", "turn 7♥", "crapette: right". */
@@ -61,67 +53,12 @@ export function eventNotation(ev) {
   }
 }
 
-/** A sentence for the log: "Ann: R0-F2 A♠", "Bob calls Crapette! — right (priority ...)". */
-export function describeEvent(ev, players) {
+/** A sentence for a move list (the replay), in words and without pile codes: "Ann: A♠ from
+ * their reserve to the ♠ foundation", "Bob calls Crapette! — right (...)". Seen by nobody's
+ * seat; the table's own log speaks from the viewer's side (words.js). */
+export function describeEvent(ev, players, viewer = null) {
   if (!ev || !ev.type) return "(hidden)";
-  const p = (seat) => who(players, seat);
-  switch (ev.type) {
-    case "CardMoved":
-      return `${p(ev.seat)}: ${ev.src}-${ev.dst}${card(ev.card)}${fault(ev)}`;
-    case "CompulsoryMovePlayed":
-      return `compulsory move for ${p(ev.seat)}: ${ev.src}-${ev.dst}${card(ev.card)}`;
-    case "HandCardTurned":
-      return `${p(ev.seat)} turns${card(ev.card) || " a card"}${fault(ev)}`;
-    case "WasteTurnedOver":
-      return `${p(ev.seat)}'s waste becomes the hand (${ev.count ?? "?"} cards)`;
-    case "CardDiscarded":
-      return `${p(ev.seat)} discards${card(ev.card)}${fault(ev)}`;
-    case "Passed":
-      return `${p(ev.seat)} passes${fault(ev)}`;
-    case "TurnEnded":
-      return `${p(ev.next_seat)} to move${ev.reason ? ` (${ev.reason})` : ""}`;
-    case "CrapetteCalled": {
-      const verdict = ev.verdict === "right" ? "right" : "wrong";
-      const rule = ev.rule ? ` (${ev.rule})` : "";
-      return `${p(ev.caller ?? ev.seat)} calls Crapette! — ${verdict}${rule}`;
-    }
-    case "ActionVoided":
-      return `voided: ${ev.action ?? ev.undo ?? describeUndo(ev)}`;
-    case "DrawOffered":
-      return `${p(ev.seat)} offers a stalemate`;
-    case "DrawAccepted":
-      return `${p(ev.seat)} accepts the stalemate`;
-    case "TimeExpired":
-      return `${p(ev.seat)} ran out of time`;
-    case "MatchStarted":
-      return `match started: ${(ev.players ?? players ?? []).join(" v ")}`;
-    case "GameStarted": {
-      const first = ev.first_player;
-      const reason = ev.first_player_reason ? ` (${ev.first_player_reason})` : "";
-      return `game ${(ev.game_index ?? 0) + 1} dealt; ${p(first)} starts${reason}`;
-    }
-    case "GameWon":
-      return `${p(ev.winner)} wins the game${scoreText(ev.score)}`;
-    case "GameStalemated":
-      return `stalemate${scoreText(ev.score)}`;
-    case "GameResigned":
-      return `${p(ev.seat)} resigns; ${p(ev.winner)} wins${scoreText(ev.score)}`;
-    case "MatchWon":
-      return `${p(ev.winner)} wins the match ${(ev.totals ?? []).join("–")}`;
-    default:
-      return ev.type;
-  }
-}
-
-function describeUndo(ev) {
-  if (ev.src && ev.dst) return `${ev.dst}→${ev.src}${card(ev.card)}`;
-  return ev.of_type ?? ev.voided_type ?? "an action";
-}
-
-function scoreText(score) {
-  if (Array.isArray(score)) return ` (${score.join("–")})`;
-  if (typeof score === "number") return ` (${score} points)`;
-  return "";
+  return eventWords(ev, { viewer, players: players ?? [], piles: {} }) ?? ev.type;
 }
 
 /** The timeline mark of an event: "fault", "call", "voided", "game" or null. */

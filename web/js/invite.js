@@ -1,13 +1,14 @@
 // The invite link of a table: the URL to type or copy, and a QR code for a phone on the same LAN.
 
 import qrcode from "../vendor/qrcode-generator-2.0.4/qrcode.mjs";
+import { t } from "./i18n.js";
 
 /** The QR code of `text` as an SVG string (crisp at any size). */
 export function qrSvg(text) {
   const qr = qrcode(0, "M"); // type 0: the smallest version that holds the text
   qr.addData(text);
   qr.make();
-  return qr.createSvgTag({ cellSize: 4, margin: 8, alt: `QR code of ${text}` });
+  return qr.createSvgTag({ cellSize: 4, margin: 8, alt: t("invite.qr_alt", { url: text }) });
 }
 
 async function copy(text, input) {
@@ -29,7 +30,7 @@ export function renderInvite(container, url, note = "") {
   container.innerHTML = "";
   container.classList.add("invite");
   const p = document.createElement("p");
-  p.textContent = note || "Send this link to your opponent (same Wi-Fi), or let them scan the code:";
+  p.textContent = note || t("invite.note");
   const row = document.createElement("div");
   row.style.display = "flex";
   row.style.gap = "6px";
@@ -38,12 +39,12 @@ export function renderInvite(container, url, note = "") {
   input.readOnly = true;
   input.value = url;
   input.dataset.testid = "invite-url";
-  input.setAttribute("aria-label", "invite link");
+  input.setAttribute("aria-label", t("invite.link"));
   const button = document.createElement("button");
-  button.textContent = "Copy";
+  button.textContent = t("invite.copy");
   button.addEventListener("click", async () => {
-    button.textContent = (await copy(url, input)) ? "Copied" : "Select and copy";
-    setTimeout(() => (button.textContent = "Copy"), 2000);
+    button.textContent = (await copy(url, input)) ? t("invite.copied") : t("invite.select_copy");
+    setTimeout(() => (button.textContent = t("invite.copy")), 2000);
   });
   row.append(input, button);
   const qr = document.createElement("div");

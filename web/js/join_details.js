@@ -1,6 +1,7 @@
 // What a guest reads before sitting down at an open table: who hosts it, the rules preset, the
 // options that differ from it, the match target and the time per move.
 
+import { t } from "./i18n.js";
 import { getJSON } from "./net.js";
 import { changedOptions, loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
 
@@ -19,18 +20,18 @@ export async function showJoinDetails(dl, table) {
   const preset = presets.find((p) => p.name === table.preset);
   const ruleset = table.ruleset ?? {};
   dl.innerHTML = "";
-  const host = table.seats.find((s) => s.name)?.name ?? "nobody yet";
-  row(dl, "Host", host, "join-host");
-  row(dl, "Rules", `${table.preset}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
+  const host = table.seats.find((s) => s.name)?.name ?? t("join.nobody");
+  row(dl, t("join.host"), host, "join-host");
+  row(dl, t("join.rules"), `${table.preset}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
   // The target and the time limit have rows of their own, changed or not.
   const own = new Set(["match", "move_time_limit_s"]);
   const changed = changedOptions(ruleset, preset?.ruleset, options).filter(
     (c) => !own.has(c.option.name),
   );
   const changes = changed.map((c) => `${c.option.label.toLowerCase()}: ${c.label}`).join("; ");
-  row(dl, "Changed", changes || `nothing: the ${table.preset} rules as they are`, "join-changed");
+  row(dl, t("join.changed"), changes || t("join.nothing_changed", { preset: table.preset }), "join-changed");
   const match = optionNamed(options, "match");
   const limit = optionNamed(options, "move_time_limit_s");
-  row(dl, "Target", valueLabel(match, ruleset.match), "join-target");
-  row(dl, "Time per move", valueLabel(limit, ruleset.move_time_limit_s ?? null), "join-limit");
+  row(dl, t("join.target"), valueLabel(match, ruleset.match), "join-target");
+  row(dl, t("join.time"), valueLabel(limit, ruleset.move_time_limit_s ?? null), "join-limit");
 }

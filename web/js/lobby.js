@@ -1,9 +1,10 @@
 // The lobby: open a table (rules preset, match target, time limit, a person or a bot), share its
 // invite link, and join or watch the tables already open.
 
+import { mountLanguageSwitch, t } from "./i18n.js";
 import { lanBase, renderInvite } from "./invite.js";
 import { getJSON, loadSeat, postJSON, saveName, saveSeat, savedName } from "./net.js";
-import { loadCatalogue, optionNamed } from "./ruleset_words.js";
+import { loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -26,7 +27,7 @@ async function loadPresets() {
   select.innerHTML = "";
   for (const p of presets) select.append(new Option(p.name, p.name));
   for (const b of bots) {
-    const o = new Option(`bot: ${b.name}`, b.name);
+    const o = new Option(t("lobby.opponent_bot", { name: b.name }), b.name);
     o.title = b.description;
     $("opponent").append(o);
   }
@@ -71,7 +72,7 @@ function prefill(ruleset) {
     const select = selects.get(option.name);
     const values = [...option.values];
     if (!values.some((v) => v.value === ruleset[option.name])) {
-      values.push({ value: ruleset[option.name], label: String(ruleset[option.name]) });
+      values.push({ value: ruleset[option.name], label: valueLabel(option, ruleset[option.name]) });
     }
     select.innerHTML = "";
     values.forEach((v, i) => select.append(new Option(v.label, String(v.value ?? "none"))));
@@ -107,21 +108,21 @@ function showChanged() {
   const names = changed.map((n) => optionNamed(options, n)?.label.toLowerCase() ?? n);
   const preset = $("preset").value;
   $("advanced-state").textContent = changed.length
-    ? `— changed from ${preset}: ${names.join(", ")}`
-    : `— as in ${preset}`;
+    ? t("lobby.changed_from", { preset, names: names.join(", ") })
+    : t("lobby.as_in", { preset });
 }
 
 function showOpponent() {
   const bot = bots.find((b) => b.name === $("opponent").value);
   $("opponent-desc").textContent = bot
     ? bot.description
-    : "Send them the invite link; the match starts when they sit down.";
+    : t("lobby.opponent_person_desc");
 }
 
 async function createTable(e) {
   e.preventDefault();
   const name = $("name").value.trim();
-  if (!name) return say("Type your name first.");
+  if (!name) return say(t("lobby.type_name"));
   saveName(name);
   const body = {
     name,
@@ -129,6 +130,7 @@ async function createTable(e) {
     bot: $("opponent").value || null,
     options: changes(),
   };
+  if (body.bot) body.bot_pace = $("bot-pace").value;
   $("create-btn").disabled = true;
   try {
     const res = await postJSON("/api/tables", body);
@@ -154,62 +156,64 @@ function showInvite(res) {
   const invite = $("invite");
   invite.hidden = false;
   $("create").hidden = true;
-  $("create-title").textContent = "Your table is open";
-  renderInvite(invite, url, "Send this link to your opponent, or let them scan:");
+  $("create-title").textContent = t("lobby.table_open");
+  renderInvite(invite, url, t("lobby.invite_note"));
   const go = document.createElement("a");
   go.href = res.table_url;
-  go.textContent = "Sit down at your table →";
+  go.textContent = t("lobby.sit_down");
   go.className = "go";
   go.dataset.testid = "go-table";
   const again = document.createElement("button");
   again.type = "button";
-  again.textContent = "Open another table";
+  again.textContent = t("lobby.open_another");
   again.addEventListener("click", () => {
     invite.hidden = true;
     $("create").hidden = false;
-    $("create-title").textContent = "Open a table";
+    $("create-title").textContent = t("lobby.open_title");
   });
   invite.append(go, again);
   go.focus();
 }
 
-function seatNames(t) {
+function seatNames(table) {
   // A bot's seat is named after it already ("steady bot"): no "(bot)" after that.
-  return t.seats.map((s) => (s.bot ? (s.name ?? `${s.bot} bot`) : (s.name ?? "free seat")));
+  return table.seats.map((s) =>
+    s.bot ? (s.name ?? t("lobby.bot_seat", { bot: s.bot })) : (s.name ?? t("lobby.free_seat")),
+  );
 }
 
-function tableItem(t) {
+function tableItem(table) {
   const li = document.createElement("li");
-  li.dataset.match = t.match_id;
+  li.dataset.match = table.match_id;
   const what = document.createElement("span");
   what.className = "what";
-  const names = seatNames(t).join(" v ");
-  const score = t.status === "open" ? "" : ` — ${t.totals.join("–")}`;
-  what.textContent = `${t.preset}: ${names}${score}`;
+  const [a, b] = seatNames(table);
+  const score = table.status === "open" ? "" : ` — ${table.totals.join("–")}`;
+  what.textContent = `${table.preset}: ${t("lobby.versus", { a, b })}${score}`;
   li.append(what);
-  const mine = loadSeat(t.match_id);
-  if (mine && t.status !== "finished") {
+  const mine = loadSeat(table.match_id);
+  if (mine && table.status !== "finished") {
     const back = document.createElement("a");
-    back.href = `/table/${t.match_id}`;
-    back.textContent = "Your table";
+    back.href = `/table/${table.match_id}`;
+    back.textContent = t("lobby.your_table");
     li.append(back);
     return li;
   }
-  if (t.status === "open") {
+  if (table.status === "open") {
     // The table page's join form shows the host and the rules before the guest sits down.
     const join = document.createElement("a");
-    join.href = `/table/${t.match_id}`;
-    join.textContent = "Join";
+    join.href = `/table/${table.match_id}`;
+    join.textContent = t("lobby.join");
     join.className = "join";
     li.append(join);
   }
   const watch = document.createElement("a");
-  if (t.status === "finished") {
-    watch.href = `/replay/${t.match_id}`;
-    watch.textContent = "Replay";
+  if (table.status === "finished") {
+    watch.href = `/replay/${table.match_id}`;
+    watch.textContent = t("lobby.replay");
   } else {
-    watch.href = `/table/${t.match_id}`;
-    watch.textContent = "Watch";
+    watch.href = `/table/${table.match_id}`;
+    watch.textContent = t("lobby.watch");
   }
   li.append(watch);
   return li;
@@ -225,11 +229,11 @@ async function refreshTables() {
   const lists = { open: $("open-tables"), playing: $("live-tables"), finished: $("finished-tables") };
   for (const [status, ul] of Object.entries(lists)) {
     ul.innerHTML = "";
-    const mine = tables.filter((t) => t.status === status);
-    for (const t of mine) ul.append(tableItem(t));
+    const mine = tables.filter((table) => table.status === status);
+    for (const table of mine) ul.append(tableItem(table));
     if (!mine.length) {
       const li = document.createElement("li");
-      li.textContent = status === "open" ? "No open table: open one!" : "None.";
+      li.textContent = status === "open" ? t("lobby.no_open") : t("lobby.none");
       li.className = "none";
       ul.append(li);
     }
@@ -242,7 +246,7 @@ async function uploadRecord(matchId = null) {
   const file = $("record-file").files?.[0];
   const msg = $("upload-msg");
   if (!file) {
-    msg.textContent = "Choose a record file first.";
+    msg.textContent = t("lobby.choose_file");
     msg.className = "message refused";
     return;
   }
@@ -256,17 +260,17 @@ async function uploadRecord(matchId = null) {
     return;
   }
   msg.className = "message refused";
-  msg.textContent = body?.message ?? `HTTP ${res.status}`;
+  msg.textContent = body?.message ?? t("lobby.http_error", { status: res.status });
   $("upload-as").hidden = body?.code !== "conflict";
   if (body?.code !== "conflict") return;
   // The id is taken: by this very match (then its replay is here already), or by another one.
   msg.textContent = body.same_record
-    ? `This match is already here as ${body.match_id}. `
-    : `Another match already has the id ${body.match_id}; import this one under a new id.`;
+    ? t("lobby.same_record", { id: body.match_id })
+    : t("lobby.id_taken", { id: body.match_id });
   if (body.same_record) {
     const open = document.createElement("a");
     open.href = body.existing_replay_url;
-    open.textContent = "Open the existing replay";
+    open.textContent = t("lobby.open_existing");
     open.dataset.testid = "existing-replay";
     msg.className = "message info";
     msg.append(open);
@@ -289,7 +293,8 @@ $("preset").addEventListener("change", showPreset);
 $("opponent").addEventListener("change", showOpponent);
 $("create").addEventListener("submit", createTable);
 serverInfo = await getJSON("/api/server-info").catch(() => null);
-await loadPresets().catch((err) => say(`Could not load the rules presets: ${err.message}`));
+await mountLanguageSwitch();
+await loadPresets().catch((err) => say(t("lobby.presets_failed", { reason: err.message })));
 await refreshTables();
 setInterval(refreshTables, 3000);
 window.lobbyReady = true;

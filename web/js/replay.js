@@ -1,12 +1,14 @@
-// The replay viewer: every event of a match with the spectator's board after it (the server sends a
-// view per event, so jumping anywhere is one redraw). Keys as on lichess; the URL always links to
-// the position shown (?game=N&v=K, K the stream version).
+// The replay viewer: every event of a match with the spectator's board after it. The server sends
+// keyframes and view changes (docs/protocol.md § replay); they are decoded once on load into a
+// whole view per frame, so jumping anywhere is one redraw. A live match then follows over
+// Socket.IO as a spectator: each new event comes once, as it happens. Keys as on lichess; the URL
+// always links to the position shown (?game=N&v=K, K the stream version).
 
 import { Arrow, ReplayAnalysis, VIEWS, faultWords, knowledgeView, optionWords } from "./analysis.js";
 import { Board } from "./board.js";
 import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
-import { getJSON } from "./net.js";
+import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
 
@@ -15,6 +17,48 @@ const MARKED = new Set(["fault", "call", "voided"]);
 const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
 const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
 const ROW_PX = 20; // height of a move-list row (CSS), so scrolling needs no layout read
+// The keys of a spectator's view a frame keeps (server/updates.py REPLAY_VIEW_KEYS).
+const VIEW_KEYS = [
+  "piles", "to_move", "turn_number", "totals", "game_scores", "over", "result", "last_action",
+  "call_window", "clock", "commitment", "seed", "game_index",
+];
+
+/** Give every frame its whole view: a keyframe has it, any other frame has the changes since the
+ *  frame before (`delta`; under `piles` only the piles that changed, null for one gone). Views
+ *  share the piles that did not change, so this is cheap in time and memory. */
+export function decodeFrames(frames) {
+  let view = null;
+  for (const frame of frames) {
+    if ("delta" in frame) {
+      const { piles, ...rest } = frame.delta;
+      view = { ...view, ...rest };
+      if (piles) {
+        view.piles = { ...view.piles };
+        for (const [name, cards] of Object.entries(piles)) {
+          if (cards === null) delete view.piles[name];
+          else view.piles[name] = cards;
+        }
+      }
+      delete frame.delta;
+      frame.view = view;
+    } else {
+      view = frame.view;
+    }
+  }
+  return frames;
+}
+
+/** A live spectator `update` (docs/protocol.md) as a replay frame. */
+function frameOfUpdate(msg) {
+  const view = msg.view ? Object.fromEntries(VIEW_KEYS.map((k) => [k, msg.view[k] ?? null])) : null;
+  return {
+    version: msg.version,
+    game_index: view?.game_index ?? null,
+    at_ms: msg.at_ms ?? msg.event?.at_ms ?? null,
+    event: msg.event,
+    view,
+  };
+}
 
 export class Replay {
   constructor(matchId) {
@@ -42,7 +86,7 @@ export class Replay {
     this.arrow = new Arrow($("board-wrap"), this.board);
     this.setupViews();
     document.body.classList.toggle("has-analysis", this.analysis.any);
-    this.setFrames(data.frames ?? []);
+    this.setFrames(decodeFrames(data.frames ?? []));
     const id = encodeURIComponent(this.matchId);
     $("title").textContent =
       `${this.players.join(" v ")} — ${data.live ? "live match (public cards only)" : "finished match"}`;
@@ -60,61 +104,72 @@ export class Replay {
   }
 
   setFrames(frames) {
-    this.frames = frames;
+    this.frames = [];
     this.marks = [];
     this.turnStarts = [];
     this.games = new Map(); // game index → first frame
-    frames.forEach((f, k) => {
+    this.rows = [];
+    $("moves").innerHTML = "";
+    $("game").innerHTML = "";
+    this.addFrames(frames);
+  }
+
+  /** Append frames (all of them on load, then each live event): index them, add their rows,
+   *  redraw the timeline and the slider's range. */
+  addFrames(frames) {
+    const rows = [];
+    for (const f of frames) {
+      const k = this.frames.length;
+      this.frames.push(f);
       const ev = f.event;
       const mark = eventMark(ev);
       if (MARKED.has(mark) || this.analysis?.missedAt.has(f.version)) this.marks.push(k);
-      const prev = frames[k - 1]?.event;
-      if (ev?.type === "GameStarted" || prev?.type === "TurnEnded") this.turnStarts.push(k);
+      const prev = this.frames[k - 1]?.event;
+      const turnStart = ev?.type === "GameStarted" || prev?.type === "TurnEnded";
+      if (turnStart) this.turnStarts.push(k);
       const g = f.game_index ?? f.view?.game_index;
-      if (g !== null && g !== undefined && !this.games.has(g)) this.games.set(g, k);
-    });
-    this.buildMoveList();
-    this.buildTimeline();
-    const slider = $("slider");
-    slider.max = String(Math.max(0, frames.length - 1));
-    const select = $("game");
-    select.innerHTML = "";
-    for (const g of this.games.keys()) {
-      const o = document.createElement("option");
-      o.value = String(g);
-      o.textContent = `game ${g + 1}`;
-      select.append(o);
+      if (g !== null && g !== undefined && !this.games.has(g)) {
+        this.games.set(g, k);
+        const o = document.createElement("option");
+        o.value = String(g);
+        o.textContent = `game ${g + 1}`;
+        $("game").append(o);
+      }
+      rows.push(this.moveRow(f, k, mark, turnStart));
     }
+    this.rows.push(...rows);
+    this.bindMoveList();
+    $("moves").append(...rows);
+    this.buildTimeline();
+    $("slider").max = String(Math.max(0, this.frames.length - 1));
   }
 
-  buildMoveList() {
+  moveRow(f, k, mark, turnStart) {
+    const row = document.createElement("span");
+    row.className = "ev";
+    row.dataset.k = String(k);
+    if (mark) row.classList.add(`mark-${mark}`);
+    if (turnStart) row.classList.add("turn-start");
+    const n = document.createElement("span");
+    n.className = "n";
+    n.textContent = String(f.version);
+    row.append(n);
+    row.title = eventNotation(f.event);
+    const missed = this.analysis?.missedAt.get(f.version);
+    if (missed) {
+      const note = document.createElement("span");
+      note.className = "missed-note";
+      note.textContent = `missed: ${this.players[1 - missed.seat]} could have called Crapette! `;
+      row.classList.add("mark-missed");
+      row.append(note);
+      row.title = `${faultWords(missed, this.players)} (${eventNotation(f.event)})`;
+    }
+    row.append(describeEvent(f.event, this.players));
+    return row;
+  }
+
+  bindMoveList() {
     const list = $("moves");
-    list.innerHTML = "";
-    this.rows = this.frames.map((f, k) => {
-      const row = document.createElement("span");
-      row.className = "ev";
-      row.dataset.k = String(k);
-      const mark = eventMark(f.event);
-      if (mark) row.classList.add(`mark-${mark}`);
-      if (this.turnStarts.includes(k)) row.classList.add("turn-start");
-      const n = document.createElement("span");
-      n.className = "n";
-      n.textContent = String(f.version);
-      row.append(n);
-      row.title = eventNotation(f.event);
-      const missed = this.analysis?.missedAt.get(f.version);
-      if (missed) {
-        const note = document.createElement("span");
-        note.className = "missed-note";
-        note.textContent = `missed: ${this.players[1 - missed.seat]} could have called Crapette! `;
-        row.classList.add("mark-missed");
-        row.append(note);
-        row.title = `${faultWords(missed, this.players)} (${eventNotation(f.event)})`;
-      }
-      row.append(describeEvent(f.event, this.players));
-      return row;
-    });
-    list.append(...this.rows);
     list.onscroll = () => (this.listScroll = list.scrollTop);
     list.onclick = (e) => {
       const row = e.target.closest(".ev");
@@ -421,26 +476,44 @@ export class Replay {
     });
   }
 
-  /** A live match: fetch new events now and then; follow the end if the viewer is there. */
+  /** A live match: watch it over Socket.IO as a spectator, asking for the events after the last
+   *  frame (again after a reconnect); each new event becomes a frame. The view follows the end if
+   *  the viewer is there. Once the match is won the page reloads: the finished replay shows every
+   *  card, which a spectator never sees live. */
   followLive() {
-    this.liveTimer = setInterval(async () => {
-      let data;
-      try {
-        data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
-      } catch {
-        return;
-      }
-      if ((data.frames ?? []).length === this.frames.length) return;
-      const atEnd = this.pos === this.frames.length - 1;
-      const keep = this.pos;
-      this.setFrames(data.frames);
-      this.pos = -1;
-      this.go(atEnd ? this.frames.length - 1 : keep);
-      if (!data.live) {
-        clearInterval(this.liveTimer);
-        location.reload(); // the finished match shows every card: start again from the full record
-      }
-    }, 3000);
+    this.socket = openSocket();
+    this.socket.on("connect", () => this.joinLive());
+    this.socket.on("update", (msg) => this.onLiveUpdate(msg));
+  }
+
+  lastVersion() {
+    return this.frames.at(-1)?.version ?? 0;
+  }
+
+  async joinLive() {
+    const join = { match_id: this.matchId, seat_token: null, last_version: this.lastVersion() };
+    try {
+      await emitAck(this.socket, "join_table", join);
+    } catch {
+      // no answer in time: the next reconnect asks again
+    }
+  }
+
+  onLiveUpdate(msg) {
+    if (msg.match_id !== this.matchId) return;
+    if (msg.version <= this.lastVersion()) return; // already have it
+    if (msg.version > this.lastVersion() + 1) {
+      this.joinLive(); // one went missing: ask for everything after the last frame
+      return;
+    }
+    const atEnd = this.pos === this.frames.length - 1;
+    this.addFrames([frameOfUpdate(msg)]);
+    if (atEnd && !this.playing) this.go(this.frames.length - 1);
+    else $("pos").textContent = `${this.pos + 1} / ${this.frames.length}`;
+    if (msg.event?.type === "MatchWon") {
+      this.socket.disconnect();
+      location.reload();
+    }
   }
 }
 

@@ -1,21 +1,56 @@
-// A table's rules in words, from what `GET /api/presets` says: each preset's values and each
-// option's label, explanation and value labels. Nothing about the rules is written here.
+// A table's rules in words: which options and values exist and each preset's values come from
+// `GET /api/presets`; their words come from the catalogues (web/i18n, keyed by the option's name
+// and the value's JSON text), the server's English label standing in for one they lack.
 
-/** `GET /api/presets`, fetched once per page. */
+import { has, t } from "./i18n.js";
+
+/** `GET /api/presets`, fetched once per page, its words in the page's language. */
 let catalogue = null;
 export function loadCatalogue(getJSON) {
-  catalogue ??= getJSON("/api/presets");
+  catalogue ??= getJSON("/api/presets").then(inLanguage);
   return catalogue;
+}
+
+function say(key, english) {
+  return has(key) ? t(key) : english;
+}
+
+function valueKey(value) {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function inLanguage({ presets, options, bots, ...rest }) {
+  return {
+    ...rest,
+    presets: presets.map((p) => ({
+      ...p,
+      description: say(`preset.${p.name}.description`, p.description),
+    })),
+    bots: bots.map((b) => ({ ...b, description: say(`bot.${b.name}.description`, b.description) })),
+    options: options.map((o) => ({
+      ...o,
+      label: say(`option.${o.name}.label`, o.label),
+      help: say(`option.${o.name}.help`, o.help),
+      values: o.values.map((v) => ({
+        ...v,
+        label: say(`option.${o.name}.value.${valueKey(v.value)}`, v.label),
+      })),
+    })),
+  };
 }
 
 /** The label of one value of an option ("first to 300 points", "no limit"), else the value. */
 export function valueLabel(option, value) {
   const known = option?.values?.find((v) => v.value === value);
   if (known) return known.label;
-  if (option?.kind === "seconds") return value === null ? "no limit" : `${value} seconds`;
+  if (option?.kind === "seconds") {
+    return value === null
+      ? t("option.move_time_limit_s.value.null")
+      : t("option.move_time_limit_s.seconds", { count: value });
+  }
   if (option?.kind === "match") {
     const m = /^(points|wins):(\d+)$/.exec(String(value));
-    if (m) return m[1] === "points" ? `first to ${m[2]} points` : `first to ${m[2]} games won`;
+    if (m) return t(`option.match.${m[1]}`, { n: m[2] });
   }
   return String(value);
 }

@@ -1,10 +1,14 @@
 // The table page: one seat's (or a spectator's) live view of a match. Every move goes to the server
 // as a command; the board is redrawn only from the views the server sends back, so the page never
 // has to know the rules: `view.legal` says what may be done, `refused` says why not.
+//
+// What a person can follow: every event goes into the action log at once, in words; the board
+// shows the views one at a time, each card's flight ending before the next begins (a burst that
+// arrives at once is queued). A message lives until the next action (or a few seconds).
 
 import { Board } from "./board.js";
 import { BoardAccess } from "./board_access.js";
-import { describeEvent, eventPiles } from "./events.js";
+import { eventPiles } from "./events.js";
 import { Controls } from "./table_input.js";
 import { lanBase, renderInvite } from "./invite.js";
 import { showJoinDetails } from "./join_details.js";
@@ -23,8 +27,28 @@ import { RematchPanel } from "./rematch.js";
 import { SeatPanel } from "./seat_panel.js";
 import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
 import { TurnNotice } from "./turn_notice.js";
+import { capital, eventWords, inWords, playerWords, refusalWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
+
+// More queued views than this (a reconnect's backlog): the board jumps to the newest.
+const MAX_BACKLOG = 12;
+const PAUSE_MS = 80; // a breath between two animated actions
+const FLIGHT_CAP_MS = 900; // never wait longer for a flight (a hidden tab may not run them)
+// Events that are a player's (or the clock's) action: a message shown before one goes stale.
+const ACTIONS = new Set([
+  "CardMoved",
+  "HandCardTurned",
+  "CardDiscarded",
+  "Passed",
+  "WasteTurnedOver",
+  "CrapetteCalled",
+  "DrawOffered",
+  "DrawAccepted",
+  "TimeExpired",
+  "GameStarted",
+]);
+const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
 
 class TablePage {
   constructor(matchId) {
@@ -32,10 +56,14 @@ class TablePage {
     const saved = loadSeat(matchId);
     this.seat = saved?.seat ?? null;
     this.token = saved?.seat_token ?? null;
-    this.view = null;
-    this.version = null; // last stream version applied; sent back on reconnect
+    this.view = null; // the newest view (what input acts on)
+    this.version = null; // last stream version received; sent back on reconnect
+    this.shown = null; // the stream version the board shows
+    this.queue = []; // views waiting for the board: {view, ev, version}
+    this.animating = false;
     this.table = null;
     this.everConnected = false;
+    this.logGame = null; // the game index the log is about
     this.board = new Board($("board"), { bottom: this.seat ?? 0, animate: true });
     this.seats = new SeatPanel(this.board);
     this.input = new Controls(this);
@@ -49,6 +77,7 @@ class TablePage {
     $("join-btn").addEventListener("click", () => this.join());
     $("claim-resign").addEventListener("click", () => this.claim("resign"));
     $("claim-bot").addEventListener("click", () => this.claim("bot"));
+    $("next-game").addEventListener("click", () => this.nextGame());
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     this.notice = new TurnNotice();
     mountPrefs(document.querySelector("header.bar"));
@@ -57,31 +86,43 @@ class TablePage {
     window.crapette = this; // for tests and the curious: the page's state, read-only by convention
   }
 
+  /** True when the board shows the newest view and no card is flying (for tests). */
+  get idle() {
+    return !this.animating && this.queue.length === 0 && this.shown === this.version;
+  }
+
+  /** What sentences need: the viewer, the names, the piles of the newest position. */
+  ctx(piles) {
+    const players = this.view?.players ?? this.players();
+    return { viewer: this.seat, players, piles: piles ?? this.view?.piles ?? {} };
+  }
+
   async start() {
     this.lanBase = lanBase(await getJSON("/api/server-info").catch(() => null));
     try {
       this.onTable(await getJSON(`/api/tables/${encodeURIComponent(this.matchId)}`));
     } catch (err) {
-      this.say(`This table does not exist (${err.message}).`, "refused");
+      this.say(`This table does not exist (${err.message}).`, "refused", "stay");
       return;
     }
     this.socket = openSocket();
-    this.socket.on("connect", () => this.onConnect());
+    this.socket.on("connect", () => this.onConnect(this.everConnected));
     this.socket.on("disconnect", () => this.onDisconnect());
     this.socket.on("snapshot", (msg) => this.onSnapshot(msg));
     this.socket.on("update", (msg) => this.onUpdate(msg));
     this.socket.on("table", (msg) => this.onTable(msg));
     this.socket.on("refused", (msg) => this.onRefused(msg));
-    this.socket.on("error", (msg) => this.say(msg?.message ?? "error", "refused"));
+    this.socket.on("error", (msg) => this.say(inWords(msg?.message ?? "error", this.ctx()), "refused"));
     setInterval(() => {
       this.seats.tick(this.view);
       this.showClaim();
+      this.expireMessage();
     }, 250);
     setInterval(() => this.rematch.draw(), 1000); // an offer lapses with time
   }
 
-  async onConnect() {
-    const again = this.everConnected;
+  /** Join (or join again) over the socket. `again`: a real reconnect, which the page announces. */
+  async onConnect(again = false) {
     this.everConnected = true;
     const conn = $("conn");
     conn.textContent = "joining…";
@@ -103,16 +144,17 @@ class TablePage {
         this.token = null;
         this.seat = null;
         this.board.setBottom(0);
-        return this.onConnect();
+        return this.onConnect(false);
       }
-      this.say(ack?.message ?? "could not join", "refused");
+      this.say(ack?.message ?? "could not join", "refused", "stay");
       return;
     }
     this.seat = ack.seat ?? null;
     this.board.setBottom(this.seat ?? 0);
     conn.classList.remove("down");
     conn.textContent = this.seat === null ? "watching" : `seat ${this.seat + 1}`;
-    if (again) this.say(`Reconnected — caught up from version ${this.version ?? 0}.`, "info");
+    if (again) this.say("Reconnected — the board is up to date.", "info", 4000);
+    else this.clearMessage("lost");
     this.refreshPanels();
   }
 
@@ -120,13 +162,17 @@ class TablePage {
     const conn = $("conn");
     conn.textContent = "reconnecting…";
     conn.classList.add("down");
-    this.say("Connection lost — reconnecting by itself…", "refused");
+    this.say("Connection lost — reconnecting by itself…", "lost", "stay");
   }
 
   onSnapshot(msg) {
     if (msg.match_id !== this.matchId) return;
     this.version = msg.version;
-    this.setView(msg.view, null);
+    this.queue = [];
+    this.view = msg.view ?? null;
+    this.show({ view: msg.view, ev: null, version: msg.version }, false);
+    this.afterView();
+    this.fillLog(msg.view, msg.version);
   }
 
   onUpdate(msg) {
@@ -135,42 +181,57 @@ class TablePage {
     this.version = msg.version;
     const ev = msg.event;
     this.seats.observeServerTime(ev?.at_ms);
-    if (ev?.type) this.onEvent(ev);
-    this.setView(msg.view, ev);
+    const before = this.view?.piles;
+    if (msg.view) this.view = msg.view;
+    if (ev?.type) this.onEvent(ev, before);
+    this.enqueue({ view: msg.view, ev, version: msg.version });
+    this.afterView();
   }
 
-  onEvent(ev) {
-    const players = this.view?.players ?? this.players();
-    if (ev.type === "CrapetteCalled") {
-      const right = ev.verdict === "right";
-      this.showBanner(
-        right ? "Crapette! — right call" : "Crapette! — wrong call",
-        describeEvent(ev, players),
-        2600,
-      );
-      this.say(describeEvent(ev, players), "verdict");
-    } else if (["GameWon", "GameStalemated", "GameResigned", "MatchWon"].includes(ev.type)) {
-      this.showBanner(ev.type === "MatchWon" ? "Match over" : "Game over", describeEvent(ev, players));
-    } else if (ev.type === "TimeExpired" || ev.type === "GameStarted") {
-      this.say(describeEvent(ev, players), "info");
-    } else if (ev.fault) {
-      this.say(describeEvent(ev, players), "info");
-    } else if (ev.type === "DrawOffered" && ev.seat !== this.seat) {
-      this.say(`${describeEvent(ev, players)} — press O to accept.`, "info");
-    } else if (ev.type === "DrawOffered" && this.seat !== null) {
-      const other = players[1 - this.seat] ?? "your opponent";
-      this.say(`You offer a stalemate: it stands until ${other} accepts or ends a turn.`, "info");
+  /** The newest view arrived: input, panels and the end-of-game screen follow it at once. */
+  afterView() {
+    this.input.onView(this.view);
+    this.refreshPanels();
+  }
+
+  // -- the board, one action at a time ---------------------------------------------------------
+
+  enqueue(item) {
+    this.queue.push(item);
+    if (!this.animating) this.drain();
+  }
+
+  async drain() {
+    this.animating = true;
+    try {
+      while (this.queue.length) {
+        if (this.queue.length > MAX_BACKLOG) {
+          // Too far behind (a reconnect, a hidden tab): show the newest position at once.
+          const last = this.queue[this.queue.length - 1];
+          this.queue = [];
+          this.show(last, false);
+          break;
+        }
+        const flights = this.show(this.queue.shift(), true);
+        if (flights.length) {
+          const ends = Promise.all(flights.map((f) => f.finished.catch(() => null)));
+          await Promise.race([ends, sleep(FLIGHT_CAP_MS)]);
+          await sleep(PAUSE_MS);
+        }
+      }
+    } finally {
+      this.animating = false;
     }
   }
 
-  setView(view, ev) {
-    if (!view) {
-      this.view = null;
-      this.refreshPanels();
-      return;
-    }
-    this.view = view;
-    this.board.render(view);
+  /** Draw one view on the board with its last-move marks; returns the card flights started. */
+  show({ view, ev, version }, animate) {
+    this.shown = version;
+    if (!view) return [];
+    const motion = motionAllowed(); // the player's "reduce motion" setting
+    this.board.animate = animate && motion;
+    const flights = this.board.render(view);
+    this.board.animate = motion;
     const last = ev ? eventPiles(ev) : lastActionPiles(view.last_action);
     // An event that moves no card (a turn ending, a call) leaves the last move marked.
     if (!ev || last.from || last.to) {
@@ -178,9 +239,87 @@ class TablePage {
       this.board.mark("last-to", last.to ? [last.to] : []);
       this.board.mark("fault", ev?.fault && last.to ? [last.to] : []);
     }
-    this.input.onView(view);
-    this.refreshPanels();
+    this.input.redrawMarks();
+    return flights;
   }
+
+  // -- events: log, messages, banner ----------------------------------------------------------
+
+  onEvent(ev, pilesBefore) {
+    const ctx = this.ctx(pilesBefore);
+    if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
+    if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
+    this.log(ev, ctx);
+    if (ev.type === "CrapetteCalled") {
+      const right = ev.verdict === "right";
+      const text = eventWords(ev, ctx);
+      this.showBanner(right ? "Crapette! — right call" : "Crapette! — wrong call", text, 2600);
+      this.say(text, "verdict");
+    } else if (ev.type === "TimeExpired") {
+      this.say(eventWords(ev, ctx), "info");
+    } else if (ev.type === "DrawOffered" && this.seat !== null && ev.seat !== this.seat) {
+      // Only a seat can accept; a spectator is never asked to press anything.
+      this.say(`${eventWords(ev, ctx)} — press O to accept.`, "info");
+    } else if (ev.type === "DrawOffered" && this.seat !== null) {
+      const other = playerWords(1 - this.seat, ctx);
+      this.say(`You offer a stalemate: it stands until ${other} accepts or ends a turn.`, "info");
+    }
+  }
+
+  startLog(ev) {
+    this.logGame = ev?.game_index ?? this.view?.game_index ?? 0;
+    $("log").innerHTML = "";
+    this.lastCall = null;
+  }
+
+  /** One event into the log; a call's consequences join the call's line. */
+  log(ev, ctx) {
+    if (ev.type === "MatchStarted") return;
+    const text = eventWords(ev, ctx);
+    if (!text) return;
+    const list = $("log");
+    if ((ev.type === "ActionVoided" || ev.type === "CompulsoryMovePlayed") && this.lastCall) {
+      this.lastCall.textContent += `; ${text}`;
+    } else {
+      const li = document.createElement("li");
+      li.textContent = capital(text);
+      const actor = ev.seat ?? ev.caller;
+      if (actor !== undefined && actor === this.seat) li.classList.add("mine");
+      if (ev.type === "CrapetteCalled") li.classList.add("call");
+      if (ev.type === "TurnEnded") li.classList.add("turn");
+      li.dataset.type = ev.type;
+      list.append(li);
+      if (ev.type === "CrapetteCalled") this.lastCall = li;
+      else if (ev.type !== "TurnEnded") this.lastCall = null;
+    }
+    list.scrollTop = list.scrollHeight;
+  }
+
+  /** Joined mid-game (a reload, a spectator): the game's earlier events come from the replay. */
+  async fillLog(view, version) {
+    this.startLog({ game_index: view?.game_index ?? 0 });
+    if (!view || view.game_index === null || view.game_index === undefined) return;
+    let frames;
+    try {
+      frames = (await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`)).frames;
+    } catch {
+      frames = null;
+    }
+    if (this.logGame !== view.game_index || $("log").childElementCount) return; // moved on
+    if (!Array.isArray(frames)) {
+      this.say("The earlier actions of this game are in the replay.", "info");
+      return;
+    }
+    let piles = {};
+    for (const f of frames) {
+      if (f.version > version || !f.event) continue;
+      const game = f.game_index ?? f.view?.game_index;
+      if (game === view.game_index) this.log(f.event, this.ctx(piles));
+      if (f.view?.piles) piles = f.view.piles;
+    }
+  }
+
+  // -- panels ----------------------------------------------------------------------------------
 
   players() {
     return (this.table?.seats ?? []).map((s, i) => s?.name ?? (s?.bot ? `bot` : `seat ${i + 1}`));
@@ -191,11 +330,15 @@ class TablePage {
     const players = view?.players ?? this.players();
     this.seats.draw(view, players, this.table, this.seat);
     const ruleset = view?.ruleset ?? this.table?.ruleset ?? {};
+    const matchOver = this.table?.status === "finished" || Boolean(view?.match_over);
     if (view) {
       const target = matchTarget(ruleset.match);
       $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
-      $("game-no").textContent =
-        view.game_index === null ? "" : `game ${view.game_index + 1}, turn ${view.turn_number}`;
+      let game = "";
+      if (matchOver) game = "match over";
+      else if (view.game_index !== null && view.over) game = `game ${view.game_index + 1} over`;
+      else if (view.game_index !== null) game = `game ${view.game_index + 1}, turn ${view.turn_number}`;
+      $("game-no").textContent = game;
       const c = $("commitment");
       c.textContent = view.seed ? `seed ${view.seed}` : `commitment ${view.commitment ?? ""}`;
       $("turn").textContent = this.turnText(view, players);
@@ -204,8 +347,7 @@ class TablePage {
     } else {
       $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
     }
-    const finished = this.table?.status === "finished" || Boolean(this.view?.match_over);
-    $("after-match").hidden = !finished;
+    $("after-match").hidden = !matchOver;
     this.rematch.draw();
     const open = this.table?.status === "open";
     $("join").hidden = !(open && this.seat === null);
@@ -218,6 +360,7 @@ class TablePage {
       this.inviteDrawn = true;
       renderInvite($("waiting-invite"), `${this.lanBase}/table/${this.matchId}`);
     }
+    this.drawGameEnd(view, players, matchOver);
   }
 
   turnText(view, players) {
@@ -227,6 +370,105 @@ class TablePage {
     const mover = players[view.to_move] ?? `seat ${view.to_move + 1}`;
     if (this.seat === null) return `${mover} to move.`;
     return view.to_move === this.seat ? "Your turn." : `${mover} to move.`;
+  }
+
+  /** The end of a game: result, the score worked out, match totals and target, next game. */
+  drawGameEnd(view, players, matchOver) {
+    const box = $("game-end");
+    const over = Boolean(view && view.result && (view.over || matchOver));
+    if (box.hidden === over) {
+      box.hidden = !over;
+      $("log").scrollTop = $("log").scrollHeight; // the panel shrank the log: keep its end in view
+      // On a phone the panel is under the board: bring it into view once.
+      if (over && matchMedia("(max-width: 1000px)").matches) box.scrollIntoView({ block: "nearest" });
+    }
+    if (!over) return;
+    const ctx = this.ctx();
+    const r = view.result;
+    const g = view.game_index + 1;
+    const win = (seat) => (seat === this.seat ? "You win" : `${playerWords(seat, ctx, true)} wins`);
+    let title;
+    if (r.kind === "stalemate") title = `Game ${g}: stalemate`;
+    else if (r.kind === "resign") title = `Game ${g}: ${win(r.winner)} — ${playerWords(1 - r.winner, ctx)} resigned`;
+    else title = `Game ${g}: ${win(r.winner)}`;
+    $("end-title").textContent = title;
+    $("end-why").textContent = r.kind === "resign" ? "" : capital(inWords(r.reason, ctx)) + ".";
+    $("end-score").textContent = scoreWorkedOut(view, ctx);
+    const target = matchTarget(view.ruleset?.match).replace(/^ · /, "");
+    const totals = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}`;
+    if (matchOver) {
+      const w = view.match_winner;
+      const who = w === null || w === undefined ? "Nobody" : w === this.seat ? "You" : players[w];
+      $("end-match").textContent = `Match over: ${who} ${w === this.seat ? "win" : "wins"} the match, ${totals} (${target}).`;
+    } else {
+      $("end-match").textContent = `Match: ${totals} (${target}).`;
+    }
+    this.drawGames(view, players);
+    const next = $("next-game");
+    const wait = $("next-wait");
+    // The flags are about one finished game; a bot is always ready.
+    const flags = this.table?.ready_game === view.game_index ? this.table.ready : null;
+    const ready = [0, 1].map((s) => Boolean(flags?.[s] || this.table?.seats?.[s]?.bot));
+    if (matchOver) {
+      next.hidden = true;
+      wait.textContent = "";
+    } else if (this.seat === null) {
+      next.hidden = true;
+      wait.textContent = "The next game starts when both players are ready.";
+    } else {
+      const other = 1 - this.seat;
+      next.hidden = false;
+      next.disabled = Boolean(ready[this.seat]);
+      next.textContent = ready[this.seat] ? "Ready" : "Next game";
+      const name = playerWords(other, ctx, true);
+      wait.textContent = ready[other]
+        ? `${name} is ready.`
+        : ready[this.seat]
+          ? `Waiting for ${playerWords(other, ctx)}…`
+          : "";
+    }
+  }
+
+  drawGames(view, players) {
+    const t = $("end-games");
+    t.innerHTML = "";
+    const head = t.insertRow();
+    for (const text of ["game", players[0], players[1]]) {
+      const th = document.createElement("th");
+      th.textContent = text;
+      head.append(th);
+    }
+    (view.game_scores ?? []).forEach((s, i) => {
+      const row = t.insertRow();
+      for (const text of [String(i + 1), String(s[0]), String(s[1])]) row.insertCell().textContent = text;
+    });
+    const sum = t.insertRow();
+    for (const text of ["total", String(view.totals[0]), String(view.totals[1])]) {
+      const th = document.createElement("th");
+      th.textContent = text;
+      sum.append(th);
+    }
+  }
+
+  async nextGame() {
+    $("next-game").disabled = true;
+    const ack = await emitAck(this.socket, "next_game", {
+      match_id: this.matchId,
+      seat_token: this.token,
+    }).catch(() => null);
+    if (!ack?.ok) {
+      $("next-game").disabled = false;
+      this.say(inWords(ack?.message ?? "The server did not answer.", this.ctx()), "refused");
+    }
+  }
+
+  /** Resign every game left: the match ends now (docs/web.md says how it scores). */
+  async abandon() {
+    const ack = await emitAck(this.socket, "abandon", {
+      match_id: this.matchId,
+      seat_token: this.token,
+    }).catch(() => null);
+    if (!ack?.ok) this.say(inWords(ack?.message ?? "The server did not answer.", this.ctx()), "refused");
   }
 
   /** Offer the claim once the opponent has been away longer than the server's grace period. */
@@ -269,7 +511,7 @@ class TablePage {
       this.token = res.seat_token;
       this.version = null; // ask for a fresh snapshot seen from the new seat
       this.board.setBottom(this.seat);
-      await this.onConnect();
+      await this.onConnect(false);
     } catch (err) {
       this.say(err.message, "refused");
     }
@@ -292,7 +534,7 @@ class TablePage {
     try {
       const ack = await emitAck(this.socket, "command", msg);
       if (!ack?.ok) this.onRefused(ack);
-      else this.clearMessage("refused", "cursor");
+      else this.clearMessage("refused", "cursor", "hint");
       return ack;
     } catch {
       this.say("The server did not answer; the move may not have been played.", "refused");
@@ -301,19 +543,30 @@ class TablePage {
   }
 
   onRefused(msg) {
-    if (!msg || this.lastRefused === msg.command_id) return;
+    if (!msg || (msg.command_id && this.lastRefused === msg.command_id)) return;
     this.lastRefused = msg.command_id;
-    const rule = msg.rule ? ` (${msg.rule})` : "";
-    this.say(`Refused${rule}: ${msg.message ?? msg.code}`, "refused");
+    this.say(`Refused: ${refusalWords(msg, this.ctx())}`, "refused");
     this.board.root.classList.add("shake");
     setTimeout(() => this.board.root.classList.remove("shake"), 400);
   }
 
-  say(text, kind = "info") {
+  /**
+   * Show a message. Its lifetime: "action" (default: gone with the next action at the table),
+   * "stay" (until replaced), or a number of milliseconds.
+   */
+  say(text, kind = "info", life = "action") {
     const m = $("message");
     m.textContent = text;
     m.className = `message ${kind}`;
     m.dataset.kind = kind;
+    this.messageExpires = typeof life === "number" ? Date.now() + life : null;
+  }
+
+  expireMessage() {
+    if (this.messageExpires && Date.now() >= this.messageExpires) {
+      this.messageExpires = null;
+      this.clearMessage($("message").dataset.kind);
+    }
   }
 
   /** Clear the message if it is of one of these kinds (by default a refusal). */
@@ -340,12 +593,47 @@ class TablePage {
   }
 }
 
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** "points:300" → " · first to 300 points"; "wins:2" → " · first to 2 games won". */
 function matchTarget(match) {
   const m = /^(points|wins):(\d+)$/.exec(match ?? "");
   if (!m) return "";
   if (m[1] === "points") return ` · first to ${m[2]} points`;
   return m[2] === "1" ? " · one game" : ` · first to ${m[2]} games won`;
+}
+
+/** 2 per reserve card, 1 per hand, turned and waste card (RULES §8), from a revealed view. */
+function penaltyOf(view, seat) {
+  const n = (p) => (view.piles?.[`${p}${seat}`] ?? []).length;
+  return { reserve: n("R"), loose: n("H") + n("X") + n("W") };
+}
+
+/** The game's score, worked out from the final position: "30 + 2 × 4 reserve + …  = 61". */
+function scoreWorkedOut(view, ctx) {
+  const r = view.result;
+  const score = r.score ?? [0, 0];
+  if (r.kind === "stalemate") {
+    const parts = [0, 1].map((s) => {
+      const p = penaltyOf(view, s);
+      const total = 2 * p.reserve + p.loose;
+      return { s, text: `${playerWords(s, ctx, true)}: 2 × ${p.reserve} reserve + ${p.loose} other cards = ${total}`, total };
+    });
+    const diff = Math.abs(parts[0].total - parts[1].total);
+    const got = Math.max(...score);
+    const worked = diff === got ? ` The difference, ${diff}, goes to the lower.` : ` Score: ${score.join("–")}.`;
+    return `Penalties — ${parts[0].text}; ${parts[1].text}.${worked}`;
+  }
+  const loser = 1 - r.winner;
+  const p = penaltyOf(view, loser);
+  const total = 30 + 2 * p.reserve + p.loose;
+  const got = score[r.winner];
+  const gets = r.winner === ctx.viewer ? "you score" : `${playerWords(r.winner, ctx)} scores`;
+  if (total !== got) return `Score: ${gets} ${got}.`;
+  const whose = loser === ctx.viewer ? "your" : `${playerWords(loser, ctx)}'s`;
+  return `Score: 30 + 2 × ${p.reserve} (${whose} reserve) + 1 × ${p.loose} (hand, turned card and waste) = ${total}: ${gets} ${total}.`;
 }
 
 function lastActionPiles(action) {

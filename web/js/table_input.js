@@ -2,10 +2,11 @@
 // Legal targets are highlighted from `view.legal`, but any attempt is sent to the server, so an
 // illegal one comes back with the server's reason instead of silently doing nothing.
 
-import { cardShort } from "./cards.js";
+import { cardText, pileWords } from "./words.js";
 
 const DRAG_START_PX = 6;
-const KEY_ACTIONS = { t: "turn", d: "discard", p: "pass", c: "call", o: "offer-draw" };
+const KEY_ACTIONS = { t: "turn", d: "discard", p: "pass", c: "call", o: "offer-draw", h: "hint" };
+const PLAYABLE_KEY = "crapette:show-playable:"; // + enforcement: the player's own choice
 
 export class Controls {
   constructor(page) {
@@ -24,6 +25,41 @@ export class Controls {
     for (const button of document.querySelectorAll("#controls button[data-do]")) {
       button.addEventListener("click", () => this.onButton(button));
     }
+    const $ = (id) => document.getElementById(id);
+    $("btn-resign-game").addEventListener("click", () => {
+      this.resignMenu(false);
+      this.doAction("resign");
+    });
+    $("btn-abandon").addEventListener("click", () => {
+      this.resignMenu(false);
+      this.page.abandon();
+    });
+    $("btn-resign-cancel").addEventListener("click", () => this.resignMenu(false));
+    $("show-playable").addEventListener("change", (e) => {
+      const mode = this.page.view?.ruleset?.enforcement ?? "call";
+      localStorage.setItem(PLAYABLE_KEY + mode, e.target.checked ? "1" : "0");
+      this.redrawMarks();
+    });
+  }
+
+  /** "Show playable cards": on by default where priorities are advice or enforced, off at `call`
+   * tables (spotting the compulsory move is the skill there); the player's choice is kept. */
+  showPlayable(view) {
+    const mode = view?.ruleset?.enforcement ?? "call";
+    const saved = localStorage.getItem(PLAYABLE_KEY + mode);
+    return saved === null ? mode !== "call" : saved === "1";
+  }
+
+  resignMenu(open) {
+    document.getElementById("resign-menu").hidden = !open;
+    document.getElementById("btn-resign").hidden = open;
+  }
+
+  /** Marks that follow the newest view, drawn again after the board redraws. */
+  redrawMarks() {
+    const box = document.getElementById("show-playable");
+    const on = this.seat !== null && box.checked;
+    this.board.root.classList.toggle("show-playable", on);
   }
 
   get seat() {
@@ -35,12 +71,14 @@ export class Controls {
     this.choices = keyboardChoices(this.legal, view);
     if (this.cursor >= 0) this.page.clearMessage("cursor"); // the list it pointed into is gone
     this.cursor = -1;
+    this.markCursor(null);
     if (this.selected && !this.canPickUp(this.selected)) this.select(null);
     else this.select(this.selected);
     const has = (d) => this.legal.some((a) => a.do === d);
     const playing = this.seat !== null && view && !view.over;
     // A spectator has nothing to press: the buttons and the keys help go until he sits down.
-    document.getElementById("controls").hidden = this.seat === null;
+    // Once the match is over nothing of a running game is left to press either.
+    document.getElementById("controls").hidden = this.seat === null || Boolean(view?.match_over);
     document.getElementById("btn-turn").disabled = !has("turn");
     document.getElementById("btn-discard").disabled = !has("discard");
     document.getElementById("btn-pass").disabled = !has("pass");
@@ -56,8 +94,18 @@ export class Controls {
     else if (offered) draw.textContent = "Stalemate offered…";
     else draw.innerHTML = "Offer stalemate <kbd>O</kbd>";
     document.getElementById("btn-resign").disabled = !playing;
+    document.getElementById("btn-hint").disabled = !this.choices.length;
+    if (!playing) this.resignMenu(false);
     const sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
     this.board.mark("playable", sources);
+    const mode = view?.ruleset?.enforcement ?? null;
+    if (mode !== this.mode) {
+      this.mode = mode; // a new table's rules: its default (or the player's saved choice)
+      document.getElementById("show-playable").checked = this.showPlayable(view);
+    }
+    document.querySelector("label[for=show-playable]").hidden =
+      this.seat === null || Boolean(view?.match_over);
+    this.redrawMarks();
   }
 
   /** A pile whose top card this seat might move (the server has the last word). */
@@ -117,18 +165,32 @@ export class Controls {
       // Only the top card of a pile can be dragged.
       card: this.canPickUp(pile) && cardEl && cardEl === top ? top : null,
       ghost: null,
+      onCard: Boolean(cardEl),
     };
-    if (this.drag.card) e.preventDefault();
+    if (this.drag.card || cardEl) e.preventDefault();
   }
 
   onPointerMove(e) {
     const d = this.drag;
-    if (!d || !d.card) return;
+    if (!d) return;
+    if (!d.card) {
+      // A drag of a card that cannot move: say why, once per attempt.
+      if (d.onCard && !d.told && Math.hypot(e.clientX - d.x, e.clientY - d.y) >= DRAG_START_PX) {
+        d.told = true;
+        const why = this.whyNot(d.pile);
+        if (why) this.page.say(why, "why");
+      }
+      return;
+    }
     if (!d.ghost) {
       if (Math.hypot(e.clientX - d.x, e.clientY - d.y) < DRAG_START_PX) return;
       const rect = d.card.getBoundingClientRect();
       d.dx = d.x - rect.left;
       d.dy = d.y - rect.top;
+      if (!this.targetsOf(d.pile).length) {
+        const why = this.whyNot(d.pile); // dragged anyway: the server will say which rule
+        if (why) this.page.say(why, "why");
+      }
       d.ghost = d.card.cloneNode(true);
       d.ghost.classList.add("dragging");
       d.ghost.style.width = `${rect.width}px`;
@@ -147,6 +209,11 @@ export class Controls {
     const d = this.drag;
     this.drag = null;
     if (!d) return;
+    if (!d.card) {
+      const pileEl = e.target.closest?.("[data-pile]");
+      if (!d.told && pileEl && pileEl.dataset.pile === d.pile) this.onPileClick(d.pile);
+      return;
+    }
     if (!d.ghost) {
       const pileEl = e.target.closest?.("[data-pile]");
       if (pileEl && pileEl.dataset.pile === d.pile) this.onPileClick(d.pile);
@@ -162,23 +229,15 @@ export class Controls {
   onButton(button) {
     const what = button.dataset.do;
     if (what === "resign") {
-      // Two clicks, so a stray tap does not end the game.
-      if (!button.classList.contains("confirm")) {
-        button.classList.add("confirm");
-        button.textContent = "Really resign?";
-        setTimeout(() => {
-          button.classList.remove("confirm");
-          button.textContent = "Resign";
-        }, 3000);
-        return;
-      }
-      button.classList.remove("confirm");
-      button.textContent = "Resign";
+      // Two steps, so a stray tap does not end the game: this game, or the whole match.
+      this.resignMenu(true);
+      return;
     }
     this.doAction(what);
   }
 
   doAction(what) {
+    if (what === "hint") return this.hint();
     let action = this.legal.find((a) => a.do === what);
     if (what === "offer-draw") action = this.legal.find((a) => a.do === "accept-draw") ?? action;
     this.select(null);
@@ -195,7 +254,9 @@ export class Controls {
     } else if (key === "Escape") {
       this.cursor = -1;
       this.select(null);
-      this.page.clearMessage("cursor");
+      this.markCursor(null);
+      this.resignMenu(false);
+      this.page.clearMessage("cursor", "hint");
     } else if (key === "ArrowDown" || key === "ArrowUp") {
       e.preventDefault();
       this.moveCursor(key === "ArrowDown" ? 1 : -1);
@@ -204,7 +265,8 @@ export class Controls {
       const action = this.choices[this.cursor];
       this.cursor = -1;
       this.select(null);
-      this.page.clearMessage("cursor");
+      this.markCursor(null);
+      this.page.clearMessage("cursor", "hint");
       this.page.act(action);
     }
   }
@@ -218,9 +280,58 @@ export class Controls {
     this.cursor = (((from + step) % n) + n) % n;
     const action = this.choices[this.cursor];
     this.page.say(`Enter plays: ${describeChoice(action, this.page.view, this.seat)}`, "cursor");
-    this.board.mark("selected", action.from ? [action.from] : []);
-    this.board.mark("target", action.to ? [action.to] : []);
-    this.selected = null;
+    this.select(null);
+    this.markCursor(action);
+  }
+
+  /** The keyboard cursor's marks: dashed blue, unlike the last move's solid gold. */
+  markCursor(action) {
+    this.board.mark("cursor-from", action?.from ? [action.from] : []);
+    this.board.mark("cursor-to", action?.to ? [action.to] : []);
+  }
+
+  /** H: show one legal action (a foundation move first), ready for Enter. */
+  hint() {
+    if (!this.choices.length) {
+      this.page.say(this.seat === null ? "You are watching." : "Nothing to do now: wait for your turn.", "hint");
+      return;
+    }
+    const rank = (a) =>
+      a.do === "move" && a.to.startsWith("F") ? 0 : a.do === "move" ? 1 : a.do === "call" ? 3 : 2;
+    let best = 0;
+    this.choices.forEach((a, i) => {
+      if (rank(a) < rank(this.choices[best])) best = i;
+    });
+    this.cursor = best;
+    const action = this.choices[best];
+    this.select(null);
+    this.markCursor(action);
+    this.page.say(`Hint: ${describeChoice(action, this.page.view, this.seat)} (Enter plays it)`, "cursor");
+  }
+
+  /** Why the top card of a pile cannot be moved now, in words (null: it can). */
+  whyNot(pile) {
+    const view = this.page.view;
+    if (this.seat === null) return "You are watching: only the players move cards.";
+    if (!view || view.over) return "The game is over.";
+    const ctx = { viewer: this.seat, players: view.players, piles: view.piles };
+    const cards = view.piles?.[pile] ?? [];
+    const top = cards.length ? cards[cards.length - 1] : undefined;
+    const name = pileWords(pile, ctx);
+    const kind = pile[0];
+    if (top === null) {
+      return kind === "H" && pile[1] === String(this.seat)
+        ? "Your hand is face down: turn its top card first (T)."
+        : `The cards of ${name} are face down.`;
+    }
+    if (kind === "F") return "A card on a foundation never moves.";
+    if (kind !== "T" && pile[1] !== String(this.seat)) return `${capitalWord(name)} is not yours to move.`;
+    if (view.to_move !== this.seat) return `It is ${ctx.players?.[view.to_move] ?? "your opponent"}'s turn.`;
+    if (kind === "W" && !this.targetsOf(pile).length) {
+      return "Your waste is not playable now: only the turned card, reserve and houses move.";
+    }
+    if (!this.targetsOf(pile).length) return `${cardText(top)} on ${name} has nowhere to go now.`;
+    return null;
   }
 }
 
@@ -248,22 +359,17 @@ const ACTION_WORDS = {
   "offer-draw": "offer a stalemate",
 };
 
-/** An action in a player's words: "7♥ from your reserve to house T1". */
+/** An action in a player's words: "7♥ from your reserve to house 2". */
 export function describeChoice(action, view, seat) {
-  if (action.do !== "move") return ACTION_WORDS[action.do] ?? action.text ?? action.do;
+  if (action.do !== "move") return ACTION_WORDS[action.do] ?? action.do;
   const from = view?.piles?.[action.from] ?? [];
   const top = from.length ? from[from.length - 1] : null;
-  const card = top ? `${cardShort(top)} ` : "";
-  return `${card}from ${pileWords(action.from, seat)} to ${pileWords(action.to, seat)}`;
+  const ctx = { viewer: seat, players: view?.players ?? [], piles: view?.piles ?? {} };
+  const card = top ? `${cardText(top)} ` : "";
+  const opts = { card: top ?? undefined };
+  return `${card}from ${pileWords(action.from, ctx, opts)} to ${pileWords(action.to, ctx, opts)}`;
 }
 
-function pileWords(pile, seat) {
-  const kind = pile[0];
-  const whose = Number(pile.slice(1)) === seat ? "your" : "the opponent's";
-  if (kind === "T") return `house ${pile}`;
-  if (kind === "F") return `foundation ${pile}`;
-  if (kind === "R") return `${whose} reserve`;
-  if (kind === "W") return `${whose} waste`;
-  if (kind === "X") return `${whose} turned card`;
-  return pile;
+function capitalWord(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
 }

@@ -1,14 +1,13 @@
-"""Helpers of the rule scenario tests: build a position from a few lines, act on it, read events.
+"""Helpers of the rule scenario tests: build a position, act on it, read the events.
 
-A position is written one pile per line, cards bottom to top (the last one is the top), and
-turned into the one-line notation of `domain.position_from_text` (docs/positions.md):
+Every rule test uses these helpers and writes its position in the notation of docs/positions.md
+(`domain.position_from_text`), piles separated by spaces, cards bottom to top:
 
-    R0: 9D 3S        (seat 0's reserve; 3S on top)
-    T0: KS QH/1      (a house; cards are seat 0's unless written /1)
-    F0: AS 2S
+    "R0=9D,3S T0=KS,QH/1 F0=AS,2S"   (3S is seat 0's reserve top; QH/1 is seat 1's)
 
-Cards of R/H/X/W piles belong to that pile's seat unless written otherwise; unnamed piles are
-empty. Positions need not hold all 104 cards: a rule is about the cards it touches.
+Cards of R/H/X/W piles belong to that pile's seat unless written otherwise; a house's or a
+foundation's to seat 0; unnamed piles are empty. Positions need not hold all 104 cards: a rule is
+about the cards it touches.
 """
 
 from __future__ import annotations
@@ -34,19 +33,6 @@ def rules(preset: str = "classic", **options: Any) -> Ruleset:
     return replace(base, **options) if options else base
 
 
-def fen(text: str, to_move: int = 0) -> str:
-    """The lines above in the one-line notation of `domain.position_from_text`."""
-    tokens = []
-    for raw in text.strip().splitlines():
-        line = raw.split("#")[0].strip()
-        if not line:
-            continue
-        name, _, cards = line.partition(":")
-        tokens.append(f"{name.strip().upper()}={','.join(cards.split())}")
-    tokens.append(f"to={to_move}")
-    return " ".join(tokens)
-
-
 def position(
     text: str,
     ruleset: Ruleset | str = "classic",
@@ -61,12 +47,17 @@ def position(
     """
     if isinstance(ruleset, str):
         ruleset = rules(ruleset)
-    match = position_from_text(fen(text, to_move), ruleset)
+    if ": " in text or "\n" in text.strip():
+        raise ValueError(
+            f"write positions in docs/positions.md notation ('R0=9D,5H T0=6S'), not {text!r}"
+        )
+    # The text may say whose turn it is itself (`to=1`); otherwise `to_move` does.
+    match = position_from_text(text if "to=" in text else f"{text} to={to_move}", ruleset)
     game = match.game
     assert game is not None
     if state:
         game = game._evolved(**state)
-    return replace(match, game=game, totals=totals, wins=wins)
+    return match._replace(game=game, totals=totals, wins=wins)
 
 
 def action(state: MatchState, text: str, seat: int | None = None) -> Action:

@@ -95,7 +95,6 @@ def test_each_bot_plays_every_preset_to_the_end(preset: str, pair: tuple[str, st
 
 
 def test_the_card_invariant_catches_a_lost_or_doubled_card() -> None:
-    from dataclasses import replace
 
     from domain.bots.arena import InvariantError, check_cards
 
@@ -106,8 +105,8 @@ def test_the_card_invariant_catches_a_lost_or_doubled_card() -> None:
     lost = list(game.p)
     lost[0] = lost[0][:-1]
     with pytest.raises(InvariantError, match="103 cards"):
-        check_cards(replace(state, game=game._evolved(p=tuple(lost))))
+        check_cards(state._replace(game=game._evolved(p=tuple(lost))))
     doubled = list(game.p)
     doubled[0] = (*doubled[0][:-1], doubled[1][-1])
     with pytest.raises(InvariantError, match="twice"):
-        check_cards(replace(state, game=game._evolved(p=tuple(doubled))))
+        check_cards(state._replace(game=game._evolved(p=tuple(doubled))))

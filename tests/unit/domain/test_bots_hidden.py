@@ -26,9 +26,8 @@ def shuffled_hidden(state: domain.MatchState, rng: random.Random) -> domain.Matc
     for (i, k), card in zip(slots, cards, strict=True):
         piles[i][k] = card
     p = tuple(tuple(pile) for pile in piles)
-    from dataclasses import replace
 
-    return replace(state, game=game._evolved(p=p))
+    return state._replace(game=game._evolved(p=p))
 
 
 @pytest.mark.parametrize("preset", ["classic", "danish"])

@@ -3,13 +3,9 @@ the Crapette call and its voiding, turns, wins, stalemates, scores, matches."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
-
 import pytest
 
 from domain import (
-    Act,
     ActionVoided,
     CardDiscarded,
     CardMoved,
@@ -19,10 +15,8 @@ from domain import (
     GameStalemated,
     GameWon,
     HandCardTurned,
-    MatchState,
     MatchWon,
     RulesError,
-    Ruleset,
     TurnEnded,
     WasteTurnedOver,
     check,
@@ -30,33 +24,10 @@ from domain import (
     fold,
     legal_actions,
     parse_action,
-    play,
     position_from_text,
     position_to_text,
 )
-
-
-def pos(text: str, preset: str = "classic", **options: Any) -> MatchState:
-    ruleset = Ruleset.preset(preset)
-    return position_from_text(text, replace(ruleset, **options) if options else ruleset)
-
-
-def act(
-    state: MatchState, text: str, seat: int | None = None, at: int = 1000
-) -> tuple[list[Event], MatchState]:
-    assert state.game is not None
-    who = state.game.to_move if seat is None else seat
-    return play(state, Act(parse_action(text, who), at))
-
-
-def refused(state: MatchState, text: str, seat: int | None = None) -> str:
-    with pytest.raises(RulesError) as info:
-        act(state, text, seat)
-    return info.value.rule
-
-
-def kinds(events: list[Event]) -> list[str]:
-    return [type(e).__name__ for e in events]
+from tests.unit.domain.rules_kit import act, kinds, position, refused, rules
 
 
 def test_position_text_round_trips() -> None:
@@ -70,7 +41,7 @@ BUILD = "R0=2D,9C T0=TH T1=5S T2=KD F0=AS R1=4C W1=JS H0=3H H1=3S to=0"
 
 
 def test_house_takes_one_lower_of_the_other_colour() -> None:
-    events, state = act(pos(BUILD), "R0-T0")
+    events, state = act(position(BUILD), "R0-T0")
     assert isinstance(events[0], CardMoved) and str(events[0].card) == "9C/0"
     assert state.game is not None and state.game.pile("T0")[-1].code == "9C"
 
@@ -95,50 +66,53 @@ def test_house_takes_one_lower_of_the_other_colour() -> None:
 )
 def test_building_breaches_are_refused_in_every_mode(move: str, rule: str) -> None:
     for mode in ("call", "enforce", "lenient"):
-        assert refused(pos(BUILD, enforcement=mode), move) == rule
+        assert refused(position(BUILD, rules(enforcement=mode)), move).rule == rule
 
 
 def test_loading_onto_the_opponents_reserve_and_waste() -> None:
-    state = pos("R0=2D,TS T0=3C R1=4C W1=JS H0=3H to=0")
+    state = position("R0=2D,TS T0=3C R1=4C W1=JS H0=3H to=0")
     _, after = act(state, "R0-W1")  # TS on JS: same suit, one lower
     assert after.game is not None and after.game.pile("W1")[-1].code == "TS"
     _, after = act(state, "T0-R1")  # 3C on 4C
     assert after.game is not None and after.game.pile("R1")[-1].code == "3C"
-    assert refused(pos("R0=2D,TD R1=4C W1=JS H0=3H to=0"), "R0-W1") == "building"
+    assert refused(position("R0=2D,TD R1=4C W1=JS H0=3H to=0"), "R0-W1").rule == "building"
 
 
 def test_not_your_turn() -> None:
-    assert refused(pos(BUILD), "R1-T0", seat=1) == "not your turn"
+    assert refused(position(BUILD), "R1-T0", seat=1).rule == "not your turn"
 
 
 def test_card_mismatch_is_refused() -> None:
-    assert refused(pos(BUILD), "R0-T0 8C") == "card mismatch"
-    act(pos(BUILD), "R0-T0 9C")
+    assert refused(position(BUILD), "R0-T0 8C").rule == "card mismatch"
+    act(position(BUILD), "R0-T0 9C")
 
 
 def test_empty_house_options() -> None:
     text = "R0=2D,9C T0=TH X0=5S H0=3H to=0"
-    assert "R0-T1" in [a.notation() for a in legal_actions(pos(text), 0)]
-    assert refused(pos(text, empty_house="king_only"), "R0-T1") == "building"
-    act(pos("R0=2D,KC T0=TH H0=3H to=0", empty_house="king_only"), "R0-T1")
-    assert refused(pos(text, empty_house="reserve_first"), "X0-T1") == "building"
-    act(pos(text, empty_house="reserve_first"), "R0-T1")
-    act(pos("T0=TH X0=5S H0=3H to=0", empty_house="reserve_first"), "X0-T1")
+    assert "R0-T1" in [a.notation() for a in legal_actions(position(text), 0)]
+    assert refused(position(text, rules(empty_house="king_only")), "R0-T1").rule == "building"
+    act(position("R0=2D,KC T0=TH H0=3H to=0", rules(empty_house="king_only")), "R0-T1")
+    assert refused(position(text, rules(empty_house="reserve_first")), "X0-T1").rule == "building"
+    act(position(text, rules(empty_house="reserve_first")), "R0-T1")
+    act(position("T0=TH X0=5S H0=3H to=0", rules(empty_house="reserve_first")), "X0-T1")
 
 
 def test_waste_playable_options() -> None:
     text = "R0=2D T0=TH W0=9C H0=3H to=0"
-    assert refused(pos(text), "W0-T0") == "not available"
-    act(pos(text, waste_playable="always"), "W0-T0")
-    assert refused(pos(text, waste_playable="after_hand_empty"), "W0-T0") == "not available"
-    act(pos("R0=2D T0=TH W0=9C to=0", waste_playable="after_hand_empty"), "W0-T0")
+    assert refused(position(text), "W0-T0").rule == "not available"
+    act(position(text, rules(waste_playable="always")), "W0-T0")
+    assert (
+        refused(position(text, rules(waste_playable="after_hand_empty")), "W0-T0").rule
+        == "not available"
+    )
+    act(position("R0=2D T0=TH W0=9C to=0", rules(waste_playable="after_hand_empty")), "W0-T0")
 
 
 def test_repetition_within_a_turn_is_illegal() -> None:
     # 9C onto TH empties T1; moving it back would recreate the turn's starting layout.
-    fresh = pos("R0=2D T0=TH T1=9C T2=JS H0=3H to=0")
+    fresh = position("R0=2D T0=TH T1=9C T2=JS H0=3H to=0")
     _, moved = act(fresh, "T1-T0")
-    assert refused(moved, "T0-T1") == "repetition"
+    assert refused(moved, "T0-T1").rule == "repetition"
     assert "T0-T1" not in [a.notation() for a in legal_actions(moved, 0)]
 
 
@@ -148,61 +122,65 @@ C1 = "R0=9D,AH T0=TH T1=5S X0=2C F0=AC H0=3H R1=4C to=0"
 
 
 def test_priority_in_enforce_mode_refuses() -> None:
-    state = pos(C1, enforcement="enforce")
-    assert refused(state, "X0-F0") == "priority: reserve to foundation first"
+    state = position(C1, rules(enforcement="enforce"))
+    assert refused(state, "X0-F0").rule == "priority: reserve to foundation first"
     assert [a.notation() for a in legal_actions(state, 0)] == [f"R0-F{i}" for i in range(1, 8)]
     _, after = act(state, "R0-F1")
-    assert refused(after, "discard") == "priority: foundation first"  # 2C fits F0
+    assert refused(after, "discard").rule == "priority: foundation first"  # 2C fits F0
 
 
 def test_priority_in_call_mode_records_a_fault() -> None:
-    events, _ = act(pos(C1), "X0-F0")
+    events, _ = act(position(C1), "X0-F0")
     assert isinstance(events[0], CardMoved)
     assert events[0].fault == "priority: reserve to foundation first"
-    assert fault_of(pos(C1), parse_action("X0-F0", 0)) == "priority: reserve to foundation first"
-    assert fault_of(pos(C1), parse_action("R0-F1", 0)) is None
+    assert (
+        fault_of(position(C1), parse_action("X0-F0", 0)) == "priority: reserve to foundation first"
+    )
+    assert fault_of(position(C1), parse_action("R0-F1", 0)) is None
 
 
 def test_priority_in_lenient_mode_is_advice_only() -> None:
-    events, _ = act(pos(C1, enforcement="lenient"), "X0-F0")
+    events, _ = act(position(C1, rules(enforcement="lenient")), "X0-F0")
     assert isinstance(events[0], CardMoved) and events[0].fault is None
 
 
 def test_turn_is_a_fault_while_an_empty_house_waits_for_the_reserve() -> None:
-    state = pos("R0=9D,5C T0=TH H0=3H,4S to=0")
+    state = position("R0=9D,5C T0=TH H0=3H,4S to=0")
     assert fault_of(state, parse_action("turn", 0)) == (
         "priority: fill the empty house from your reserve first"
     )
-    assert refused(pos("R0=9D,5C T0=TH H0=3H to=0", enforcement="enforce"), "turn").startswith(
-        "priority"
-    )
+    assert refused(
+        position("R0=9D,5C T0=TH H0=3H to=0", rules(enforcement="enforce")), "turn"
+    ).rule.startswith("priority")
 
 
 def test_discard_rule_only_if_unplayable() -> None:
     text = "R0=2D T0=TH X0=9C H0=3H to=0"
-    act(pos(text), "discard")
-    rule = refused(pos(text, discard_rule="only_if_unplayable", enforcement="enforce"), "discard")
+    act(position(text), "discard")
+    rule = refused(
+        position(text, rules(discard_rule="only_if_unplayable", enforcement="enforce")), "discard"
+    ).rule
     assert rule == "discard: the hand card can still be played"
 
 
 def test_refill_at_once_comes_before_anything_else() -> None:
     # T1 is emptied during the mover's turn (refill_at_once is about such a house: spec §11).
     text = "R0=9D,5C T0=6H T1=5S X0=AS H0=3H to=0"
-    _, refill = act(pos(text, empty_house="refill_at_once"), "T1-T0")
+    _, refill = act(position(text, rules(empty_house="refill_at_once")), "T1-T0")
     assert fault_of(refill, parse_action("X0-F0", 0)) == (
         "priority: fill the empty house from your reserve first"
     )
-    _, classic = act(pos(text), "T1-T0")
+    _, classic = act(position(text), "T1-T0")
     assert fault_of(classic, parse_action("X0-F0", 0)) is None
 
 
 def test_finnish_aces_first_and_reserve_to_house() -> None:
     text = "R0=9D,2H T0=3S T1=AC F0=AH H0=3H to=0"
-    assert fault_of(pos(text, "finnish"), parse_action("R0-F0", 0)) == (
+    assert fault_of(position(text, "finnish"), parse_action("R0-F0", 0)) == (
         "priority: Aces to the foundations first"
     )
     text2 = "R0=9D,5H T0=6S T1=KC H0=3H to=0"
-    assert fault_of(pos(text2, "finnish"), parse_action("turn", 0)) == (
+    assert fault_of(position(text2, "finnish"), parse_action("turn", 0)) == (
         "priority: reserve to house first"
     )
 
@@ -210,18 +188,18 @@ def test_finnish_aces_first_and_reserve_to_house() -> None:
 def test_french6_house_to_house_only_to_free_a_better_move() -> None:
     ruleset = "french"
     useless = "R0=9D,4D T0=6S T1=QC,5H T4=KC T5=2C H0=3H to=0"
-    assert fault_of(pos(useless, ruleset), parse_action("T1-T0", 0)) == (
+    assert fault_of(position(useless, ruleset), parse_action("T1-T0", 0)) == (
         "priority: house to house only to free a better move"
     )
     useful = "R0=9D,4D T0=6S T1=AC,5H T4=KC T5=2C H0=3H to=0"
-    assert fault_of(pos(useful, ruleset), parse_action("T1-T0", 0)) is None
+    assert fault_of(position(useful, ruleset), parse_action("T1-T0", 0)) is None
 
 
 # ----------------------------------------------------------------------------- turns and hands
 
 
 def test_turn_recycles_the_waste_bottom_card_first() -> None:
-    state = pos("R0=9D W0=2C,5H,7S R1=4C to=0")
+    state = position("R0=9D W0=2C,5H,7S R1=4C to=0")
     events, after = act(state, "turn")
     assert kinds(events) == ["WasteTurnedOver", "HandCardTurned"]
     assert isinstance(events[1], HandCardTurned) and events[1].card.code == "2C"
@@ -230,26 +208,26 @@ def test_turn_recycles_the_waste_bottom_card_first() -> None:
 
 
 def test_turn_refused_while_x_shows_or_with_nothing_to_turn() -> None:
-    assert refused(pos("R0=9D X0=2C H0=3H to=0"), "turn") == "hand card showing"
-    assert refused(pos("R0=9D R1=4C to=0"), "turn") == "no hand card"
+    assert refused(position("R0=9D X0=2C H0=3H to=0"), "turn").rule == "hand card showing"
+    assert refused(position("R0=9D R1=4C to=0"), "turn").rule == "no hand card"
 
 
 def test_discard_ends_the_turn_and_pass_needs_empty_hand() -> None:
-    events, after = act(pos("R0=9D X0=2C H0=3H R1=4C H1=5C to=0"), "discard")
+    events, after = act(position("R0=9D X0=2C H0=3H R1=4C H1=5C to=0"), "discard")
     assert kinds(events) == ["CardDiscarded", "TurnEnded"]
     assert after.game is not None and after.game.to_move == 1
-    assert refused(pos("R0=9D H0=3H R1=4C to=0"), "pass") == "cannot pass"
-    events, _ = act(pos("R0=9D R1=4C H1=5C to=0"), "pass")
+    assert refused(position("R0=9D H0=3H R1=4C to=0"), "pass").rule == "cannot pass"
+    events, _ = act(position("R0=9D R1=4C H1=5C to=0"), "pass")
     assert kinds(events) == ["Passed", "TurnEnded"]
 
 
 def test_hand_card_lock_discards_an_unplayable_turned_card() -> None:
     houses = "T0=TH T1=TS T2=TD T3=TC T4=KH T5=KS T6=KD T7=KC"
     text = f"R0=9D {houses} H0=3H,2S R1=4C H1=5C to=0"
-    events, after = act(pos(text, hand_card_lock="on"), "turn")
+    events, after = act(position(text, rules(hand_card_lock="on")), "turn")
     assert kinds(events) == ["HandCardTurned", "CardDiscarded", "TurnEnded"]
     assert isinstance(events[1], CardDiscarded) and events[1].auto == "hand card lock"
-    events, _ = act(pos(text), "turn")
+    events, _ = act(position(text), "turn")
     assert kinds(events) == ["HandCardTurned"]
 
 
@@ -257,7 +235,7 @@ def test_hand_card_lock_discards_an_unplayable_turned_card() -> None:
 
 
 def test_right_call_voids_the_fault_and_plays_the_compulsory_move() -> None:
-    state = pos(C1 + " H1=5C")
+    state = position(C1 + " H1=5C")
     events, state = act(state, "X0-F0")
     assert [a.notation() for a in legal_actions(state, 1)] == ["crapette"]
     events, after = act(state, "crapette", seat=1, at=2000)
@@ -282,7 +260,7 @@ def test_right_call_voids_the_fault_and_plays_the_compulsory_move() -> None:
 
 
 def test_caller_may_name_the_compulsory_move() -> None:
-    state = pos("R0=9D,AH T0=TH X0=2C F0=AC F3=KS H0=3H H1=5C to=0")
+    state = position("R0=9D,AH T0=TH X0=2C F0=AC F3=KS H0=3H H1=5C to=0")
     _, state = act(state, "X0-F0")
     events, _ = act(state, "crapette R0-F4", seat=1)
     played = [e for e in events if isinstance(e, CompulsoryMovePlayed)]
@@ -290,18 +268,18 @@ def test_caller_may_name_the_compulsory_move() -> None:
 
 
 def test_wrong_call_changes_nothing() -> None:
-    state = pos(C1 + " H1=5C")
+    state = position(C1 + " H1=5C")
     _, state = act(state, "R0-F1")
     events, after = act(state, "crapette", seat=1)
     assert kinds(events) == ["CrapetteCalled"]
     assert isinstance(events[0], CrapetteCalled) and events[0].verdict == "wrong"
     assert after.game is not None and state.game is not None
     assert after.game.p == state.game.p and after.game.to_move == 0
-    assert refused(after, "crapette", seat=1) == "call window closed"  # once per action
+    assert refused(after, "crapette", seat=1).rule == "call window closed"  # once per action
 
 
 def test_call_window_is_the_offenders_last_action_only() -> None:
-    state = pos(C1 + " H1=5C")
+    state = position(C1 + " H1=5C")
     _, state = act(state, "X0-F0")  # fault
     _, state = act(state, "R0-F1")  # his next action closes the window on the fault
     events, _ = act(state, "crapette", seat=1)
@@ -309,7 +287,7 @@ def test_call_window_is_the_offenders_last_action_only() -> None:
 
 
 def test_a_faulty_discard_can_be_called_until_the_callers_first_action() -> None:
-    state = pos("R0=9D T0=TH X0=AS H0=3H R1=4C H1=5C,6D to=0")
+    state = position("R0=9D T0=TH X0=AS H0=3H R1=4C H1=5C,6D to=0")
     events, state = act(state, "discard")  # AS fits a foundation: a fault
     assert isinstance(events[0], CardDiscarded) and events[0].fault == "priority: foundation first"
     assert state.game is not None and state.game.to_move == 1
@@ -330,7 +308,7 @@ def test_a_faulty_discard_can_be_called_until_the_callers_first_action() -> None
 
 
 def test_a_voided_turn_puts_the_card_back_and_the_waste_back() -> None:
-    state = pos("R0=9D,AH W0=2C,5H R1=4C H1=5C to=0")
+    state = position("R0=9D,AH W0=2C,5H R1=4C H1=5C to=0")
     events, state = act(state, "turn")
     assert kinds(events) == ["WasteTurnedOver", "HandCardTurned"]
     events, after = act(state, "crapette", seat=1)
@@ -341,14 +319,14 @@ def test_a_voided_turn_puts_the_card_back_and_the_waste_back() -> None:
 
 
 def test_no_calls_outside_call_mode() -> None:
-    state = pos(C1 + " H1=5C", enforcement="lenient")
+    state = position(C1 + " H1=5C", rules(enforcement="lenient"))
     _, state = act(state, "X0-F0")
-    assert refused(state, "crapette", seat=1) == "no calls"
+    assert refused(state, "crapette", seat=1).rule == "no calls"
 
 
 def test_wrong_call_penalty_costs_a_turn_after_three() -> None:
     text = "R0=9D,AH T0=TH H0=3H,4S,5S,6S R1=4C H1=5C"
-    state = pos(text, wrong_call_penalty="lose_turn_after_3")
+    state = position(text, rules(wrong_call_penalty="lose_turn_after_3"))
     for n, move in enumerate(["R0-F0", "R0-T1", "turn"]):
         _, state = act(state, move)
         events, state = act(state, "crapette", seat=1)
@@ -363,36 +341,36 @@ def test_wrong_call_penalty_costs_a_turn_after_three() -> None:
 
 
 def test_win_when_reserve_hand_x_and_waste_are_empty() -> None:
-    state = pos("R0=2S F0=AS R1=4C,5D H1=5C,6C W1=7C to=0")
+    state = position("R0=2S F0=AS R1=4C,5D H1=5C,6C W1=7C to=0")
     events, after = act(state, "R0-F0")
     assert kinds(events) == ["CardMoved", "GameWon"]
     won = events[1]
     assert isinstance(won, GameWon) and won.score == (30 + 2 * 2 + 3, 0)
     assert after.game is not None and after.game.over and after.totals == (37, 0)
-    assert refused(after, "pass", seat=1) == "game over"
+    assert refused(after, "pass", seat=1).rule == "game over"
 
 
 def test_win_reserve_hand_leaves_the_waste() -> None:
-    state = pos("R0=2S F0=AS W0=9H R1=4C to=0", win="reserve_hand")
+    state = position("R0=2S F0=AS W0=9H R1=4C to=0", rules(win="reserve_hand"))
     events, _ = act(state, "R0-F0")
     assert kinds(events) == ["CardMoved", "GameWon"]
-    events, _ = act(pos("R0=2S F0=AS W0=9H R1=4C to=0"), "R0-F0")
+    events, _ = act(position("R0=2S F0=AS W0=9H R1=4C to=0"), "R0-F0")
     assert kinds(events) == ["CardMoved"]
 
 
 def test_match_won_at_the_points_target() -> None:
-    state = pos("R0=2S F0=AS R1=4C,5D H1=5C,6C W1=7C to=0", match="points:30")
+    state = position("R0=2S F0=AS R1=4C,5D H1=5C,6C W1=7C to=0", rules(match="points:30"))
     events, after = act(state, "R0-F0")
     assert kinds(events) == ["CardMoved", "GameWon", "MatchWon"]
     assert isinstance(events[2], MatchWon) and events[2].winner == 0
     assert after.finished and after.winner == 0
-    state = pos("R0=2S F0=AS R1=4C to=0", match="wins:1")
+    state = position("R0=2S F0=AS R1=4C to=0", rules(match="wins:1"))
     events, _ = act(state, "R0-F0")
     assert kinds(events)[-1] == "MatchWon"
 
 
 def test_resign_scores_a_win_for_the_opponent() -> None:
-    state = pos("R0=2S,3S F0=AS H0=4H R1=4C H1=5C to=0")
+    state = position("R0=2S,3S F0=AS H0=4H R1=4C H1=5C to=0")
     events, after = act(state, "resign", seat=0)
     assert after.game is not None and after.game.over
     assert after.totals == (0, 30 + 2 * 2 + 1)
@@ -400,29 +378,29 @@ def test_resign_scores_a_win_for_the_opponent() -> None:
 
 
 def test_agreed_stalemate_scores_the_difference() -> None:
-    state = pos("R0=2S,3S H0=4H R1=4C H1=5C,6C,7C,8C to=0")
+    state = position("R0=2S,3S H0=4H R1=4C H1=5C,6C,7C,8C to=0")
     _, state = act(state, "offer-draw", seat=1)
     assert "accept-draw" in [a.notation() for a in legal_actions(state, 0)]
     events, after = act(state, "accept-draw", seat=0)
     stale = events[-1]
     assert isinstance(stale, GameStalemated) and stale.penalties == (5, 6)
     assert stale.score == (1, 0) and after.totals == (1, 0)
-    assert refused(pos("R0=2S R1=4C to=0"), "accept-draw") == "no draw offer"
+    assert refused(position("R0=2S R1=4C to=0"), "accept-draw").rule == "no draw offer"
 
 
 def test_a_draw_offer_lapses_when_the_opponent_ends_a_turn() -> None:
-    state = pos("R0=2S,3S X0=4H R1=4C H1=5C,6C to=0")
+    state = position("R0=2S,3S X0=4H R1=4C H1=5C,6C to=0")
     _, state = act(state, "offer-draw", seat=0)
     _, state = act(state, "discard")  # the offerer's own turn end keeps the offer
     assert "accept-draw" in [a.notation() for a in legal_actions(state, 1)]
     _, state = act(state, "turn")
     _, state = act(state, "discard")  # seat 1 played on: declined
-    assert refused(state, "accept-draw", seat=1) == "no draw offer"
+    assert refused(state, "accept-draw", seat=1).rule == "no draw offer"
 
 
 def test_stalemate_when_both_go_through_their_hands_without_progress() -> None:
     # Nothing can ever move: each player turns his one card and discards it.
-    state = pos("R0=KD T0=KS T4=KH H0=3C R1=KC H1=3D to=0")
+    state = position("R0=KD T0=KS T4=KH H0=3C R1=KC H1=3D to=0")
     events: list[Event] = []
     for _ in range(8):
         assert state.game is not None
@@ -439,22 +417,22 @@ def test_stalemate_when_both_go_through_their_hands_without_progress() -> None:
 
 
 def test_time_out_ends_the_turn_as_a_discard() -> None:
-    state = pos("R0=9D X0=2C H0=3H R1=4C H1=5C to=0", move_time_limit_s=10)
-    assert refused(state, "time-out") == "time not up"
+    state = position("R0=9D X0=2C H0=3H R1=4C H1=5C to=0", rules(move_time_limit_s=10))
+    assert refused(state, "time-out").rule == "time not up"
     events, after = act(state, "time-out", at=10_000)
     assert kinds(events) == ["TimeExpired", "CardDiscarded", "TurnEnded"]
     assert after.game is not None and after.game.to_move == 1
-    assert refused(pos("R0=9D to=0"), "time-out") == "no time limit"
+    assert refused(position("R0=9D to=0"), "time-out").rule == "no time limit"
 
 
 def test_check_raises_what_decide_would() -> None:
     with pytest.raises(RulesError):
-        check(pos(BUILD), parse_action("R0-T1", 0))
-    check(pos(BUILD), parse_action("R0-T0", 0))
+        check(position(BUILD), parse_action("R0-T1", 0))
+    check(position(BUILD), parse_action("R0-T0", 0))
 
 
 def test_folding_the_events_again_gives_the_same_state() -> None:
-    state = pos(C1 + " H1=5C")
+    state = position(C1 + " H1=5C")
     e1, s1 = act(state, "X0-F0")
     e2, s2 = act(s1, "crapette", seat=1)
     refolded = fold(e1 + e2, state)
@@ -469,7 +447,7 @@ def test_folding_the_events_again_gives_the_same_state() -> None:
 def test_a_sequence_moves_through_empty_houses_as_single_moves() -> None:
     # 9C 8H 7S on T0; two empty houses (T2 T3 … are all empty here) carry three cards to TD.
     text = "R0=2D T0=KS,9C,8H,7S T1=TD T4=3C T5=3H T6=3D T7=3S H0=4H R1=4C"
-    events, after = act(pos(text), "T0-T1 9C")
+    events, after = act(position(text), "T0-T1 9C")
     moves = [(e.src, e.dst) for e in events if isinstance(e, CardMoved)]
     assert len(moves) == 5 and moves[-1][1] == "T1"
     assert after.game is not None
@@ -480,14 +458,18 @@ def test_a_sequence_moves_through_empty_houses_as_single_moves() -> None:
 def test_a_sequence_needs_enough_empty_houses_and_a_fitting_house() -> None:
     full = "T2=KD T3=KC T4=3C T5=3H T6=3D T7=3S"
     text = f"R0=2D T0=KS,9C,8H,7S T1=TD {full} H0=4H R1=4C"
-    assert refused(pos(text), "T0-T1 9C") == "building"  # no empty house: one card at a time
-    assert refused(pos(text.replace("T1=TD", "T1=TH")), "T0-T1 9C") == "building"  # 9C on TH
+    assert (
+        refused(position(text), "T0-T1 9C").rule == "building"
+    )  # no empty house: one card at a time
+    assert (
+        refused(position(text.replace("T1=TD", "T1=TH")), "T0-T1 9C").rule == "building"
+    )  # 9C on TH
     one_empty = text.replace(" T3=KC", "")
-    assert refused(pos(one_empty), "T0-T1 9C") == "building"  # three cards need two
-    _, after = act(pos(one_empty.replace("T1=TD", "T1=9S")), "T0-T1 8H")  # two need one
+    assert refused(position(one_empty), "T0-T1 9C").rule == "building"  # three cards need two
+    _, after = act(position(one_empty.replace("T1=TD", "T1=9S")), "T0-T1 8H")  # two need one
     assert after.game is not None and [c.code for c in after.game.pile("T1")] == ["9S", "8H", "7S"]
 
 
 def test_a_sequence_move_is_refused_under_king_only() -> None:
     text = "R0=2D T0=KS,9C,8H,7S T1=TD T4=3C T5=3H T6=3D T7=3S H0=4H R1=4C"
-    assert refused(pos(text, empty_house="king_only"), "T0-T1 9C") == "building"
+    assert refused(position(text, rules(empty_house="king_only")), "T0-T1 9C").rule == "building"

@@ -23,22 +23,10 @@ C2_RULE = "priority: foundation first"
 E_RULE = "priority: fill the empty house from your reserve first"
 
 # Seat 0: reserve top 2H fits F0 (C1); T1's 2S fits F1 (C2). Seat 1 has cards of its own.
-C1_POSITION = """
-R0: 9D 2H
-H0: 4C 6C
-F0: AH
-F1: AS
-T0: KS
-T1: 2S
-T2: 8H
-T3: JD
-T4: 9C/1
-T5: TD/1
-T6: 5C/1
-T7: QS/1
-R1: 3C 7S
-H1: 4D 8C
-"""
+C1_POSITION = (
+    "R0=9D,2H H0=4C,6C F0=AH F1=AS T0=KS T1=2S T2=8H T3=JD T4=9C/1 T5=TD/1 T6=5C/1 T7=QS/1"
+    " R1=3C,7S H1=4D,8C"
+)
 
 
 def piles_of(state: object) -> dict[str, str]:
@@ -93,7 +81,7 @@ def test_right_call_voids_the_fault_plays_the_compulsory_move_and_passes_the_tur
 
 
 def test_right_call_compulsory_move_named_by_the_caller() -> None:
-    state = position(C1_POSITION.replace("R0: 9D 2H", "R0: 9D AC"), CALL)
+    state = position(C1_POSITION.replace("R0=9D,2H", "R0=9D,AC"), CALL)
     _, state = act(state, "T4-T5")  # breaks C1: AC must go to a foundation
     events, after = act(state, "crapette R0-F6", seat=1)
     played = of_kind(events, "CompulsoryMovePlayed")[0]
@@ -101,16 +89,14 @@ def test_right_call_compulsory_move_named_by_the_caller() -> None:
 
 
 def test_right_call_c1_default_is_the_lowest_numbered_foundation() -> None:
-    state = position(C1_POSITION.replace("R0: 9D 2H", "R0: 9D AC"), CALL)
+    state = position(C1_POSITION.replace("R0=9D,2H", "R0=9D,AC"), CALL)
     _, state = act(state, "T4-T5")
     events, _ = act(state, "crapette", seat=1)
     assert of_kind(events, "CompulsoryMovePlayed")[0].dst == "F2"  # F0, F1 are taken
 
 
 def test_right_call_c2_default_takes_x_first_then_houses_in_order() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace(
-        "H0: 4C 6C", "H0: 4C\nX0: 2C\nF5: AC"
-    )
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("H0=4C,6C", "H0=4C X0=2C F5=AC")
     _, state = act(position(text, CALL), "R0-T2")  # breaks C2
     events, after = act(state, "crapette", seat=1)
     played = of_kind(events, "CompulsoryMovePlayed")[0]
@@ -119,7 +105,7 @@ def test_right_call_c2_default_takes_x_first_then_houses_in_order() -> None:
 
 
 def test_right_call_c2_houses_in_order_without_x() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("T3: JD", "T3: JD 2H")
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("T3=JD", "T3=JD,2H")
     _, state = act(position(text, CALL), "R0-T2")
     events, _ = act(state, "crapette", seat=1)
     played = of_kind(events, "CompulsoryMovePlayed")[0]
@@ -127,7 +113,7 @@ def test_right_call_c2_houses_in_order_without_x() -> None:
 
 
 def test_right_call_on_a_turn_puts_the_card_back_on_the_hand_and_fills_the_house() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("T1: 2S", "")
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("T1=2S", "")
     before = position(text, CALL)
     events, state = act(before, "turn")  # T1 is empty: E broken
     assert events[0].fault == E_RULE
@@ -140,16 +126,16 @@ def test_right_call_on_a_turn_puts_the_card_back_on_the_hand_and_fills_the_house
 
 
 def test_right_call_on_a_turn_fills_the_house_the_caller_names() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("T1: 2S", "")
-    text = text.replace("T6: 5C/1", "")
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("T1=2S", "")
+    text = text.replace("T6=5C/1", "")
     _, state = act(position(text, CALL), "turn")
     events, after = act(state, "crapette R0-T6", seat=1)
     assert of_kind(events, "CompulsoryMovePlayed")[0].dst == "T6" and pile(after, "T6") == "7C"
 
 
 def test_right_call_on_a_turn_restores_a_waste_turned_over() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("T1: 2S", "")
-    text = text.replace("H0: 4C 6C", "W0: 4C 6C")
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("T1=2S", "")
+    text = text.replace("H0=4C,6C", "W0=4C,6C")
     before = position(text, CALL)
     events, state = act(before, "turn")
     assert kinds(events) == ["WasteTurnedOver", "HandCardTurned"]
@@ -162,9 +148,7 @@ def test_right_call_on_a_turn_restores_a_waste_turned_over() -> None:
 
 
 def test_right_call_on_a_discard_comes_until_the_callers_first_action() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace(
-        "H0: 4C 6C", "H0: 4C\nX0: 2C\nF5: AC"
-    )
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("H0=4C,6C", "H0=4C X0=2C F5=AC")
     before = position(text, CALL)
     events, state = act(before, "discard")  # 2C fits F5: C2 broken; the turn passes to seat 1
     assert events[0].fault == C2_RULE and state.game is not None and state.game.to_move == 1
@@ -176,9 +160,7 @@ def test_right_call_on_a_discard_comes_until_the_callers_first_action() -> None:
 
 
 def test_call_after_the_callers_first_action_no_longer_reaches_the_discard() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace(
-        "H0: 4C 6C", "H0: 4C\nX0: 2C\nF5: AC"
-    )
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("H0=4C,6C", "H0=4C X0=2C F5=AC")
     _, state = act(position(text, CALL), "discard")
     _, state = act(state, "T4-T5")  # seat 1's own first action
     try:
@@ -191,7 +173,7 @@ def test_call_after_the_callers_first_action_no_longer_reaches_the_discard() -> 
 
 
 def test_right_call_plays_the_compulsory_move_then_x_goes_to_the_waste() -> None:
-    text = C1_POSITION.replace("H0: 4C 6C", "H0: 4C\nX0: 6C")
+    text = C1_POSITION.replace("H0=4C,6C", "H0=4C X0=6C")
     _, state = act(position(text, CALL), "T1-F1")
     events, after = act(state, "crapette", seat=1)
     assert kinds(events)[-2:] == ["CardDiscarded", "TurnEnded"]
@@ -199,7 +181,7 @@ def test_right_call_plays_the_compulsory_move_then_x_goes_to_the_waste() -> None
 
 
 def test_right_call_compulsory_move_that_empties_the_last_pile_wins_for_the_offender() -> None:
-    text = "R0: 2H\nF0: AH\nF1: AS\nT0: KS\nT1: 2S\nT2: 8H\nT3: JD\nR1: 3C 7S\nH1: 4D"
+    text = "R0=2H F0=AH F1=AS T0=KS T1=2S T2=8H T3=JD R1=3C,7S H1=4D"
     _, state = act(position(text, CALL), "T1-F1")  # breaks C1
     events, after = act(state, "crapette", seat=1)
     assert kinds(events)[-1] in ("GameWon", "MatchWon")
@@ -269,14 +251,14 @@ def test_wrong_call_penalty_lose_turn_after_3() -> None:
 
 
 def test_nothing_left_to_call_after_a_game_ending_action() -> None:
-    text = "R0: 2H\nF0: AH\nT0: KS\nT1: QH\nT2: 8H\nT3: JD\nR1: 3C 7S\nH1: 4D"
+    text = "R0=2H F0=AH T0=KS T1=QH T2=8H T3=JD R1=3C,7S H1=4D"
     events, state = act(position(text, CALL), "R0-F0")
     assert "GameWon" in kinds(events)
     assert refused(state, "crapette", seat=1).rule == "game over"
 
 
 def test_right_call_on_a_pass_voids_it_and_the_turn_end() -> None:
-    text = C1_POSITION.replace("H0: 4C 6C", "")
+    text = C1_POSITION.replace("H0=4C,6C", "")
     before = position(text, CALL)
     events, state = act(before, "pass")  # R0's 2H fits F0: C1 broken
     assert events[0].fault == C1_RULE and state.game is not None and state.game.to_move == 1
@@ -304,8 +286,8 @@ def test_right_call_on_a_locked_hand_card_voids_the_automatic_discard_too() -> N
 
 def test_right_call_on_a_discard_of_a_playable_hand_card() -> None:
     ruleset = rules(enforcement="call", discard_rule="only_if_unplayable")
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("H0: 4C 6C", "H0: 4C\nX0: 7H")
-    text = text.replace("T2: 8H", "T2: 8S").replace("T1: 2S", "T1: QD")
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("H0=4C,6C", "H0=4C X0=7H")
+    text = text.replace("T2=8H", "T2=8S").replace("T1=2S", "T1=QD")
     before = position(text, ruleset)
     events, state = act(before, "discard")
     assert events[0].fault == "discard: the hand card can still be played"
@@ -315,8 +297,8 @@ def test_right_call_on_a_discard_of_a_playable_hand_card() -> None:
 
 
 def test_wrong_call_after_a_faultless_discard_leaves_the_caller_to_move() -> None:
-    text = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace("T1: 2S", "T1: QD")
-    _, state = act(position(text.replace("H0: 4C 6C", "H0: 4C\nX0: 6C"), CALL), "discard")
+    text = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("T1=2S", "T1=QD")
+    _, state = act(position(text.replace("H0=4C,6C", "H0=4C X0=6C"), CALL), "discard")
     events, after = act(state, "crapette", seat=1)
     assert events[0].verdict == "wrong" and piles_of(after) == piles_of(state)
     assert after.game is not None and after.game.to_move == 1

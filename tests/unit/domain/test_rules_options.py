@@ -11,7 +11,7 @@ from domain.commands import StartGame, StartMatch
 from domain.engine import decide, fold
 from tests.unit.domain.rules_kit import act, kinds, legal_texts, pile, position, refused, rules
 
-QUIET = "T0: KS\nT1: KH\nT2: KD\nT3: KC\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
+QUIET = "T0=KS T1=KH T2=KD T3=KC T4=KS/1 T5=KH/1 T6=KD/1 T7=KC/1"
 
 # docs/spec/rules.md §9's preset table: the values that differ from classic.
 PRESET_TABLE: dict[str, dict[str, object]] = {
@@ -85,7 +85,7 @@ def test_two_houses_per_player_deals_t0_t1_t4_t5_only() -> None:
 
 
 def test_two_houses_per_player_refuses_the_missing_houses() -> None:
-    state = position("R0: 9D 5H\nT0: KS\nT1: 6S\nT4: KS/1\nT5: KH/1", rules(houses_per_player=2))
+    state = position("R0=9D,5H T0=KS T1=6S T4=KS/1 T5=KH/1", rules(houses_per_player=2))
     assert refused(state, "R0-T2").rule == "no such pile"
     assert not any("T2" in text or "T6" in text for text in legal_texts(state))
 
@@ -94,33 +94,33 @@ def test_two_houses_per_player_refuses_the_missing_houses() -> None:
 
 
 def test_waste_playable_always() -> None:
-    state = position(f"R0: 9D\nH0: 2C\nW0: 8C QS\n{QUIET}", rules(waste_playable="always"))
+    state = position(f"R0=9D H0=2C W0=8C,QS {QUIET}", rules(waste_playable="always"))
     _, after = act(state, "W0-T1")
     assert pile(after, "T1") == "KH QS" and pile(after, "W0") == "8C"
 
 
 def test_waste_playable_after_hand_empty_waits_for_the_hand() -> None:
     ruleset = rules(waste_playable="after_hand_empty")
-    state = position(f"R0: 9D\nH0: 2C\nW0: 8C QS\n{QUIET}", ruleset)
+    state = position(f"R0=9D H0=2C W0=8C,QS {QUIET}", ruleset)
     assert refused(state, "W0-T1").rule == "not available"
-    state = position(f"R0: 9D\nW0: 8C QS\n{QUIET}", ruleset)
+    state = position(f"R0=9D W0=8C,QS {QUIET}", ruleset)
     _, after = act(state, "W0-T1")
     assert pile(after, "T1") == "KH QS"
 
 
 def test_waste_playable_counts_for_the_c2_priority() -> None:
     ruleset = rules(waste_playable="always", enforcement="enforce")
-    state = position(f"R0: 9D\nH0: 5C\nW0: 8C 2H\nF0: AH\n{QUIET}", ruleset)
+    state = position(f"R0=9D H0=5C W0=8C,2H F0=AH {QUIET}", ruleset)
     assert legal_texts(state) == {"W0-F0"}
 
 
 # --- empty_house ------------------------------------------------------------------------------
 
-EMPTY_T3 = "R0: 9D 5H\nX0: 7C\nT0: KS\nT1: KH\nT2: KD\nT4: KS/1 QH/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
+EMPTY_T3 = "R0=9D,5H X0=7C T0=KS T1=KH T2=KD T4=KS/1,QH/1 T5=KH/1 T6=KD/1 T7=KC/1"
 
 
 def test_empty_house_king_only() -> None:
-    state = position(EMPTY_T3.replace("X0: 7C", "X0: KC"), rules(empty_house="king_only"))
+    state = position(EMPTY_T3.replace("X0=7C", "X0=KC"), rules(empty_house="king_only"))
     assert refused(state, "R0-T3").rule == "building"
     _, after = act(state, "X0-T3")
     assert pile(after, "T3") == "KC"
@@ -137,14 +137,14 @@ def test_empty_house_reserve_first_while_the_reserve_lasts() -> None:
 
 def test_empty_house_reserve_first_any_card_once_the_reserve_is_gone() -> None:
     ruleset = rules(empty_house="reserve_first", enforcement="lenient")
-    state = position(EMPTY_T3.replace("R0: 9D 5H", ""), ruleset)
+    state = position(EMPTY_T3.replace("R0=9D,5H", ""), ruleset)
     _, after = act(state, "X0-T3")
     assert pile(after, "T3") == "7C"
 
 
 # T3's 2H goes to F0, emptying T3 during the mover's turn (the houses refill_at_once is about,
 # docs/spec/rules.md §11); then T4's 3H/1 could go to F0 too.
-EMPTIED_T3 = EMPTY_T3.replace("QH/1", "3H/1") + "\nT3: 2H\nF0: AH"
+EMPTIED_T3 = EMPTY_T3.replace("QH/1", "3H/1") + " T3=2H F0=AH"
 
 
 def test_empty_house_refill_at_once_comes_before_everything() -> None:
@@ -161,7 +161,7 @@ def test_empty_house_refill_at_once_comes_before_everything() -> None:
 
 def test_danish_preset_runs_its_three_options_together() -> None:
     danish = rules("danish", enforcement="enforce")
-    state = position(f"R0: 9D\nX0: 5H\nW0: 8C QS\nR1: 6H\n{QUIET}", danish)
+    state = position(f"R0=9D X0=5H W0=8C,QS R1=6H {QUIET}", danish)
     assert refused(state, "discard").rule == "discard: the hand card can still be played"
     _, state = act(state, "X0-R1")
     _, state = act(state, "W0-T1")  # hand and X empty: the waste is playable
@@ -170,7 +170,7 @@ def test_danish_preset_runs_its_three_options_together() -> None:
 
 def test_finnish_preset_turned_unplayable_card_is_discarded_at_once() -> None:
     finnish = rules("finnish")
-    events, _ = act(position(f"R0: 9D\nH0: 2C 3C\n{QUIET}", finnish), "turn")
+    events, _ = act(position(f"R0=9D H0=2C,3C {QUIET}", finnish), "turn")
     assert kinds(events) == ["HandCardTurned", "CardDiscarded", "TurnEnded"]
 
 

@@ -29,20 +29,7 @@ C2_RULE = "priority: foundation first"
 E_RULE = "priority: fill the empty house from your reserve first"
 
 # Seat 0's reserve top 2H fits F0 (C1); T1's 2S fits F1 (C2); every house is filled.
-C1_POSITION = """
-R0: 9D 2H
-H0: 4C
-F0: AH
-F1: AS
-T0: KS
-T1: 2S
-T2: 8H
-T3: JD
-T4: 9C/1
-T5: TD/1
-T6: 5C/1
-T7: QS/1
-"""
+C1_POSITION = "R0=9D,2H H0=4C F0=AH F1=AS T0=KS T1=2S T2=8H T3=JD T4=9C/1 T5=TD/1 T6=5C/1 T7=QS/1"
 
 
 # --- C1 ---------------------------------------------------------------------------------------
@@ -63,9 +50,7 @@ def test_c1_legal_actions_in_enforce_hold_only_c1() -> None:
 
 
 def test_c1_player_chooses_among_foundations() -> None:
-    state = position(
-        "R0: 9D AC\nT0: KS\nT1: QH\nT2: 8H\nT3: JD\nT4: 9C/1\nT5: TD/1\nT6: 5C/1\nT7: QS/1", ENFORCE
-    )
+    state = position("R0=9D,AC T0=KS T1=QH T2=8H T3=JD T4=9C/1 T5=TD/1 T6=5C/1 T7=QS/1", ENFORCE)
     assert {"R0-F0", "R0-F5", "R0-F7"} <= legal_texts(state)
     _, after = act(state, "R0-F5")
     assert pile(after, "F5") == "AC"
@@ -83,9 +68,7 @@ def test_c1_breach_in_lenient_mode_is_no_fault() -> None:
 
 # --- C2 ---------------------------------------------------------------------------------------
 
-C2_POSITION = C1_POSITION.replace("R0: 9D 2H", "R0: 9D 7C").replace(
-    "H0: 4C", "H0: 4C\nX0: 2C\nF2: AC"
-)
+C2_POSITION = C1_POSITION.replace("R0=9D,2H", "R0=9D,7C").replace("H0=4C", "H0=4C X0=2C F2=AC")
 
 
 def test_c2_any_foundation_build_is_accepted_player_chooses() -> None:
@@ -101,7 +84,7 @@ def test_c2_other_actions_are_refused(text: str) -> None:
 
 
 def test_c2_x_card_that_fits_a_foundation_cannot_be_discarded() -> None:
-    state = position("R0: 9D\nX0: 2C\nF2: AC\nT0: KS\nT1: QH\nT2: 8H\nT3: JD", ENFORCE)
+    state = position("R0=9D X0=2C F2=AC T0=KS T1=QH T2=8H T3=JD", ENFORCE)
     assert refused(state, "discard").rule == C2_RULE
 
 
@@ -115,17 +98,7 @@ def test_priorities_are_reevaluated_after_every_action() -> None:
 
 # --- E ----------------------------------------------------------------------------------------
 
-E_POSITION = """
-R0: 9D 7C
-H0: 4C 5D
-T0: KS
-T1: 8H
-T2: 8D
-T4: 9C/1
-T5: TD/1
-T6: 5C/1
-T7: QS/1
-"""
+E_POSITION = "R0=9D,7C H0=4C,5D T0=KS T1=8H T2=8D T4=9C/1 T5=TD/1 T6=5C/1 T7=QS/1"
 
 
 def test_e_turn_refused_while_a_house_is_empty_and_reserve_remains() -> None:
@@ -144,12 +117,12 @@ def test_e_filling_the_house_from_the_reserve_allows_the_turn() -> None:
 
 
 def test_e_does_not_apply_with_an_empty_reserve() -> None:
-    _, after = act(position(E_POSITION.replace("R0: 9D 7C", ""), ENFORCE), "turn")
+    _, after = act(position(E_POSITION.replace("R0=9D,7C", ""), ENFORCE), "turn")
     assert pile(after, "X0") == "5D"
 
 
 def test_e_discard_is_allowed() -> None:
-    state = position(E_POSITION.replace("H0: 4C 5D", "H0: 4C\nX0: 5D"), ENFORCE)
+    state = position(E_POSITION.replace("H0=4C,5D", "H0=4C X0=5D"), ENFORCE)
     events, _ = act(state, "discard")
     assert "CardDiscarded" in kinds(events)
 
@@ -160,44 +133,42 @@ def test_e_breach_in_call_mode_is_a_fault() -> None:
 
 
 def test_pass_while_a_compulsory_move_exists_breaks_priority() -> None:
-    state = position(C1_POSITION.replace("H0: 4C", ""), CALL)
+    state = position(C1_POSITION.replace("H0=4C", ""), CALL)
     events, _ = act(state, "pass")
     assert of_kind(events, "Passed")[0].fault == C1_RULE
-    assert refused(position(C1_POSITION.replace("H0: 4C", ""), ENFORCE), "pass").rule == C1_RULE
+    assert refused(position(C1_POSITION.replace("H0=4C", ""), ENFORCE), "pass").rule == C1_RULE
 
 
 def test_sequence_step_is_checked_with_priorities() -> None:
     """9S 8H onto TD through T7: the second step uncovers 2H for F0, so C2 binds the third."""
-    state = position(
-        "R0: 9D\nF0: AH\nT0: 2H 9S 8H\nT1: TD\nT2: 2D\nT3: 2C\nT4: 2S/1\nT5: 3D\nT6: 4D", ENFORCE
-    )
+    state = position("R0=9D F0=AH T0=2H,9S,8H T1=TD T2=2D T3=2C T4=2S/1 T5=3D T6=4D", ENFORCE)
     _, state = act(state, "T0-T7")
     _, state = act(state, "T0-T1")
     assert refused(state, "T7-T1").rule == C2_RULE
 
 
 # Seat 1's four houses filled with cards that take nothing of the tests' (no empty house).
-FULL_RIGHT = "T4: KC/1\nT5: KD/1\nT6: KH/1\nT7: 9C/1"
+FULL_RIGHT = "T4=KC/1 T5=KD/1 T6=KH/1 T7=9C/1"
 
 # --- discard_rule -----------------------------------------------------------------------------
 
 
 def test_discard_rule_unless_foundation_allows_discarding_a_house_fit() -> None:
-    state = position("R0: 9D\nX0: 5H\nT0: 6S\nT1: KS\nT2: QH\nT3: JD", ENFORCE)
+    state = position("R0=9D X0=5H T0=6S T1=KS T2=QH T3=JD", ENFORCE)
     events, _ = act(state, "discard")
     assert "CardDiscarded" in kinds(events)
 
 
-@pytest.mark.parametrize("fit", ["T0: 6S", "R1: 6H", "W1: 4H"])
+@pytest.mark.parametrize("fit", ["T0=6S", "R1=6H", "W1=4H"])
 def test_discard_rule_only_if_unplayable_refuses_a_playable_hand_card(fit: str) -> None:
     ruleset = rules(enforcement="enforce", discard_rule="only_if_unplayable")
-    state = position(f"R0: 9D\nX0: 5H\n{fit}\nT1: KS\nT2: QH\nT3: JD\n{FULL_RIGHT}", ruleset)
+    state = position(f"R0=9D X0=5H {fit} T1=KS T2=QH T3=JD {FULL_RIGHT}", ruleset)
     assert refused(state, "discard").rule == "discard: the hand card can still be played"
 
 
 def test_discard_rule_only_if_unplayable_allows_an_unplayable_hand_card() -> None:
     ruleset = rules(enforcement="enforce", discard_rule="only_if_unplayable")
-    state = position(f"R0: 9D\nX0: 5H\nT0: 6H\nT1: KS\nT2: QH\nT3: JD\n{FULL_RIGHT}", ruleset)
+    state = position(f"R0=9D X0=5H T0=6H T1=KS T2=QH T3=JD {FULL_RIGHT}", ruleset)
     events, _ = act(state, "discard")
     assert "CardDiscarded" in kinds(events)
 
@@ -208,26 +179,24 @@ FINNISH = rules(priorities="finnish", enforcement="enforce", empty_house="any")
 
 
 def test_finnish_aces_first_before_reserve_to_foundation() -> None:
-    state = position("R0: 9D 2H\nF0: AH\nT0: AS\nT1: KS\nT2: QH\nT3: JD", FINNISH)
+    state = position("R0=9D,2H F0=AH T0=AS T1=KS T2=QH T3=JD", FINNISH)
     assert refused(state, "R0-F0").rule == "priority: Aces to the foundations first"
     _, after = act(state, "T0-F1")
     assert pile(after, "F1") == "AS"
 
 
 def test_finnish_reserve_before_other_foundation_builds() -> None:
-    state = position("R0: 9D 2H\nF0: AH\nF1: AS\nT0: 2S\nT1: KS\nT2: QH\nT3: JD", FINNISH)
+    state = position("R0=9D,2H F0=AH F1=AS T0=2S T1=KS T2=QH T3=JD", FINNISH)
     assert refused(state, "T0-F1").rule == C1_RULE
 
 
 def test_finnish_other_foundation_builds_before_house_moves() -> None:
-    state = position("R0: 9D 7C\nF1: AS\nT0: 2S\nT1: 8H\nT2: QH\nT3: JD", FINNISH)
+    state = position("R0=9D,7C F1=AS T0=2S T1=8H T2=QH T3=JD", FINNISH)
     assert refused(state, "R0-T1").rule == C2_RULE
 
 
 def test_finnish_reserve_to_house_before_other_sources_and_turn() -> None:
-    state = position(
-        "R0: 9D 7C\nH0: 3D\nT0: 8H\nT1: KS\nT2: QH\nT3: JD\nT4: 5C/1\nT5: 6D/1", FINNISH
-    )
+    state = position("R0=9D,7C H0=3D T0=8H T1=KS T2=QH T3=JD T4=5C/1 T5=6D/1", FINNISH)
     assert refused(state, "T4-T5").rule == "priority: reserve to house first"
     assert refused(state, "turn").rule == "priority: reserve to house first"
     _, after = act(state, "R0-T0")
@@ -245,20 +214,19 @@ def test_french6_reserve_to_foundation_first() -> None:
 
 
 def test_french6_any_card_to_foundation_before_reserve_to_house() -> None:
-    state = position("R0: 9D 7C\nF1: AS\nT0: 2S\nT1: 8H\nT2: QH\nT3: JD", FRENCH6)
+    state = position("R0=9D,7C F1=AS T0=2S T1=8H T2=QH T3=JD", FRENCH6)
     assert refused(state, "R0-T1").rule == C2_RULE
 
 
 def test_french6_reserve_to_house_before_hand_card() -> None:
-    state = position("R0: 9D 7C\nH0: 3D\nT0: 8H\nT1: KS\nT2: QH\nT3: JD", FRENCH6)
+    state = position("R0=9D,7C H0=3D T0=8H T1=KS T2=QH T3=JD", FRENCH6)
     assert refused(state, "turn").rule == "priority: reserve to house first"
 
 
 def test_french6_house_to_house_only_when_it_frees_a_better_move() -> None:
     # T2-T3 (8C onto 9H) uncovers 2S for F1: allowed. T4-T3 (8S onto 9H) frees nothing.
     state = position(
-        "R0: 9D KC\nF1: AS\nT0: KS\nT1: QH\nT2: 2S 8C\nT3: 9H\nT4: 3D/1 8S/1\nT5: TS/1\n"
-        "T6: KD/1\nT7: KH/1",
+        "R0=9D,KC F1=AS T0=KS T1=QH T2=2S,8C T3=9H T4=3D/1,8S/1 T5=TS/1 T6=KD/1 T7=KH/1",
         FRENCH6,
     )
     assert refused(state, "T4-T3").rule == "priority: house to house only to free a better move"
@@ -268,7 +236,7 @@ def test_french6_house_to_house_only_when_it_frees_a_better_move() -> None:
 
 def test_french6_hand_card_to_house_before_the_waste() -> None:
     state = position(
-        "R0: 9D KC\nX0: 5H\nT0: 6S\nT1: QH\nT2: 2S\nT3: JD\nT4: KD/1\nT5: KH/1\nT6: 3D/1\nT7: 9C/1",
+        "R0=9D,KC X0=5H T0=6S T1=QH T2=2S T3=JD T4=KD/1 T5=KH/1 T6=3D/1 T7=9C/1",
         FRENCH6,
     )
     assert refused(state, "discard").rule == "priority: hand card to a house before the waste"

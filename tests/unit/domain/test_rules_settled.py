@@ -33,25 +33,13 @@ PLAYABLE = "discard: the hand card can still be played"
 
 CALL = rules(enforcement="call")
 LENIENT = rules(enforcement="lenient")
-QUIET = "T0: KS\nT1: KH\nT2: KD\nT3: KC\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1"
+QUIET = "T0=KS T1=KH T2=KD T3=KC T4=KS/1 T5=KH/1 T6=KD/1 T7=KC/1"
 
 # Seat 0: reserve top 2H fits F0 (C1); T1's 2S fits F1 (C2).
-C1_POSITION = """
-R0: 9D 2H
-H0: 4C 6C
-F0: AH
-F1: AS
-T0: KS
-T1: 2S
-T2: 8H
-T3: JD
-T4: 9C/1
-T5: TD/1
-T6: 5C/1
-T7: QS/1
-R1: 3C 7S
-H1: 4D 8C
-"""
+C1_POSITION = (
+    "R0=9D,2H H0=4C,6C F0=AH F1=AS T0=KS T1=2S T2=8H T3=JD T4=9C/1 T5=TD/1 T6=5C/1 T7=QS/1"
+    " R1=3C,7S H1=4D,8C"
+)
 
 
 def fault(state, text: str) -> str | None:  # type: ignore[no-untyped-def]
@@ -126,17 +114,7 @@ def test_a_named_move_does_not_make_a_call_on_a_proper_action_right() -> None:
 # --- multi-card moves -------------------------------------------------------------------------
 
 # 3S and 2D on T0 go onto 4D on T3; T1 and T2 are empty.
-SEQUENCE = """
-R0: 9D 5C
-T0: KC 3S 2D
-T3: KS 4D
-T4: KH/1
-T5: KD/1
-T6: QS/1
-T7: JC/1
-R1: 8C
-H0: 3C
-"""
+SEQUENCE = "R0=9D,5C T0=KC,3S,2D T3=KS,4D T4=KH/1 T5=KD/1 T6=QS/1 T7=JC/1 R1=8C H0=3C"
 
 
 def test_a_multi_card_move_is_its_single_moves_through_the_lowest_numbered_empty_house() -> None:
@@ -149,7 +127,7 @@ def test_a_multi_card_move_is_its_single_moves_through_the_lowest_numbered_empty
 
 def test_each_step_is_judged_and_a_call_reaches_only_the_last_step() -> None:
     # R0's 2H fits F0: every step breaks C1; the call voids the last one only.
-    text = SEQUENCE.replace("R0: 9D 5C", "R0: 9D 2H\nF0: AH")
+    text = SEQUENCE.replace("R0=9D,5C", "R0=9D,2H F0=AH")
     events, state = act(position(text, CALL), "T0-T3 3S")
     assert [e.fault for e in events] == [C1_RULE] * 3
     assert state.game is not None and state.game.window is not None
@@ -164,7 +142,7 @@ def test_each_step_is_judged_and_a_call_reaches_only_the_last_step() -> None:
 
 def test_a_step_that_uncovers_a_foundation_card_makes_only_the_next_steps_faults() -> None:
     # 9S 8H onto TD through T7: the second step uncovers 2H for F0, so only the third breaks C2.
-    text = "R0: 9D\nF0: AH\nT0: 2H 9S 8H\nT1: TD\nT2: 2D\nT3: 2C\nT4: 2S/1\nT5: 3D\nT6: 4D"
+    text = "R0=9D F0=AH T0=2H,9S,8H T1=TD T2=2D T3=2C T4=2S/1 T5=3D T6=4D"
     events, state = act(position(text, CALL), "T0-T1 9S")
     assert [(e.src, e.dst, e.fault) for e in events] == [
         ("T0", "T7", None),
@@ -179,9 +157,7 @@ def test_a_step_that_uncovers_a_foundation_card_makes_only_the_next_steps_faults
 # --- an empty house under king_only -----------------------------------------------------------
 
 KING_ONLY = rules(empty_house="king_only", enforcement="call")
-EMPTY_T3 = (
-    "R0: 9D 5H\nH0: 3C\nT0: KS\nT1: KH\nT2: KD\nT4: KS/1\nT5: KH/1\nT6: KD/1\nT7: KC/1\nR1: 8C"
-)
+EMPTY_T3 = "R0=9D,5H H0=3C T0=KS T1=KH T2=KD T4=KS/1 T5=KH/1 T6=KD/1 T7=KC/1 R1=8C"
 
 
 def test_king_only_e_does_not_hold_while_the_reserve_top_is_no_king() -> None:
@@ -191,7 +167,7 @@ def test_king_only_e_does_not_hold_while_the_reserve_top_is_no_king() -> None:
 
 
 def test_king_only_e_holds_while_the_reserve_top_is_a_king_and_it_may_fill_the_house() -> None:
-    state = position(EMPTY_T3.replace("R0: 9D 5H", "R0: 9D KC"), KING_ONLY)
+    state = position(EMPTY_T3.replace("R0=9D,5H", "R0=9D,KC"), KING_ONLY)
     assert fault(state, "turn") == E_RULE
     assert "R0-T3" in legal_texts(state) and fault(state, "R0-T3") is None
     _, after = act(state, "R0-T3")
@@ -203,8 +179,7 @@ def test_king_only_e_holds_while_the_reserve_top_is_a_king_and_it_may_fill_the_h
 FINNISH = rules("finnish", enforcement="call")
 # R0's 7C fits T0's 8H; X0's 4H could be loaded onto R1's 5H.
 FINNISH_POSITION = (
-    "R0: 9D 7C\nX0: 4H\nH0: 2C\nT0: 8H\nT1: KS\nT2: QH\nT3: JD\n"
-    "T4: KC/1\nT5: KD/1\nT6: KH/1\nT7: QC/1\nR1: 5H"
+    "R0=9D,7C X0=4H H0=2C T0=8H T1=KS T2=QH T3=JD T4=KC/1 T5=KD/1 T6=KH/1 T7=QC/1 R1=5H"
 )
 
 
@@ -221,8 +196,7 @@ def test_finnish_loading_and_discarding_break_priority_while_reserve_to_house_ex
 # T5's AD/1 could go to a foundation; T3 holds a card the mover can take away (to F0, onto
 # T4's 5H/1, or loaded onto R1's 8C), emptying it during his own turn.
 REFILL_BASE = (
-    "R0: 9D 5H\nH0: 3C\nF0: AH\nT0: KS\nT1: KH\nT2: KD\nT4: KS/1 5H/1\nT5: KH/1 AD/1\n"
-    "T6: KD/1\nT7: KC/1\nR1: 8C"
+    "R0=9D,5H H0=3C F0=AH T0=KS T1=KH T2=KD T4=KS/1,5H/1 T5=KH/1,AD/1 T6=KD/1 T7=KC/1 R1=8C"
 )
 EMPTYING = {"T3-F0": "2H", "T3-T4": "4S", "T3-R1": "9C"}
 
@@ -233,7 +207,7 @@ def test_refill_at_once_a_house_emptied_by_any_move_comes_before_foundations(
     move: str, priorities: str
 ) -> None:
     ruleset = rules(empty_house="refill_at_once", enforcement="call", priorities=priorities)
-    state = position(f"{REFILL_BASE}\nT3: {EMPTYING[move]}", ruleset)
+    state = position(f"{REFILL_BASE} T3={EMPTYING[move]}", ruleset)
     _, state = act(state, move)
     assert pile(state, "T3") == ""
     assert fault(state, "T5-F1") == E_RULE  # foundations (the finnish Aces too) wait
@@ -243,7 +217,7 @@ def test_refill_at_once_a_house_emptied_by_any_move_comes_before_foundations(
 
 
 def test_refill_at_once_in_the_danish_preset_under_enforce() -> None:
-    state = position(f"{REFILL_BASE}\nT3: 2H", rules("danish", enforcement="enforce"))
+    state = position(f"{REFILL_BASE} T3=2H", rules("danish", enforcement="enforce"))
     _, state = act(state, "T3-F0")
     assert legal_texts(state) == {"R0-T3"}
 
@@ -260,7 +234,7 @@ def test_refill_at_once_leaves_a_house_empty_since_the_turn_began_to_e() -> None
 
 def test_refill_at_once_forgets_the_emptied_houses_when_the_turn_ends() -> None:
     ruleset = rules(empty_house="refill_at_once", enforcement="lenient")
-    state = position(f"{REFILL_BASE}\nT3: 2H\nH1: 7D", ruleset)
+    state = position(f"{REFILL_BASE} T3=2H H1=7D", ruleset)
     _, state = acts(state, "T3-F0", "turn", "discard")  # seat 0 leaves T3 empty
     assert state.game is not None and state.game.to_move == 1
     assert fault(state, "T5-F1") is None  # seat 1 did not empty T3
@@ -271,21 +245,21 @@ def test_refill_at_once_forgets_the_emptied_houses_when_the_turn_ends() -> None:
 FRENCH = rules("french", enforcement="call")
 
 
-@pytest.mark.parametrize("left", ["X0: 7C", "H0: 7C"])
+@pytest.mark.parametrize("left", ["X0=7C", "H0=7C"])
 def test_french_reserve_hand_win_needs_reserve_hand_and_x_empty(left: str) -> None:
-    text = f"R0: 2H\nF0: AH\n{left}\nW0: 5C\nT0: KS\nT1: KH 8H\nT4: KD/1\nT5: KC/1\nR1: 3C"
+    text = f"R0=2H F0=AH {left} W0=5C T0=KS T1=KH,8H T4=KD/1 T5=KC/1 R1=3C"
     events, _ = act(position(text, FRENCH), "R0-F0")
     assert "GameWon" not in kinds(events)
 
 
 def test_french_reserve_hand_win_lets_the_waste_remain() -> None:
-    text = "R0: 2H\nF0: AH\nX0: 7C\nW0: 5C\nT0: KS\nT1: KH 8H\nT4: KD/1\nT5: KC/1\nR1: 3C"
+    text = "R0=2H F0=AH X0=7C W0=5C T0=KS T1=KH,8H T4=KD/1 T5=KC/1 R1=3C"
     events, _ = acts(position(text, FRENCH), "R0-F0", "X0-T1")
     assert of_kind(events, "GameWon")[0].winner == 0
 
 
 # X0's 5H fits T0's 6S (a hand card to a house) and could be loaded onto R1's 6H.
-FRENCH6_LOADING = "R0: 9D KC\nX0: 5H\nH0: 2C\nT0: 6S\nT1: QH\nT4: KD/1\nT5: 3D/1\nR1: 6H"
+FRENCH6_LOADING = "R0=9D,KC X0=5H H0=2C T0=6S T1=QH T4=KD/1 T5=3D/1 R1=6H"
 
 
 def test_french6_loading_sits_with_any_other_legal_move() -> None:
@@ -299,13 +273,13 @@ def test_french6_loading_sits_with_any_other_legal_move() -> None:
 
 
 def test_french6_loading_waits_for_reserve_to_house_like_any_other_move() -> None:
-    state = position(FRENCH6_LOADING.replace("T1: QH", "T1: 6D").replace("KC", "5C"), FRENCH)
+    state = position(FRENCH6_LOADING.replace("T1=QH", "T1=6D").replace("KC", "5C"), FRENCH)
     assert fault(state, "X0-R1") == RESERVE_TO_HOUSE
 
 
 # --- stalemate: a playable waste never makes a turn productive --------------------------------
 
-WASTE_TURN = f"R0: 9D\nH0: 2C 3C\nW0: 5D 2H\nF0: AH\nR1: 9H\nH1: 4S\n{QUIET}"
+WASTE_TURN = f"R0=9D H0=2C,3C W0=5D,2H F0=AH R1=9H H1=4S {QUIET}"
 
 
 def test_a_move_from_a_playable_waste_to_a_foundation_leaves_the_turn_null() -> None:
@@ -317,7 +291,7 @@ def test_a_move_from_a_playable_waste_to_a_foundation_leaves_the_turn_null() -> 
 
 
 def test_the_same_card_from_x_makes_the_turn_productive() -> None:
-    text = WASTE_TURN.replace("W0: 5D 2H", "W0: 5D\nX0: 2H")
+    text = WASTE_TURN.replace("W0=5D,2H", "W0=5D X0=2H")
     state = position(text, rules(enforcement="lenient", waste_playable="always"))
     _, state = acts(state, "X0-F0", "turn", "discard")
     assert state.game is not None and state.game.streaks == (0, 0)
@@ -326,7 +300,7 @@ def test_the_same_card_from_x_makes_the_turn_productive() -> None:
 # --- match end --------------------------------------------------------------------------------
 
 # Seat 1 plays its last card; seat 0 keeps 2 reserve and 3 loose cards: seat 1 scores 37.
-LAST_CARD = f"R1: 2H\nF0: AH\n{QUIET}\nR0: 3C 7S\nH0: 4D 8C\nW0: 9H"
+LAST_CARD = f"R1=2H F0=AH {QUIET} R0=3C,7S H0=4D,8C W0=9H"
 
 
 def test_both_totals_at_the_target_the_higher_wins() -> None:

@@ -39,4 +39,4 @@ def test_an_imported_unfinished_match_is_listed_as_finished_not_live() -> None:
     service.autopilot.start()
     listed = {t["match_id"]: t for t in service.lobby.tables(include_all=True)}
     assert listed["m-partial"]["status"] == "finished"
-    assert service.reads.replay("m-partial")["live"] is False
+    assert service.reads.replay("m-partial").live is False

@@ -75,7 +75,7 @@ def test_an_imported_match_that_did_not_reach_its_target_replays_with_every_card
     import_record(store, record, match_id="m-imported")
     service = GameService(store)
     service.autopilot.start()
-    replay = service.reads.replay("m-imported")
+    replay = service.reads.replay("m-imported").data()
     assert replay["live"] is False  # it will never go on: nothing is secret any more
     first_game = next(f for f in replay["frames"] if f["view"] and f["view"].get("piles"))
     hands = [first_game["view"]["piles"][h] for h in ("H0", "H1")]

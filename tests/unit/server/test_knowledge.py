@@ -21,7 +21,7 @@ def test_a_finished_game_replays_with_its_analysis_and_options() -> None:
     store = open_store("memory://")
     import_record(store, record, match_id="m-golden")
     service = GameService(store)
-    replay = service.reads.replay("m-golden")
+    replay = service.reads.replay("m-golden").data()
     (game,) = replay["analysis"]["games"]
     (fault,) = game["faults"]
     assert fault["missed"] is False and fault["called_by"] == 1
@@ -45,6 +45,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
     opened = service.lobby.open_table(name="Ann", bot="random")
     match_id = opened["match_id"]
+    service.lobby.connect(match_id, opened["seat"])  # Ann is at the table: the bot plays
     for number in range(40):
         state = service.repo.find(match_id).state
         if state.game is not None and state.game.to_move == 0:
@@ -52,13 +53,13 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
             service.play.execute(match_id, opened["seat_token"], f"c-{number}", action.to_json())
         else:
             service.autopilot.tick()
-    replay = service.reads.replay(match_id)
+    replay = service.reads.replay(match_id).data()
     assert replay["live"] is True and len(replay["frames"]) > 10
     assert replay["analysis"]["games"] == [] and replay["analysis"]["scores"] == []
     assert service.reads.options(match_id, 0)["options"] == []
     resign = domain.Resign(0).to_json()
     service.play.execute(match_id, opened["seat_token"], "c-resign", resign)
-    replay = service.reads.replay(match_id)
+    replay = service.reads.replay(match_id).data()
     (game,) = replay["analysis"]["games"]
     assert game["outcome"] == "resign" and game["winner"] == 1
     assert service.reads.options(match_id, 0)["options"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from eventstore import open_store
-from server.errors import ForbiddenError, NotPlayingError, SeatTakenError
+from server.errors import ForbiddenError, NoRematchOfferError, NotPlayingError, SeatTakenError
 from server.lobby import REMATCH_OFFER_MS
 from server.service import GameService
 from tests.unit.server.clock import Clock
@@ -38,7 +38,7 @@ def test_an_accepted_offer_opens_a_table_with_both_players_in_their_seats() -> N
         "expires_at_ms": clock.ms + REMATCH_OFFER_MS,
     }
     assert table["rematch"] is None
-    with pytest.raises(NotPlayingError, match="no rematch offer to accept"):
+    with pytest.raises(NoRematchOfferError, match="no rematch offer to accept"):
         service.lobby.rematch(match_id, bob, "accept")  # his own offer is not his to accept
 
     opened = service.lobby.rematch(match_id, ann, "accept")
@@ -76,7 +76,7 @@ def test_a_declined_offer_says_so_and_a_new_offer_clears_it() -> None:
     clock = Clock()
     service, match_id, ann, bob = _finished(clock)
     assert bob is not None
-    with pytest.raises(NotPlayingError, match="no rematch offer to decline"):
+    with pytest.raises(NoRematchOfferError, match="no rematch offer to decline"):
         service.lobby.rematch(match_id, bob, "decline")
     service.lobby.rematch(match_id, ann)
     clock.ms += 1000
@@ -85,7 +85,7 @@ def test_a_declined_offer_says_so_and_a_new_offer_clears_it() -> None:
     table = service.lobby.table(match_id)
     assert table["rematch_declined"] == {"seat": 1, "at_ms": clock.ms}
     assert table["rematch_offer"] is None and table["rematch"] is None
-    with pytest.raises(NotPlayingError):
+    with pytest.raises(NoRematchOfferError):
         service.lobby.rematch(match_id, ann, "accept")  # nothing left to accept
     service.lobby.rematch(match_id, bob)  # he changes his mind: his own offer
     table = service.lobby.table(match_id)
@@ -98,7 +98,7 @@ def test_an_unanswered_offer_lapses() -> None:
     assert bob is not None
     service.lobby.rematch(match_id, ann)
     clock.ms += REMATCH_OFFER_MS
-    with pytest.raises(NotPlayingError, match="lapsed"):
+    with pytest.raises(NoRematchOfferError, match="lapsed"):
         service.lobby.rematch(match_id, bob, "accept")
     # Bob's own offer now is an offer, not an acceptance of the lapsed one.
     assert service.lobby.rematch(match_id, bob)["status"] == "offered"

@@ -101,6 +101,7 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     else:
         raise AssertionError("no deal gave the human a fault to commit")
     entry = service.repo.find(match_id)
+    service.lobby.connect(match_id, seat)  # Ann is at the table: the bot plays only then
     entry.bots[1 - seat] = make_bot("steady", miss_call_rate=0.0, seed=3)  # never misses
     service.play.execute(match_id, opened["seat_token"], "fault-0001", faults[0].to_json())
     faulted_at = entry.last_event_ms
@@ -143,6 +144,7 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
     opened = service.lobby.open_table(name="Ann", preset="beginner", bot="steady")
     match_id = opened["match_id"]
     entry = service.repo.find(match_id)
+    service.lobby.connect(match_id, opened["seat"])  # Ann is at the table: the bot plays
     bot_seat = 1 - opened["seat"]
     played = 0
     for _ in range(400):  # Ann plays her turns with her first legal action; the bot its own

@@ -1,0 +1,249 @@
+"""Replays as the browser downloads them: built off the table's lock in short slices, kept in a
+bounded cache, and sent as events plus view changes instead of a whole view per event.
+
+Format (docs/protocol.md § replay): every frame has `version`, `game_index`, `at_ms` and
+`event`; a *keyframe* also has the whole trimmed spectator `view`, any other frame only `delta`,
+what changed in that view since the previous frame (changed keys; under `piles` only the piles
+that changed, `null` for a pile that is gone). Keyframes come at the first frame, at every new
+deal (`GameStarted`) and every KEYFRAME_EVERY frames, so a client may decode from the nearest one.
+For a 3,000-event match this is about a fifth of the old body (whole view per frame)."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import domain
+from domain import MatchState
+from server import patches
+from server.knowledge import analysis_json
+from server.matches import Applied, MatchEntry, MatchRepository
+from server.payloads import JsonObject
+from server.updates import replay_frame
+
+FORMAT = "crapette-replay/2"
+KEYFRAME_EVERY = 100
+# How long a replay build may keep the event loop before it lets other greenthreads run.
+SLICE_S = 0.003
+
+
+def pause_point(slice_s: float = SLICE_S) -> Callable[[], None]:
+    """A function to call between two units of work: every `slice_s` of work it yields the
+    processor (a greenthread switch under eventlet, the GIL under threads), so a long read
+    never blocks the loop longer than one slice. Measured against running the build in
+    eventlet's tpool (docs/benchmarks.md): the GIL then blocks the loop just the same."""
+    sleep = _cooperative_sleep()
+    last = [time.perf_counter()]
+
+    def pause() -> None:
+        now = time.perf_counter()
+        if now - last[0] >= slice_s:
+            sleep(0)
+            last[0] = time.perf_counter()
+
+    return pause
+
+
+def _cooperative_sleep() -> Callable[[float], None]:
+    eventlet = sys.modules.get("eventlet")  # never imported here: that alone would warn
+    if eventlet is not None and eventlet.patcher.is_monkey_patched("thread"):
+        return eventlet.sleep  # type: ignore[no-any-return]
+    return time.sleep
+
+
+def view_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What changed from `before` to `after` (two trimmed views, which have the same keys):
+    keys whose value changed, `piles` only with the piles that changed (`null`: gone)."""
+    delta: dict[str, Any] = {}
+    for key, value in after.items():
+        if key == "piles":
+            old = before.get("piles") or {}
+            piles = {name: cards for name, cards in value.items() if old.get(name) != cards}
+            piles.update({name: None for name in old if name not in value})
+            if piles:
+                delta["piles"] = piles
+        elif key not in before or before[key] != value:
+            delta[key] = value
+    return delta
+
+
+def apply_delta(view: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """The view after `delta` (what web/js/replay.js does when it decodes a replay)."""
+    result = {**view}
+    for key, value in delta.items():
+        if key == "piles":
+            piles = {**view.get("piles", {})}
+            for name, cards in value.items():
+                if cards is None:
+                    piles.pop(name, None)
+                else:
+                    piles[name] = cards
+            result["piles"] = piles
+        else:
+            result[key] = value
+    return result
+
+
+def decode_frames(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every frame with its whole `view` (keyframes as they are, deltas applied)."""
+    view: dict[str, Any] | None = None
+    decoded = []
+    for frame in frames:
+        frame = {**frame}
+        if "view" in frame:
+            view = frame["view"]
+        else:
+            assert view is not None, "a delta frame before any keyframe"
+            view = apply_delta(view, frame.pop("delta"))
+            frame["view"] = view
+        decoded.append(frame)
+    return decoded
+
+
+def frame_of(
+    applied: Applied, before: JsonObject | None, now: MatchState | None, show_all: bool
+) -> tuple[JsonObject, JsonObject | None]:
+    """One step's frame (a keyframe, or what changed since the view `before`) and its view."""
+    version, event = applied.version, applied.event
+    frame: JsonObject = {
+        **replay_frame(version, applied.at_ms, event, applied.state, now, show_all=show_all)
+    }
+    view = frame["view"]
+    keyframe = (
+        before is None
+        or view is None
+        or isinstance(event, domain.GameStarted)
+        or version % KEYFRAME_EVERY == 1
+    )
+    if not keyframe:
+        assert before is not None and view is not None
+        frame["delta"] = view_delta(before, frame.pop("view"))
+    return frame, view
+
+
+def frames(
+    states: Iterable[Applied], now: MatchState | None, show_all: bool
+) -> Iterator[JsonObject]:
+    """The frames of these (version, event, state) steps, judged against the match state `now`:
+    keyframes with the whole view, the others with what changed."""
+    before: JsonObject | None = None
+    for applied in states:
+        frame, before = frame_of(applied, before, now, show_all)
+        yield frame
+
+
+def paused(items: Iterable[Applied], pause: Callable[[], None]) -> Iterator[Applied]:
+    """The items, calling `pause()` after each (a long read in slices)."""
+    for item in items:
+        yield item
+        pause()
+
+
+@dataclass(frozen=True)
+class ReplayBody:
+    """One replay body as sent: JSON bytes and their strong ETag (unquoted: a digest of them)."""
+
+    match_id: str
+    version: int
+    live: bool
+    body: bytes
+    etag: str
+
+    def data(self) -> dict[str, Any]:
+        """The replay with every frame's view decoded (as the browser has it after loading)."""
+        data: dict[str, Any] = patches.loads(self.body)
+        data["frames"] = decode_frames(data["frames"])
+        return data
+
+
+def build(
+    entry: MatchEntry, upto: int, now: MatchState | None, live: bool, header: JsonObject
+) -> ReplayBody:
+    """The replay of the first `upto` events with the analysis of its finished games
+    (server/knowledge.py), in one pass over the match folded from the start, in slices of
+    SLICE_S. Each frame is encoded as soon as it is made and each state dropped once read: a
+    build that kept them all made the collector's full passes stop the loop for 0.3-0.8 s."""
+    pause = pause_point()
+    encoded: list[str] = []
+    before: list[JsonObject | None] = [None]
+
+    def framed(states: Iterable[Applied]) -> Iterator[Applied]:
+        for applied in states:
+            frame, before[0] = frame_of(applied, before[0], now, show_all=not live)
+            encoded.append(patches.dumps(frame))
+            yield applied
+            pause()
+
+    analysis = analysis_json(framed(MatchRepository.states_between(entry, 0, upto)))
+    document = {
+        **header,
+        "format": FORMAT,
+        "live": live,
+        "version": upto,
+        "keyframe_every": KEYFRAME_EVERY,
+        "analysis": analysis,
+    }
+    head = patches.dumps(document)
+    body = f'{head[:-1]},"frames":[{",".join(encoded)}]}}'.encode()
+    etag = hashlib.sha256(body).hexdigest()[:32]
+    return ReplayBody(entry.match_id, upto, live, body, etag)
+
+
+class ReplayCache:
+    """Built replays by (match, version, live), least recently used dropped first once the
+    bodies pass `max_bytes`. A finished match's replay is built once; a live one once per
+    version. Two requests for the same replay while it is being built wait for the one build."""
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[str, int, bool], ReplayBody] = OrderedDict()
+        self._size = 0
+        self._building: dict[tuple[str, int, bool], threading.Event] = {}
+        self._lock = threading.Lock()
+        self.builds = 0  # how many replays were built (tests, benchmarks)
+
+    def get_or_build(
+        self, key: tuple[str, int, bool], make: Callable[[], ReplayBody]
+    ) -> ReplayBody:
+        while True:
+            with self._lock:
+                found = self._items.get(key)
+                if found is not None:
+                    self._items.move_to_end(key)
+                    return found
+                waiting = self._building.get(key)
+                if waiting is None:
+                    done = self._building[key] = threading.Event()
+                    break
+            waiting.wait(30)
+        try:
+            replay = make()
+            with self._lock:
+                self.builds += 1
+                self._put(key, replay)
+            return replay
+        finally:
+            with self._lock:
+                del self._building[key]
+            done.set()
+
+    def _put(self, key: tuple[str, int, bool], replay: ReplayBody) -> None:
+        if len(replay.body) > self.max_bytes:
+            return
+        self._items[key] = replay
+        self._size += len(replay.body)
+        while self._size > self.max_bytes:
+            _, dropped = self._items.popitem(last=False)
+            self._size -= len(dropped.body)
+
+    def forget_live(self, match_id: str) -> None:
+        """Drop the live replays of a match (a newer version makes them useless)."""
+        with self._lock:
+            for key in [k for k in self._items if k[0] == match_id and k[2]]:
+                self._size -= len(self._items.pop(key).body)

@@ -1,0 +1,138 @@
+"""Every page in every language (issue 19): the lobby, the table and the replay, opened in
+French, Danish, Italian and Finnish, show no English word a player reads.
+
+"English" is every word of the English catalogue and of web/rules.md that the language's own
+catalogue and rules page never use, minus a short allow-list of words that stay the same (names
+of presets, bots and players; notation). The page's visible text, titles, labels and
+placeholders are scanned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server import languages
+from tests.browser.ui import WAIT_MS
+from tests.integration.harness import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+OTHERS = [lang for lang in languages.LANGUAGES if lang != "en"]
+WORD = re.compile(r"[^\W\d_]{4,}")
+# Words that stay the same in every language: the game's name, preset and bot names (they are
+# identifiers the rules page and the lobby name as they are), the players of these tests.
+ALLOW = {
+    "crapette",
+    "english",  # the language switch names each language in its own words
+    "classic",
+    "danish",
+    "italian",
+    "finnish",
+    "french",
+    "beginner",
+    "random",
+    "steady",
+    "sharp",
+    "http",
+    "json",
+    "text",
+}
+
+# What a page shows a person: its text, and the words of titles, labels and placeholders.
+VISIBLE_WORDS = """() => {
+  const parts = [document.title, document.body.innerText];
+  for (const el of document.querySelectorAll("[title], [aria-label], [placeholder], [alt]")) {
+    if (el.closest("[hidden]")) continue;
+    for (const a of ["title", "aria-label", "placeholder", "alt"]) {
+      if (el.getAttribute(a)) parts.push(el.getAttribute(a));
+    }
+  }
+  for (const option of document.querySelectorAll("option")) parts.push(option.textContent);
+  return parts.join("\\n");
+}"""
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower() for word in WORD.findall(text)}
+
+
+def _catalogue_text(lang: str) -> str:
+    data = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    forms = [v for m in data.values() for v in (m.values() if isinstance(m, dict) else [m])]
+    return "\n".join(forms)
+
+
+def _rules_text(lang: str) -> str:
+    name = "rules.md" if lang == "en" else f"rules.{lang}.md"
+    return (WEB / name).read_text(encoding="utf-8")
+
+
+def english_words(lang: str) -> set[str]:
+    """Words that are English and not also words of `lang` (as its own texts use them)."""
+    english = _words(_catalogue_text("en") + _rules_text("en"))
+    own = _words(_catalogue_text(lang) + _rules_text(lang))
+    return english - own - ALLOW
+
+
+def assert_no_english(
+    page: Any, lang: str, where: str, also_allowed: frozenset[str] = frozenset()
+) -> None:
+    shown = _words(page.evaluate(VISIBLE_WORDS))
+    leaks = sorted(shown & english_words(lang) - also_allowed)
+    assert not leaks, f"{where} in {lang} shows English: {leaks}"
+
+
+def test_the_leak_check_catches_english() -> None:
+    # The check itself: an English sentence of the lobby would be caught in every language.
+    for lang in OTHERS:
+        assert {"opponent", "table"} & english_words(lang), lang
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_lobby_in_each_language(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, lang: str
+) -> None:
+    page = new_page()
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.lang") == lang
+    page.click("#advanced summary")
+    assert_no_english(page, lang, "the lobby")
+    # A table open, as its guest sees it in the list (the seat names are the players').
+    server.open_table(name="Ann")
+    page.wait_for_selector("[data-testid=open-tables] li[data-match]", timeout=WAIT_MS)
+    assert_no_english(page, lang, "the lobby's table list", frozenset({"ann"}))
+    page.screenshot(path=str(artifact_dir / f"lobby-{lang}.png"), full_page=True)
+    # The choice is remembered: the next visit, without ?lang=, speaks it too.
+    page.goto(server.url + "/")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.lang") == lang
+
+
+def test_the_browser_language_is_the_default_and_the_switch_changes_it(
+    server: ServerProcess, browser: Any
+) -> None:
+    context = browser.new_context(locale="it-IT")
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+        assert page.evaluate("document.documentElement.lang") == "it"
+        assert page.inner_text("#create-title") == "Apri un tavolo"
+        page.click("[data-testid=languages] [data-lang=fi]")
+        page.wait_for_function("document.documentElement.lang === 'fi'", timeout=WAIT_MS)
+        page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+        assert page.inner_text("#create-title") == "Avaa pöytä"
+        # The rules page follows the choice (the switch's cookie).
+        page.click("[data-testid=rules-link]")
+        page.wait_for_selector("[data-testid=rules]")
+        assert page.evaluate("document.documentElement.lang") == "fi"
+        assert "Pakkosiirrot" in page.inner_text("[data-testid=rules]")
+    finally:
+        context.close()

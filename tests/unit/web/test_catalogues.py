@@ -1,0 +1,136 @@
+"""The browser client's message catalogues (`web/i18n/<lang>.json`, issue 19): every key of the
+English catalogue exists in every language and no other key does, each message keeps the same
+named placeholders, plural forms are Intl.PluralRules categories with an "other", and every word
+the server names by a code (options, values, presets, bots) has a message."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from domain import PRESETS
+from domain.bots import BOT_NAMES
+from server import languages
+from server.ruleset_help import OPTIONS
+
+WEB = Path(__file__).resolve().parents[3] / "web"
+PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+Message = str | dict[str, str]
+
+
+def catalogue(lang: str) -> dict[str, Message]:
+    data = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def placeholders(message: Message) -> set[str]:
+    forms = message.values() if isinstance(message, dict) else [message]
+    return {name for form in forms for name in PLACEHOLDER.findall(form)}
+
+
+def test_the_catalogues_are_the_server_s_languages() -> None:
+    files = sorted(path.stem for path in (WEB / "i18n").glob("*.json"))
+    assert files == sorted(languages.LANGUAGES)
+    js = (WEB / "js" / "i18n.js").read_text(encoding="utf-8")
+    listed = re.search(r"export const LANGUAGES = \[(.*?)\];", js)
+    assert listed and re.findall(r'"(\w+)"', listed[1]) == list(languages.LANGUAGES)
+
+
+@pytest.mark.parametrize("lang", [lang for lang in languages.LANGUAGES if lang != "en"])
+def test_every_key_in_every_language_with_the_same_placeholders(lang: str) -> None:
+    english, other = catalogue("en"), catalogue(lang)
+    assert sorted(set(english) - set(other)) == [], f"{lang} lacks these"
+    assert sorted(set(other) - set(english)) == [], f"{lang} has keys English lacks"
+    for key, message in english.items():
+        assert placeholders(other[key]) == placeholders(message), (lang, key)
+
+
+@pytest.mark.parametrize("lang", languages.LANGUAGES)
+def test_messages_are_text_or_plural_forms(lang: str) -> None:
+    for key, message in catalogue(lang).items():
+        if isinstance(message, dict):
+            assert set(message) <= PLURAL_FORMS and "other" in message, (lang, key)
+            assert all(isinstance(form, str) and form.strip() for form in message.values())
+            assert "count" in placeholders(message), (lang, key)
+        else:
+            assert isinstance(message, str) and message.strip(), (lang, key)
+            # A placeholder is a name in braces, nothing else: a stray brace is a typo.
+            assert PLACEHOLDER.sub("", message).count("{") == 0, (lang, key)
+
+
+def test_plural_where_english_has_plural() -> None:
+    english = catalogue("en")
+    for lang in languages.LANGUAGES:
+        for key, message in catalogue(lang).items():
+            assert isinstance(message, dict) == isinstance(english[key], dict), (lang, key)
+
+
+def test_every_option_value_preset_and_bot_the_server_names_has_words() -> None:
+    english = catalogue("en")
+    wanted = {"language.name", "language.switch"}
+    for option in OPTIONS:
+        wanted |= {f"option.{option.name}.label", f"option.{option.name}.help"}
+        # A value's key is its JSON text ("points:300", "10", "null"), as web/js/ruleset_words.js
+        # builds it.
+        wanted |= {f"option.{option.name}.value.{_key(value)}" for value, _label in option.values}
+    wanted |= {f"preset.{name}.description" for name in PRESETS}
+    wanted |= {f"bot.{name}.description" for name in BOT_NAMES}
+    assert sorted(wanted - set(english)) == []
+
+
+def _key(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def test_the_call_is_each_rule_text_s_own_word() -> None:
+    calls = {
+        "en": "Crapette!",
+        "fr": "Crapette !",
+        "it": "Sosta!",
+        "fi": "Seis!",
+        "da": "Crapette!",
+    }
+    for lang, call in calls.items():
+        assert catalogue(lang)["call.word"] == call, lang
+
+
+def _reasons_the_rules_give() -> set[str]:
+    """Every `reason` a RulesError of the domain can carry: its third argument where given, else
+    its rule made a word (as domain/errors.py does), read from the source; the priority rules
+    through their constants."""
+    import ast
+
+    import domain.priority
+
+    domain_dir = Path(domain.__file__).parent
+    reasons: set[str] = set()
+    for path in domain_dir.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RulesError"):
+                continue
+            args = [a.value if isinstance(a, ast.Constant) else None for a in node.args]
+            if len(args) >= 3 and isinstance(args[2], str):
+                reasons.add(args[2])
+            elif args and isinstance(args[0], str):
+                reasons.add(domain.RulesError(args[0], "").reason)
+    for rule in domain.priority.MESSAGES:
+        reasons.add(domain.RulesError(rule, "").reason)
+    return reasons
+
+
+def test_every_refusal_the_rules_give_has_words() -> None:
+    english = catalogue("en")
+    reasons = _reasons_the_rules_give()
+    assert {"house_down_one", "not_your_turn", "priority_foundation_first"} <= reasons
+    assert sorted(r for r in reasons if f"refusal.{r}" not in english) == []
+    # A fault or a right call names its priority rule: each has a short name too.
+    import domain.priority
+
+    for rule in domain.priority.MESSAGES:
+        assert f"rule.{domain.RulesError(rule, '').reason}" in english, rule
