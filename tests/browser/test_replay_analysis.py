@@ -161,7 +161,11 @@ def test_a_click_on_a_chart_jumps_there(
     middle = (game["start_version"] + game["end_version"]) / 2
     shown = _shown_version(page)
     assert abs(shown - middle) <= 3, (shown, middle)
-    assert page.evaluate("new URLSearchParams(location.search).get('v')") in (None, str(shown))
+    page.wait_for_function(  # the address bar follows (it is updated a moment later)
+        "v => new URLSearchParams(location.search).get('v') === String(v)",
+        arg=shown,
+        timeout=WAIT_MS,
+    )
     page.locator("[data-testid=chart-thinking]").click(position={"x": 2, "y": 20})
     assert _shown_version(page) <= game["start_version"] + 3
     page.keyboard.press("t")  # thinking time per turn

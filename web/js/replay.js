@@ -16,6 +16,7 @@ const $ = (id) => document.getElementById(id);
 const MARKED = new Set(["fault", "call", "voided"]);
 const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
 const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
+const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
 const ROW_PX = 20; // height of a move-list row (CSS), so scrolling needs no layout read
 // The keys of a spectator's view a frame keeps (server/updates.py REPLAY_VIEW_KEYS).
 const VIEW_KEYS = [
@@ -510,6 +511,12 @@ export class Replay {
     this.addFrames([frameOfUpdate(msg)]);
     if (atEnd && !this.playing) this.go(this.frames.length - 1);
     else $("pos").textContent = `${this.pos + 1} / ${this.frames.length}`;
+    if (GAME_ENDS.has(msg.event?.type)) {
+      // A game over: its cards, faults and analysis are public now. Load them (at this spot).
+      this.socket.disconnect();
+      location.replace(atEnd ? location.pathname : location.href);
+      return;
+    }
     if (msg.event?.type === "MatchWon") {
       this.socket.disconnect();
       location.reload();
