@@ -207,6 +207,11 @@ def play_until(url: str, match_id: str, token: str, events: int, rng: random.Ran
                 changed.wait_for(_version_moved(latest, seen), timeout=0.5)
                 view = latest["view"]
                 seen = latest["version"]
+            if view and view.get("over") and not view.get("match_over"):
+                # The next game is dealt once both seats are ready (the bot always is).
+                seat = {"match_id": match_id, "seat_token": token}
+                sio.call("next_game", seat, timeout=10)
+                continue
             if not view or view.get("over") or view.get("to_move") != 0:
                 continue
             action = _choose(view.get("legal", []), rng)

@@ -120,6 +120,7 @@ class BenchClient:
         self.view: dict[str, Any] | None = None
         self.version = 0
         self.sent_at: float | None = None
+        self.ready_for: int | None = None  # the game after which this seat sent next_game
         self.changed = asyncio.Event()
         self.sio.on("update", self._on_update)
         self.sio.on("snapshot", self._on_snapshot)
@@ -186,6 +187,7 @@ class BenchClient:
         while time.perf_counter() < stop_at:
             action = self.my_action()
             if action is None:
+                await self.next_game()
                 self.changed.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), timeout=0.5)
@@ -193,6 +195,17 @@ class BenchClient:
             await self.send(action)
             if self.think_s:
                 await asyncio.sleep(self.think_s)
+
+    async def next_game(self) -> None:
+        """After a game, this seat is ready for the next one (it is dealt when both are)."""
+        view = self.view
+        if not view or not view.get("over") or view.get("match_over"):
+            return
+        if self.ready_for == view.get("game_index"):
+            return
+        self.ready_for = view.get("game_index")
+        seat = {"match_id": self.match_id, "seat_token": self.token}
+        await self.sio.call("next_game", seat, timeout=30)
 
     async def echo(self, stop_at: float) -> None:
         while time.perf_counter() < stop_at:

@@ -128,7 +128,10 @@ def wait_my_move(page: Any) -> None:
 
 
 def settle_labels(page: Any) -> None:
-    """Labels follow the board a microtask after it changes: wait one frame."""
+    """Labels follow the board a microtask after it changes: wait one frame (at a table, once
+    the board shows the newest view: it shows actions one at a time)."""
+    if page.evaluate("Boolean(window.crapette)"):
+        page.wait_for_function("window.crapette.idle", timeout=WAIT_MS)
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done()))")
 
 

@@ -136,3 +136,77 @@ def test_the_browser_language_is_the_default_and_the_switch_changes_it(
         assert "Pakkosiirrot" in page.inner_text("[data-testid=rules]")
     finally:
         context.close()
+
+
+def _sit_at_a_bot_table(page: Any, server: ServerProcess, lang: str) -> str:
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    page.fill("#name", "Cleo")
+    page.select_option("#opponent", "random")
+    page.select_option("#bot-pace", "quick")
+    page.click("#create-btn")
+    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    return str(page.url.rsplit("/", 1)[1])
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_table_in_each_language(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, lang: str
+) -> None:
+    page = new_page()
+    _sit_at_a_bot_table(page, server, lang)
+    assert page.evaluate("document.documentElement.lang") == lang
+    # Some actions in the log (the bot's or ours), a refusal with its reason, the settings open.
+    page.wait_for_function(
+        "document.querySelectorAll('[data-testid=log] li').length >= 1", timeout=WAIT_MS
+    )
+    # If we start, one action of ours (the bot waits for it); else the bot's come by themselves.
+    page.evaluate(
+        """() => { const c = window.crapette, v = c.view;
+            const a = v.to_move === c.seat
+              && v.legal.find((x) => x.do === "move" || x.do === "turn");
+            if (a) c.act(a); }"""
+    )
+    page.wait_for_function(
+        "document.querySelectorAll('[data-testid=log] li').length >= 2", timeout=WAIT_MS
+    )
+    # A refusal, said from its reason and params (read at once: the next action clears it).
+    refusal = page.evaluate(
+        """() => { window.crapette.onRefused({code: "refused", rule: "building",
+            reason: "house_down_one", message: "5H on 8S: a house goes down one rank",
+            params: {do: "move", from: "R0", to: "T0", card: "5H", top: "8S"}});
+            return document.querySelector("[data-testid=message]").textContent; }"""
+    )
+    assert "5" in refusal and "8" in refusal
+    leaks = sorted(_words(refusal) & english_words(lang))
+    assert not leaks, f"a refusal in {lang} shows English: {leaks} ({refusal})"
+    page.click("[data-testid=prefs] summary")
+    assert_no_english(page, lang, "the table", frozenset({"cleo"}))
+    page.screenshot(path=str(artifact_dir / f"table-{lang}.png"))
+    # The end of a game: resign it (the match goes on, so the end panel shows next to the board).
+    page.click("#btn-resign")
+    page.click("#btn-resign-game")
+    page.wait_for_selector("[data-testid=game-end]:not([hidden])", timeout=WAIT_MS)
+    assert_no_english(page, lang, "the end of a game", frozenset({"cleo"}))
+    page.screenshot(path=str(artifact_dir / f"table-end-{lang}.png"))
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_replay_in_each_language(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, lang: str
+) -> None:
+    page = new_page()
+    match_id = _sit_at_a_bot_table(page, server, lang)
+    # A game that ends (resigned), so that the replay has a start, actions and an end.
+    page.wait_for_selector("#btn-resign:not([disabled])", timeout=WAIT_MS)
+    page.click("#btn-resign")
+    page.click("#btn-resign-game")
+    page.wait_for_selector("[data-testid=game-end]:not([hidden])", timeout=WAIT_MS)
+    page.goto(f"{server.url}/replay/{match_id}")
+    page.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+    assert page.evaluate("document.documentElement.lang") == lang
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    assert_no_english(page, lang, "the replay", frozenset({"cleo"}))
+    page.screenshot(path=str(artifact_dir / f"replay-{lang}.png"))

@@ -3,13 +3,13 @@
 // charts that jump when clicked, and a summary panel per game. Nothing here is known while a
 // game runs: the server sends the analysis of finished games only.
 //
-// Piles are named in words ("Ann's reserve", "house 3", "the ♠ foundation"), never by code.
+// Piles are named in words ("Ann's reserve", "house 3", "the ♠ foundation"), never by code, in
+// the page's language (words.js, i18n.js).
 
-import { cardShort } from "./cards.js";
+import { t } from "./i18n.js";
+import { cardText, pileWords } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const TRAY_WORDS = { R: "reserve", H: "hand", X: "turned card", W: "waste" };
 const SEAT_COLOURS = ["var(--pack0)", "var(--pack1)"];
 
 /** The knowledge views, in the order the `v` key walks through them. */
@@ -24,34 +24,30 @@ function el(tag, attrs = {}, text = "") {
   return node;
 }
 
-/** A pile in words, as a spectator would say it. `card` names a foundation by its suit. */
-export function pileWords(pile, players, card = null) {
-  const m = /^([RHXWTF])([0-7])$/.exec(pile ?? "");
-  if (!m) return "a pile";
-  const [, kind, digit] = m;
-  const n = Number(digit);
-  if (kind === "T") return `house ${n + 1}`;
-  if (kind === "F") {
-    const suit = /([SHDC])(\/[01])?$/.exec(card ?? "")?.[1];
-    return suit ? `the ${SUIT_GLYPH[suit]} foundation` : "a foundation";
-  }
-  return `${players[n] ?? `player ${n + 1}`}'s ${TRAY_WORDS[kind]}`;
+/** "A♠ from Ann's reserve to the ♠ foundation", as a spectator says it. */
+export function moveWords(move, players) {
+  const ctx = { viewer: null, players };
+  const opts = { card: move.card };
+  return t("analysis.move", {
+    card: move.card ? cardText(move.card) : t("card.hidden"),
+    src: pileWords(move.from, ctx, opts),
+    dst: pileWords(move.to, ctx, opts),
+  });
 }
 
-/** "A♠ from Ann's reserve to the ♠ foundation". */
-export function moveWords(move, players) {
-  const card = move.card ? `${cardShort(move.card)} ` : "";
-  return `${card}from ${pileWords(move.from, players, move.card)} to ${pileWords(move.to, players, move.card)}`;
+/** "missed: Bob could have called Crapette!" */
+export function missedWords(fault, players) {
+  const caller = players[1 - fault.seat] ?? t("player.n", { n: 2 - fault.seat });
+  return t("analysis.missed", { caller, call: t("call.word") });
 }
 
 /** One line about a fault: who missed it (or called it) and the move that had to come first. */
 export function faultWords(fault, players) {
-  const skipped = fault.skipped ? `: ${moveWords(fault.skipped, players)} came first` : "";
-  if (fault.missed) {
-    const caller = players[1 - fault.seat] ?? "the opponent";
-    return `missed: ${caller} could have called Crapette!${skipped}`;
-  }
-  return `called by ${players[fault.called_by] ?? "the opponent"}${skipped}`;
+  const judged = fault.missed
+    ? missedWords(fault, players)
+    : t("analysis.called", { caller: players[fault.called_by] ?? "?" });
+  if (!fault.skipped) return judged;
+  return `${judged}: ${t("analysis.came_first", { move: moveWords(fault.skipped, players) })}`;
 }
 
 /** A view as the chosen knowledge view shows it: `spectator` and the seats hide the cards that
@@ -81,7 +77,7 @@ class Chart {
       role: "img",
       "aria-label": title,
     });
-    this.svg.append(el("svg:title", {}, `${title} (click to go there)`));
+    this.svg.append(el("svg:title", {}, t("analysis.chart_click", { title })));
     this.svg.append(el("svg:text", { x: 2, y: this.h + 10, class: "chart-title" }, title));
     this.box = el("div", { class: "chart", "data-testid": testid });
     this.cursor = el("div", { class: "cursor" });
@@ -199,27 +195,30 @@ export class ReplayAnalysis {
   }
 
   cardsLeftChart(game) {
-    const chart = new Chart("cards left", game.start_version, game.end_version, this.jump, "chart-left");
+    const chart = new Chart(t("analysis.chart_left"), game.start_version, game.end_version, this.jump, "chart-left");
     const max = Math.max(1, ...game.cards_left.map(([, a, b]) => Math.max(a, b)));
     for (const seat of [0, 1]) chart.line(game.cards_left.map((p) => [p[0], p[1 + seat]]), max, seat);
     return chart.finish();
   }
 
   thinkingChart(game, perTurn) {
-    const title = perTurn ? "thinking time per turn" : "thinking time per action";
+    const title = t(perTurn ? "analysis.chart_turn" : "analysis.chart_action");
     const chart = new Chart(title, game.start_version, game.end_version, this.jump, "chart-thinking");
     const items = perTurn ? game.turns : game.thinking; // [version, seat, ms, …]
     const max = Math.max(1, ...items.map((i) => i[2]));
     const longest = items.reduce((a, b) => (b[2] > a[2] ? b : a), items[0] ?? [0, 0, 0]);
-    chart.svg.firstChild.textContent +=
-      `: the longest ${(longest[2] / 1000).toFixed(1)} s, by ${this.players[longest[1]] ?? "?"}`;
+    chart.svg.firstChild.textContent = t("analysis.longest", {
+      title,
+      s: (longest[2] / 1000).toFixed(1),
+      player: this.players[longest[1]] ?? "?",
+    });
     chart.bars(items, max, chart.w / Math.max(1, game.end_version - game.start_version));
     return chart.finish();
   }
 
   scoreChart(lastVersion) {
     if (this.scoreSvg) return this.scoreSvg;
-    const chart = new Chart("match score", 1, lastVersion, this.jump, "chart-score");
+    const chart = new Chart(t("analysis.chart_score"), 1, lastVersion, this.jump, "chart-score");
     const max = Math.max(1, ...this.scores.map(([, a, b]) => Math.max(a, b)));
     for (const seat of [0, 1]) {
       const points = [[1, 0]];
@@ -239,15 +238,16 @@ export class ReplayAnalysis {
   summary(game) {
     const table = el("table", { class: "summary", "data-testid": "summary" });
     const head = table.createTHead().insertRow();
-    head.append(el("th", {}, `game ${game.game_index + 1}`));
+    head.append(el("th", {}, t("analysis.summary_game", { n: game.game_index + 1 })));
     for (const name of this.players) head.append(el("th", {}, name));
+    const seconds = (ms) => t("analysis.seconds", { s: (ms / 1000).toFixed(1) });
     const rows = [
-      ["faults", (s) => s.faults],
-      ["right calls", (s) => s.right_calls],
-      ["wrong calls", (s) => s.wrong_calls],
-      ["missed calls", (s) => s.missed_calls],
-      ["longest turn", (s) => `${(s.longest_turn_ms / 1000).toFixed(1)} s`],
-      ["cards to foundations", (s) => s.to_foundations],
+      [t("analysis.faults"), (s) => s.faults],
+      [t("analysis.right_calls"), (s) => s.right_calls],
+      [t("analysis.wrong_calls"), (s) => s.wrong_calls],
+      [t("analysis.missed_calls"), (s) => s.missed_calls],
+      [t("analysis.longest_turn"), (s) => seconds(s.longest_turn_ms)],
+      [t("analysis.to_foundations"), (s) => s.to_foundations],
     ];
     const body = table.createTBody();
     for (const [label, value] of rows) {
@@ -260,7 +260,7 @@ export class ReplayAnalysis {
       const cell = longest.cells[seat];
       if (s.longest_turn_version) {
         cell.classList.add("link");
-        cell.title = "go to that turn";
+        cell.title = t("analysis.go_turn");
         cell.addEventListener("click", () => this.jump(s.longest_turn_version));
       }
     });
@@ -363,7 +363,7 @@ export class Arrow {
     this.line.setAttribute("x2", b[0].toFixed(1));
     this.line.setAttribute("y2", b[1].toFixed(1));
     this.line.classList.toggle("missed", !!fault.missed);
-    this.line.firstChild.textContent = `compulsory: ${moveWords(move, players)}`;
+    this.line.firstChild.textContent = t("analysis.compulsory", { move: moveWords(move, players) });
     this.svg.dataset.move = `${move.from}-${move.to}`;
     this.svg.style.display = "";
     this.shown = fault;
@@ -374,13 +374,15 @@ export class Arrow {
  * "turn a card", "call Crapette!" — each with the rule it would have broken. */
 export function optionWords(option, view, players) {
   const [text, rule] = option;
-  let words;
   const m = /^([A-Z][0-7])-([A-Z][0-7])/.exec(text);
+  let words;
   if (m) {
     const top = view?.piles?.[m[1]]?.at(-1) ?? null;
     words = moveWords({ from: m[1], to: m[2], card: top }, players);
   } else {
-    words = { turn: "turn a card", discard: "discard", pass: "pass", crapette: "call Crapette!", "accept-draw": "accept the stalemate" }[text] ?? text;
+    const key = { turn: "turn", discard: "discard", pass: "pass", crapette: "call", "accept-draw": "accept_draw" }[text];
+    words = key ? t(`analysis.${key}`, { call: t("call.word") }) : text;
   }
   return { words, rule, from: m?.[1] ?? null, to: m?.[2] ?? null };
 }
+

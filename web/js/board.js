@@ -4,9 +4,9 @@
 // their own houses T0/T4 nearest their reserve.
 
 import { installSuitSprite, makeCard } from "./cards.js";
+import { t } from "./i18n.js";
 
 const TRAY_PILES = ["R", "H", "X", "W"];
-const TRAY_LABELS = { R: "reserve", H: "hand", X: "turned", W: "waste", F: "" };
 // Width of a house column in card widths (CSS --house-span: narrower on a phone).
 const DEFAULT_HOUSE_SPAN = 4.2;
 const FAN_STEP = 0.3;
@@ -143,9 +143,14 @@ export class Board {
     el.dataset.pile = name;
     el.dataset.fan = String(fan);
     // Piles are named in words (never by their code): "house 3", "foundation", "reserve".
-    const label = kind === "house" ? `house ${Number(name.slice(1)) + 1}` : (TRAY_LABELS[name[0]] ?? kind);
+    const label =
+      kind === "house"
+        ? t("pile.house", { n: Number(name.slice(1)) + 1 })
+        : kind === "foundation"
+          ? ""
+          : t(`slot.${name[0]}`);
     el.innerHTML = `<span class="slot"><span class="slot-label">${label}</span></span>`;
-    el.setAttribute("aria-label", label || kind);
+    el.setAttribute("aria-label", label || t("pile.F"));
     this.piles.set(name, el);
     return el;
   }
@@ -223,7 +228,7 @@ export class Board {
       const badge = this.root.ownerDocument.createElement("span");
       badge.className = "count";
       badge.textContent = String(cards.length);
-      badge.title = `${cards.length} cards, ${faceDown} face down`;
+      badge.title = t("board.count", { count: cards.length, down: faceDown });
       el.append(badge);
     }
   }

@@ -4,17 +4,15 @@
 // click does. Nothing here draws: it follows the board's DOM (a MutationObserver on the piles'
 // cards and classes), so the board's drawing code stays as it is.
 
-import { SUIT_NAMES, parseCard } from "./cards.js";
+import { cardWords, parseCard } from "./cards.js";
 import { pileKind } from "./board.js";
-
-const RANK_WORD = { 1: "ace", 11: "jack", 12: "queen", 13: "king" };
-const KIND_WORD = { R: "reserve", H: "hand", X: "turned card", W: "waste" };
+import { t } from "./i18n.js";
+import { pileWords } from "./words.js";
 
 /** "7 of spades" (the pack does not matter to a player reading the table). */
 export function cardName(text) {
   const c = parseCard(text);
-  if (!c) return "face-down card";
-  return `${RANK_WORD[c.rank] ?? c.rank} of ${SUIT_NAMES[c.suit]}`;
+  return cardWords(c ? { ...c, owner: null } : null);
 }
 
 export class BoardAccess {
@@ -31,7 +29,7 @@ export class BoardAccess {
     this.queued = false;
     const root = board.root;
     if (root.tagName !== "MAIN") root.setAttribute("role", "region"); // <main> is a landmark
-    root.setAttribute("aria-label", "card table");
+    root.setAttribute("aria-label", t("access.table"));
     root.addEventListener("focusin", (e) => {
       this.focusedPile = e.target.closest?.("[data-pile]")?.dataset.pile ?? null;
     });
@@ -66,12 +64,8 @@ export class BoardAccess {
   /** Whose pile, in the looker's words: "your reserve", "Ann's waste", "house 3". */
   pileWords(name) {
     const { seat, names } = this.people();
-    const kind = pileKind(name);
-    if (kind === "house") return `house ${Number(name.slice(1)) + 1}`;
-    if (kind === "foundation") return `foundation ${Number(name.slice(1)) + 1}`;
-    const owner = Number(name[1]);
-    const whose = owner === seat ? "your" : `${names?.[owner] ?? `seat ${owner + 1}`}'s`;
-    return `${whose} ${KIND_WORD[name[0]]}`;
+    if (pileKind(name) === "foundation") return t("access.foundation", { n: Number(name.slice(1)) + 1 });
+    return pileWords(name, { viewer: seat, players: names ?? [] });
   }
 
   /** Roles and labels of everything on the board, redone after each change of its DOM. */
@@ -81,11 +75,14 @@ export class BoardAccess {
     for (const tray of root.querySelectorAll(":scope > .tray")) {
       const owner = Number(tray.dataset.seat);
       tray.setAttribute("role", "group");
-      const whose = owner === seat ? "your" : `${names?.[owner] ?? `seat ${owner + 1}`}'s`;
-      tray.setAttribute("aria-label", `${whose} cards`);
+      const label =
+        owner === seat
+          ? t("access.your_cards")
+          : t("access.players_cards", { player: names?.[owner] ?? t("player.n", { n: owner + 1 }) });
+      tray.setAttribute("aria-label", label);
     }
     root.querySelector(":scope > .field")?.setAttribute("role", "group");
-    root.querySelector(":scope > .field")?.setAttribute("aria-label", "houses and foundations");
+    root.querySelector(":scope > .field")?.setAttribute("aria-label", t("access.field"));
     let refocus = null;
     for (const [name, el] of this.board.piles) {
       const target = this.labelPile(name, el);
@@ -129,22 +126,22 @@ export class BoardAccess {
       holder.append(target);
     }
     const states = [];
-    if (el.classList.contains("selected")) states.push("picked up");
-    if (el.classList.contains("playable")) states.push("playable");
-    if (el.classList.contains("target")) states.push("you may move it here");
+    if (el.classList.contains("selected")) states.push(t("access.picked_up"));
+    if (el.classList.contains("playable")) states.push(t("access.playable"));
+    if (el.classList.contains("target")) states.push(t("access.target"));
     const count = Number(el.dataset.count ?? cards.length);
     let text;
     if (top) {
-      const what = top.classList.contains("back") ? "face-down card" : cardName(top.dataset.card);
+      const what = top.classList.contains("back") ? t("card.face_down") : cardName(top.dataset.card);
       text = [what, words, ...states].join(", ");
       if (kind === "house" && cards.length > 1) {
         const under = cards.slice(0, -1).map((c) => cardName(c.dataset.card ?? null));
-        text += `; on ${under.reverse().join(", ")}`;
+        text += t("access.on", { cards: under.reverse().join(", ") });
       } else if (kind !== "house" && kind !== "foundation" && count > 1) {
-        text += `; ${count} cards`;
+        text += t("access.count", { count });
       }
     } else {
-      text = [`${words}, empty`, ...states].join(", ");
+      text = [t("access.empty", { pile: words }), ...states].join(", ");
     }
     // A player's cards are buttons; a spectator's (and a replay's) are pictures, still in the
     // tab order so that every card can be read.

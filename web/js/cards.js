@@ -1,6 +1,8 @@
 // Cards drawn with CSS and inline SVG suit symbols, so they stay crisp at any size: every length in
 // the card is relative to the CSS variable --cw (the card width), set once on the board.
 
+import { t } from "./i18n.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 // Suit shapes in a 100x100 box, drawn for this project.
@@ -15,11 +17,14 @@ const SUIT_SHAPES = {
     'C42,86 46,72 46,50 Z"/>',
 };
 
-export const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+/** A suit's name in the page's language ("spades", "pique"). */
+export function suitName(suit) {
+  return t(`suit.${suit}`);
+}
 const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RANK_TEXT = { 1: "A", 10: "10", 11: "J", 12: "Q", 13: "K" };
+// A rank's letter in the page's language (A J Q K; French A V D R; Danish E Kn D K).
+const rankText = (rank) => (rank === 1 || rank > 10 ? t(`card.short.${rank}`) : String(rank));
 const RANK_OF = { A: 1, T: 10, J: 11, Q: 12, K: 13 };
-const RANK_WORD = { 1: "ace", 11: "jack", 12: "queen", 13: "king" };
 
 /** Put the suit symbols into the page once, as <symbol>s every card can <use>. */
 export function installSuitSprite(doc = document) {
@@ -50,17 +55,17 @@ export function isRed(suit) {
 /** A card in words, for screen readers and titles: "7 of hearts (pack 2)". */
 export function cardWords(card) {
   const c = typeof card === "string" ? parseCard(card) : card;
-  if (!c) return "face-down card";
-  const rank = RANK_WORD[c.rank] ?? String(c.rank);
-  const pack = c.owner === null ? "" : ` (pack ${c.owner + 1})`;
-  return `${rank} of ${SUIT_NAMES[c.suit]}${pack}`;
+  if (!c) return t("card.face_down");
+  const rank = c.rank === 1 || c.rank > 10 ? t(`card.rank.${c.rank}`) : String(c.rank);
+  const words = t("card.words", { rank, suit: suitName(c.suit) });
+  return c.owner === null ? words : t("card.pack", { card: words, pack: c.owner + 1 });
 }
 
 /** Short text of a card for logs and move lists: "7♥". */
 export function cardShort(card) {
   const c = typeof card === "string" ? parseCard(card) : card;
   if (!c) return "?";
-  return `${RANK_TEXT[c.rank] ?? c.rank}${SUIT_GLYPH[c.suit]}`;
+  return `${rankText(c.rank)}${SUIT_GLYPH[c.suit]}`;
 }
 
 function suitUse(suit, cls) {
@@ -77,7 +82,7 @@ export function makeCard(text, backOwner = 0, doc = document) {
   if (!c) {
     el.className = `card back p${backOwner}`;
     el.setAttribute("role", "img"); // a picture with a name, not the text of its corners
-    el.setAttribute("aria-label", "face-down card");
+    el.setAttribute("aria-label", t("card.face_down"));
     return el;
   }
   const owner = c.owner ?? 0;
@@ -85,7 +90,7 @@ export function makeCard(text, backOwner = 0, doc = document) {
   el.dataset.card = text;
   el.setAttribute("role", "img");
   el.setAttribute("aria-label", cardWords(c));
-  const rank = RANK_TEXT[c.rank] ?? String(c.rank);
+  const rank = rankText(c.rank);
   // The small corner suits are text (cheap to lay out); the big centre one is the SVG shape.
   const index = `<span class="rank">${rank}</span><span class="pip">${SUIT_GLYPH[c.suit]}</span>`;
   const centre =

@@ -3,6 +3,7 @@
 // unknown is still shown by its type, so a new event kind never breaks the page.
 
 import { cardShort } from "./cards.js";
+import { t } from "./i18n.js";
 import { eventWords } from "./words.js";
 
 function card(text) {
@@ -17,37 +18,37 @@ export function eventNotation(ev) {
     case "CompulsoryMovePlayed":
       return `${ev.src}-${ev.dst}${card(ev.card)}`;
     case "HandCardTurned":
-      return `turn${card(ev.card)}`;
+      return `${t("notation.turn")}${card(ev.card)}`;
     case "WasteTurnedOver":
-      return "waste → hand";
+      return t("notation.waste_over");
     case "CardDiscarded":
-      return `discard${card(ev.card)}`;
+      return `${t("notation.discard")}${card(ev.card)}`;
     case "Passed":
-      return "pass";
+      return t("notation.pass");
     case "TurnEnded":
-      return "— turn ends";
+      return t("notation.turn_ends");
     case "CrapetteCalled":
-      return `Crapette! ${ev.verdict ?? ""}`.trim();
+      return `${t("call.word")} ${ev.verdict ? t(`notation.${ev.verdict}`) : ""}`.trim();
     case "ActionVoided":
-      return "voided";
+      return t("notation.voided");
     case "DrawOffered":
-      return "offers stalemate";
+      return t("notation.offers_draw");
     case "DrawAccepted":
-      return "accepts stalemate";
+      return t("notation.accepts_draw");
     case "TimeExpired":
-      return "time out";
+      return t("notation.time_out");
     case "GameStarted":
-      return `game ${(ev.game_index ?? 0) + 1} dealt`;
+      return t("notation.game_dealt", { n: (ev.game_index ?? 0) + 1 });
     case "MatchStarted":
-      return "match started";
+      return t("notation.match_started");
     case "GameWon":
-      return "game won";
+      return t("notation.game_won");
     case "GameStalemated":
-      return "stalemate";
+      return t("notation.stalemate");
     case "GameResigned":
-      return "resigned";
+      return t("notation.resigned");
     case "MatchWon":
-      return "match won";
+      return t("notation.match_won");
     default:
       return ev.type;
   }
@@ -57,7 +58,7 @@ export function eventNotation(ev) {
  * their reserve to the ♠ foundation", "Bob calls Crapette! — right (...)". Seen by nobody's
  * seat; the table's own log speaks from the viewer's side (words.js). */
 export function describeEvent(ev, players, viewer = null) {
-  if (!ev || !ev.type) return "(hidden)";
+  if (!ev || !ev.type) return t("notation.hidden");
   return eventWords(ev, { viewer, players: players ?? [], piles: {} }) ?? ev.type;
 }
 

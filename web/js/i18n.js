@@ -30,8 +30,9 @@ function remember(lang) {
   document.cookie = `${COOKIE}=${lang}; path=/; max-age=31536000; samesite=lax`;
 }
 
-/** The page's language: `?lang=` (then remembered), else the choice remembered in this browser,
- * else the first of the browser's languages we speak, else English. */
+/** The page's language: `?lang=` (then remembered), else the choice remembered in this browser
+ * (localStorage, else the cookie the rules page sets), else the first of the browser's languages
+ * we speak, else English. */
 export function chosenLanguage() {
   const asked = supported(new URLSearchParams(location.search).get("lang"));
   if (asked) {
@@ -45,6 +46,9 @@ export function chosenLanguage() {
     stored = null;
   }
   if (stored) return stored;
+  // A choice made on a page the server rendered (the rules page's links set only the cookie).
+  const cookie = supported(/(?:^|;\s*)crapette_lang=([^;]*)/.exec(document.cookie)?.[1]);
+  if (cookie) return cookie;
   for (const lang of navigator.languages ?? [navigator.language]) {
     const ours = supported(lang);
     if (ours) return ours;

@@ -12,8 +12,9 @@ let options = []; // every ruleset option in words (GET /api/presets: "options")
 let bots = [];
 let serverInfo = null;
 // The form's select of each option (match and time per move sit in the main form, the others
-// under "Advanced"); each select's options are the option's `values`, in order.
+// under "Advanced"), and the JSON value behind each of its entries, in order.
 const selects = new Map();
+const selectValues = new Map();
 
 function say(text, kind = "refused") {
   const m = $("create-msg");
@@ -75,9 +76,9 @@ function prefill(ruleset) {
       values.push({ value: ruleset[option.name], label: valueLabel(option, ruleset[option.name]) });
     }
     select.innerHTML = "";
-    values.forEach((v, i) => select.append(new Option(v.label, String(v.value ?? "none"))));
-    select.values = values.map((v) => v.value);
-    select.selectedIndex = select.values.indexOf(ruleset[option.name]);
+    for (const v of values) select.append(new Option(v.label, String(v.value ?? "none")));
+    selectValues.set(option.name, values.map((v) => v.value));
+    select.selectedIndex = selectValues.get(option.name).indexOf(ruleset[option.name]);
   }
 }
 
@@ -90,7 +91,7 @@ function changes() {
   const ruleset = chosenPreset()?.ruleset ?? {};
   const out = {};
   for (const [name, select] of selects) {
-    const value = select.values?.[select.selectedIndex];
+    const value = selectValues.get(name)?.[select.selectedIndex];
     if (value !== undefined && value !== ruleset[name]) out[name] = value;
   }
   return out;

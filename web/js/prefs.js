@@ -1,6 +1,8 @@
 // A player's settings, kept in this browser: card motion (off by itself when the system asks for
 // reduced motion) and a sound when it becomes your turn. `mountPrefs` adds the "Settings" menu.
 
+import { t } from "./i18n.js";
+
 const KEY = "crapette:prefs";
 const DEFAULTS = { motion: true, sound: false };
 const listeners = new Set();
@@ -62,22 +64,22 @@ export function mountPrefs(container, { sound = true } = {}) {
   details.className = "prefs";
   details.dataset.testid = "prefs";
   const summary = document.createElement("summary");
-  summary.textContent = "Settings";
+  summary.textContent = t("prefs.settings");
   const body = document.createElement("div");
   body.className = "prefs-body";
   const current = prefs();
   body.append(
-    checkbox("pref-motion", "Move cards smoothly", current.motion, (on) => setPref("motion", on)),
+    checkbox("pref-motion", t("prefs.motion"), current.motion, (on) => setPref("motion", on)),
   );
   if (systemReducesMotion()) {
     const note = document.createElement("span");
     note.className = "hint";
-    note.textContent = "Your system asks for reduced motion: cards do not move whatever this says.";
+    note.textContent = t("prefs.reduced");
     body.append(note);
   }
   if (sound) {
     body.append(
-      checkbox("pref-sound", "A sound when it is your turn", current.sound, (on) => {
+      checkbox("pref-sound", t("prefs.sound"), current.sound, (on) => {
         setPref("sound", on);
         if (on) unlockSound(); // a click is what lets a page play sound
       }),

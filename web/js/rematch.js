@@ -2,6 +2,7 @@
 // offers, the other accepts or declines; both then sit at the new table in the seats they had,
 // with the seat tokens they had. A spectator only hears of it and may follow, as a spectator.
 
+import { has, t } from "./i18n.js";
 import { loadSeat, postJSON, saveSeat } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
@@ -29,7 +30,7 @@ export class RematchPanel {
       });
       if (res.status === "opened") this.follow(res.match_id);
     } catch (err) {
-      page.say(err.message, "refused");
+      page.say(has(`refusal.code.${err.code}`) ? t(`refusal.code.${err.code}`) : err.message, "refused");
     }
   }
 
@@ -69,45 +70,45 @@ export class RematchPanel {
       if (seat !== null && !loadSeat(newId)) this.keepSeat(newId); // back later: seated too
       this.link(
         text,
-        seat === null ? "The players started a rematch: " : "Your rematch has started: ",
+        seat === null ? t("rematch.started_watch") : t("rematch.started"),
         newId,
-        seat === null ? "watch it" : "go to the new table",
+        seat === null ? t("rematch.watch_it") : t("rematch.go"),
       );
       return;
     }
     const players = page.view?.players ?? page.players();
     const other = seat === null ? null : 1 - seat;
-    const otherName = other === null ? "" : (players[other] ?? "your opponent");
+    const otherName = other === null ? "" : (players[other] ?? t("why.your_opponent"));
     const offer = table.rematch_offer;
     const lapsed = offer && this.serverNow() >= offer.expires_at_ms;
     const declined = table.rematch_declined;
     const againstBot = other !== null && table.seats?.[other]?.bot;
-    $("rematch-btn").textContent = againstBot ? "Rematch" : "Offer a rematch";
+    $("rematch-btn").textContent = againstBot ? t("rematch.rematch") : t("rematch.offer");
     if (seat === null) {
       // A spectator hears of an offer; there is no seat for him in a rematch.
-      const who = offer ? (players[offer.seat] ?? "A player") : null;
-      text.textContent = offer && !lapsed ? `${who} offers a rematch.` : "";
+      const who = offer ? (players[offer.seat] ?? t("rematch.a_player")) : null;
+      text.textContent = offer && !lapsed ? t("rematch.offers", { who }) : "";
       return show(false, false);
     }
     if (offer && !lapsed && offer.seat === seat) {
       const away = table.presence?.[other]?.connected === false;
       text.textContent = away
-        ? `You offered a rematch, but ${otherName} has left the table: no answer will come.`
-        : `You offered a rematch; waiting for ${otherName} to answer.`;
+        ? t("rematch.offered_left", { who: otherName })
+        : t("rematch.offered_waiting", { who: otherName });
       return show(false, false);
     }
     if (offer && !lapsed) {
-      text.textContent = `${otherName} offers a rematch, in the same seats.`;
+      text.textContent = t("rematch.offers_same_seats", { who: otherName });
       return show(false, true);
     }
     if (offer && lapsed) {
       text.textContent =
         offer.seat === seat
-          ? `${otherName} did not answer your rematch offer.`
-          : `${otherName}'s rematch offer lapsed unanswered.`;
+          ? t("rematch.no_answer", { who: otherName })
+          : t("rematch.lapsed", { who: otherName });
     } else if (declined) {
       text.textContent =
-        declined.seat === seat ? "You declined the rematch." : `${otherName} declined the rematch.`;
+        declined.seat === seat ? t("rematch.you_declined") : t("rematch.declined", { who: otherName });
     } else {
       text.textContent = "";
     }

@@ -4,13 +4,23 @@
 // Socket.IO as a spectator: each new event comes once, as it happens. Keys as on lichess; the URL
 // always links to the position shown (?game=N&v=K, K the stream version).
 
-import { Arrow, ReplayAnalysis, VIEWS, faultWords, knowledgeView, optionWords } from "./analysis.js";
+import {
+  Arrow,
+  ReplayAnalysis,
+  VIEWS,
+  faultWords,
+  knowledgeView,
+  missedWords,
+  optionWords,
+} from "./analysis.js";
 import { Board } from "./board.js";
 import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
+import { mountLanguageSwitch, t } from "./i18n.js";
 import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
+import { ruleWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const MARKED = new Set(["fault", "call", "voided"]);
@@ -63,6 +73,8 @@ function frameOfUpdate(msg) {
 
 export class Replay {
   constructor(matchId) {
+    mountLanguageSwitch();
+    $("legend-call").textContent = t("replay.legend_call", { call: t("call.word") });
     this.matchId = matchId;
     this.frames = [];
     this.pos = -1;
@@ -80,7 +92,7 @@ export class Replay {
   async load() {
     const data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
     this.data = data;
-    this.players = data.players ?? ["seat 1", "seat 2"];
+    this.players = data.players ?? [t("conn.seat", { n: 1 }), t("conn.seat", { n: 2 })];
     this.analysis = new ReplayAnalysis(data.analysis, this.players, (v) =>
       this.go(this.indexOfVersion(v)),
     );
@@ -90,7 +102,7 @@ export class Replay {
     this.setFrames(decodeFrames(data.frames ?? []));
     const id = encodeURIComponent(this.matchId);
     $("title").textContent =
-      `${this.players.join(" v ")} — ${data.live ? "live match (public cards only)" : "finished match"}`;
+      t(data.live ? "replay.title_live" : "replay.title", { a: this.players[0], b: this.players[1] });
     $("dl-json").href = `/api/matches/${id}/record`;
     $("dl-json").setAttribute("download", `${this.matchId}.json`);
     $("dl-text").href = `/api/matches/${id}/record.txt`;
@@ -133,7 +145,7 @@ export class Replay {
         this.games.set(g, k);
         const o = document.createElement("option");
         o.value = String(g);
-        o.textContent = `game ${g + 1}`;
+        o.textContent = t("replay.game", { n: g + 1 });
         $("game").append(o);
       }
       rows.push(this.moveRow(f, k, mark, turnStart));
@@ -160,7 +172,7 @@ export class Replay {
     if (missed) {
       const note = document.createElement("span");
       note.className = "missed-note";
-      note.textContent = `missed: ${this.players[1 - missed.seat]} could have called Crapette! `;
+      note.textContent = `${missedWords(missed, this.players)} `;
       row.classList.add("mark-missed");
       row.append(note);
       row.title = `${faultWords(missed, this.players)} (${eventNotation(f.event)})`;
@@ -241,8 +253,8 @@ export class Replay {
     if (view) {
       this.seats.draw({ ...view, clock: null }, this.players, null, null);
       $("commitment").textContent = view.seed
-        ? `seed ${view.seed}`
-        : `commitment ${view.commitment ?? ""}`;
+        ? t("table.seed", { seed: view.seed })
+        : t("table.commitment", { commitment: view.commitment ?? "" });
     }
     if (g !== null && g !== undefined) $("game").value = String(g);
     this.scheduleUrl(frame, g);
@@ -271,7 +283,7 @@ export class Replay {
     const text = fault ? `${said} · ${faultWords(fault, this.players)}` : said;
     if (!view || view.game_index === null || view.game_index === undefined) return text;
     const g = view.game_index + 1;
-    return `${text} · game ${g}, turn ${view.turn_number} · match ${(view.totals ?? []).join("–")}`;
+    return t("replay.caption", { text, n: g, turn: view.turn_number, totals: (view.totals ?? []).join("–") });
   }
 
   /** Keep the address bar on the position shown, without flooding the history API. */
@@ -299,8 +311,8 @@ export class Replay {
     for (const button of $("views").querySelectorAll("button")) {
       const mode = button.dataset.view;
       if (names[mode] !== undefined) {
-        button.textContent = `as ${names[mode]} saw it`;
-        button.title = `as ${names[mode]} saw it, with what they could do (V)`;
+        button.textContent = t("analysis.view_seat", { player: names[mode] });
+        button.title = t("analysis.view_seat_title", { player: names[mode] });
       }
       button.addEventListener("click", () => this.setView(mode));
     }
@@ -352,11 +364,13 @@ export class Replay {
       .map((o) => optionWords(o, view, this.players))
       .filter((o) => !seen.has(o.words) && seen.add(o.words));
     this.board.mark("could", said.filter((o) => o.from && !o.rule).flatMap((o) => [o.from, o.to]));
-    box.replaceChildren(`${this.players[seat]} could: `);
+    box.replaceChildren(`${t("analysis.could", { player: this.players[seat] })} `);
     said.forEach((o, i) => {
       const item = document.createElement("span");
       item.className = o.rule ? "option fault" : "option";
-      item.textContent = o.rule ? `${o.words} (a fault: ${o.rule})` : o.words;
+      item.textContent = o.rule
+        ? t("analysis.option_fault", { option: o.words, rule: ruleWords(o.rule, { viewer: null, players: this.players }) })
+        : o.words;
       box.append(i ? " · " : "", item);
     });
     box.hidden = false;
@@ -403,15 +417,15 @@ export class Replay {
     if (this.playing) {
       clearTimeout(this.playing);
       this.playing = null;
-      $("b-play").textContent = "▶ play";
+      $("b-play").textContent = t("replay.play");
       return;
     }
     if (this.pos >= this.frames.length - 1) this.go(0);
-    $("b-play").textContent = "❚❚ pause";
+    $("b-play").textContent = t("replay.pause");
     const tick = () => {
       if (this.pos >= this.frames.length - 1) {
         this.playing = null;
-        $("b-play").textContent = "▶ play";
+        $("b-play").textContent = t("replay.play");
         return;
       }
       this.step(1);
@@ -531,5 +545,5 @@ replay
   .load()
   .then(() => (window.replayReady = true))
   .catch((err) => {
-    $("caption").textContent = `Could not load this match: ${err.message}`;
+    $("caption").textContent = t("replay.load_failed", { reason: err.message });
   });

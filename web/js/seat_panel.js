@@ -1,6 +1,8 @@
 // The text beside each player's tray: name and pack colour, whose turn, the move clock, the counts
 // of the face-down piles, and whether the player is connected.
 
+import { t } from "./i18n.js";
+
 function countDown(cards) {
   return (cards ?? []).filter((c) => c === null).length;
 }
@@ -36,20 +38,23 @@ export class SeatPanel {
       const bot = table?.seats?.[seat]?.bot;
       const presence = table?.presence?.[seat] ?? table?.seats?.[seat];
       const away = presence && presence.connected === false && !bot && view && !view.over;
-      const you = seat === mySeat ? " (you)" : "";
+      const you = seat === mySeat ? t("seat.you") : "";
       const toMove = view && !view.over && view.to_move === seat;
       const p = view?.piles ?? {};
       const counts = view
-        ? `reserve ${p[`R${seat}`]?.length ?? 0} ` +
-          `(${view.face_down?.[`R${seat}`] ?? countDown(p[`R${seat}`])} down) · ` +
-          `hand ${p[`H${seat}`]?.length ?? 0} · waste ${p[`W${seat}`]?.length ?? 0}`
+        ? t("seat.counts", {
+            reserve: p[`R${seat}`]?.length ?? 0,
+            down: view.face_down?.[`R${seat}`] ?? countDown(p[`R${seat}`]),
+            hand: p[`H${seat}`]?.length ?? 0,
+            waste: p[`W${seat}`]?.length ?? 0,
+          })
         : "";
-      const games = view?.totals ? `${view.totals[seat]} pts` : "";
+      const games = view?.totals ? t("seat.points", { n: view.totals[seat] }) : "";
       const parts = this.parts(el, seat);
-      setText(parts.name, `${name}${bot && !name.includes("bot") ? " (bot)" : ""}${you}`);
+      setText(parts.name, `${name}${bot && !name.includes("bot") ? t("seat.bot") : ""}${you}`);
       parts.toMove.hidden = !toMove;
       setText(parts.counts, [games, counts].filter(Boolean).join(" · "));
-      setText(parts.presence, away ? "away — reconnecting?" : "");
+      setText(parts.presence, away ? t("seat.away") : "");
     }
     this.tick(view);
   }
@@ -66,11 +71,11 @@ export class SeatPanel {
       return e;
     };
     const who = make("div", "who");
-    who.innerHTML = `<span class="swatch p${seat}" title="pack ${seat + 1}"></span>`;
+    who.innerHTML = `<span class="swatch p${seat}" title="${t("seat.pack", { n: seat + 1 })}"></span>`;
     const name = make("span", "name");
     name.dataset.testid = `name-${seat}`;
     const toMove = make("span", "to-move");
-    toMove.textContent = "to move";
+    toMove.textContent = t("seat.to_move");
     who.append(name, toMove);
     const counts = make("div", "counts");
     const clock = make("div", "clock");
@@ -96,10 +101,10 @@ export class SeatPanel {
         // The limit is per move (docs/protocol.md): it restarts with every action.
         const since = serverNow - (clock.move_started_at_ms ?? clock.turn_started_at_ms);
         const left = clock.limit_s * 1000 - since;
-        setText(el, `time left ${mmss(left)}`);
+        setText(el, t("seat.time_left", { time: mmss(left) }));
         el.classList.toggle("low", left < 5000);
       } else {
-        setText(el, `turn time ${mmss(used)}`);
+        setText(el, t("seat.turn_time", { time: mmss(used) }));
         el.classList.remove("low");
       }
     }

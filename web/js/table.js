@@ -27,7 +27,15 @@ import { RematchPanel } from "./rematch.js";
 import { SeatPanel } from "./seat_panel.js";
 import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
 import { TurnNotice } from "./turn_notice.js";
-import { capital, eventWords, inWords, playerWords, refusalWords } from "./words.js";
+import { mountLanguageSwitch, t } from "./i18n.js";
+import {
+  capital,
+  eventWords,
+  playerWords,
+  reasonWords,
+  refusalWords,
+  resultWords,
+} from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -52,6 +60,7 @@ const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
 
 class TablePage {
   constructor(matchId) {
+    mountLanguageSwitch(); // the page's words first: the title and panels below read them
     this.matchId = matchId;
     const saved = loadSeat(matchId);
     this.seat = saved?.seat ?? null;
@@ -102,7 +111,7 @@ class TablePage {
     try {
       this.onTable(await getJSON(`/api/tables/${encodeURIComponent(this.matchId)}`));
     } catch (err) {
-      this.say(`This table does not exist (${err.message}).`, "refused", "stay");
+      this.say(t("table.no_such_table", { reason: err.message }), "refused", "stay");
       return;
     }
     this.socket = openSocket();
@@ -112,7 +121,7 @@ class TablePage {
     this.socket.on("update", (msg) => this.onUpdate(msg));
     this.socket.on("table", (msg) => this.onTable(msg));
     this.socket.on("refused", (msg) => this.onRefused(msg));
-    this.socket.on("error", (msg) => this.say(inWords(msg?.message ?? "error", this.ctx()), "refused"));
+    this.socket.on("error", (msg) => this.say(capital(reasonWords(msg, this.ctx())), "refused"));
     setInterval(() => {
       this.seats.tick(this.view);
       this.showClaim();
@@ -125,7 +134,7 @@ class TablePage {
   async onConnect(again = false) {
     this.everConnected = true;
     const conn = $("conn");
-    conn.textContent = "joining…";
+    conn.textContent = t("conn.joining");
     let ack;
     try {
       ack = await emitAck(this.socket, "join_table", {
@@ -134,7 +143,7 @@ class TablePage {
         last_version: this.version,
       });
     } catch {
-      conn.textContent = "no answer";
+      conn.textContent = t("conn.no_answer");
       conn.classList.add("down");
       return;
     }
@@ -146,23 +155,23 @@ class TablePage {
         this.board.setBottom(0);
         return this.onConnect(false);
       }
-      this.say(ack?.message ?? "could not join", "refused", "stay");
+      this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.could_not_join"), "refused", "stay");
       return;
     }
     this.seat = ack.seat ?? null;
     this.board.setBottom(this.seat ?? 0);
     conn.classList.remove("down");
-    conn.textContent = this.seat === null ? "watching" : `seat ${this.seat + 1}`;
-    if (again) this.say("Reconnected — the board is up to date.", "info", 4000);
+    conn.textContent = this.seat === null ? t("conn.watching") : t("conn.seat", { n: this.seat + 1 });
+    if (again) this.say(t("table.reconnected"), "info", 4000);
     else this.clearMessage("lost");
     this.refreshPanels();
   }
 
   onDisconnect() {
     const conn = $("conn");
-    conn.textContent = "reconnecting…";
+    conn.textContent = t("conn.reconnecting");
     conn.classList.add("down");
-    this.say("Connection lost — reconnecting by itself…", "lost", "stay");
+    this.say(t("table.connection_lost"), "lost", "stay");
   }
 
   onSnapshot(msg) {
@@ -221,6 +230,7 @@ class TablePage {
       }
     } finally {
       this.animating = false;
+      this.input.redrawMarks(); // the board shows the newest view: its playable cards
     }
   }
 
@@ -253,16 +263,16 @@ class TablePage {
     if (ev.type === "CrapetteCalled") {
       const right = ev.verdict === "right";
       const text = eventWords(ev, ctx);
-      this.showBanner(right ? "Crapette! — right call" : "Crapette! — wrong call", text, 2600);
+      this.showBanner(t(right ? "banner.right_call" : "banner.wrong_call", { call: t("call.word") }), text, 2600);
       this.say(text, "verdict");
     } else if (ev.type === "TimeExpired") {
       this.say(eventWords(ev, ctx), "info");
     } else if (ev.type === "DrawOffered" && this.seat !== null && ev.seat !== this.seat) {
       // Only a seat can accept; a spectator is never asked to press anything.
-      this.say(`${eventWords(ev, ctx)} — press O to accept.`, "info");
+      this.say(t("draw.press_o", { text: eventWords(ev, ctx) }), "info");
     } else if (ev.type === "DrawOffered" && this.seat !== null) {
       const other = playerWords(1 - this.seat, ctx);
-      this.say(`You offer a stalemate: it stands until ${other} accepts or ends a turn.`, "info");
+      this.say(t("draw.you_offer", { who: other }), "info");
     }
   }
 
@@ -307,7 +317,7 @@ class TablePage {
     }
     if (this.logGame !== view.game_index || $("log").childElementCount) return; // moved on
     if (!Array.isArray(frames)) {
-      this.say("The earlier actions of this game are in the replay.", "info");
+      this.say(t("table.earlier_in_replay"), "info");
       return;
     }
     let piles = {};
@@ -322,7 +332,7 @@ class TablePage {
   // -- panels ----------------------------------------------------------------------------------
 
   players() {
-    return (this.table?.seats ?? []).map((s, i) => s?.name ?? (s?.bot ? `bot` : `seat ${i + 1}`));
+    return (this.table?.seats ?? []).map((s, i) => s?.name ?? (s?.bot ? t("table.bot") : t("conn.seat", { n: i + 1 })));
   }
 
   refreshPanels() {
@@ -335,17 +345,17 @@ class TablePage {
       const target = matchTarget(ruleset.match);
       $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
       let game = "";
-      if (matchOver) game = "match over";
-      else if (view.game_index !== null && view.over) game = `game ${view.game_index + 1} over`;
-      else if (view.game_index !== null) game = `game ${view.game_index + 1}, turn ${view.turn_number}`;
+      if (matchOver) game = t("table.match_over_short");
+      else if (view.game_index !== null && view.over) game = t("table.game_over_short", { n: view.game_index + 1 });
+      else if (view.game_index !== null) game = t("table.game_turn", { n: view.game_index + 1, turn: view.turn_number });
       $("game-no").textContent = game;
       const c = $("commitment");
-      c.textContent = view.seed ? `seed ${view.seed}` : `commitment ${view.commitment ?? ""}`;
+      c.textContent = view.seed ? t("table.seed", { seed: view.seed }) : t("table.commitment", { commitment: view.commitment ?? "" });
       $("turn").textContent = this.turnText(view, players);
       const over = view.over || view.match_over || this.table?.status === "finished";
       this.notice.update(this.seat !== null && !over && view.to_move === this.seat);
     } else {
-      $("turn").textContent = this.table?.status === "open" ? "Waiting for a second player." : "";
+      $("turn").textContent = this.table?.status === "open" ? t("table.waiting_second") : "";
     }
     $("after-match").hidden = !matchOver;
     this.rematch.draw();
@@ -364,12 +374,12 @@ class TablePage {
   }
 
   turnText(view, players) {
-    if (this.table?.status === "finished" || view.match_over) return "Match over.";
-    if (view.over) return "Game over.";
-    if (view.to_move === null || view.to_move === undefined) return "Dealing…";
-    const mover = players[view.to_move] ?? `seat ${view.to_move + 1}`;
-    if (this.seat === null) return `${mover} to move.`;
-    return view.to_move === this.seat ? "Your turn." : `${mover} to move.`;
+    if (this.table?.status === "finished" || view.match_over) return t("turn.match_over");
+    if (view.over) return t("turn.game_over");
+    if (view.to_move === null || view.to_move === undefined) return t("turn.dealing");
+    const mover = players[view.to_move] ?? t("conn.seat", { n: view.to_move + 1 });
+    if (this.seat === null) return t("turn.to_move", { who: mover });
+    return view.to_move === this.seat ? t("turn.yours") : t("turn.to_move", { who: mover });
   }
 
   /** The end of a game: result, the score worked out, match totals and target, next game. */
@@ -386,22 +396,25 @@ class TablePage {
     const ctx = this.ctx();
     const r = view.result;
     const g = view.game_index + 1;
-    const win = (seat) => (seat === this.seat ? "You win" : `${playerWords(seat, ctx, true)} wins`);
+    const win = (seat) => (seat === this.seat ? t("end.you_win") : t("end.wins", { who: playerWords(seat, ctx, true) }));
     let title;
-    if (r.kind === "stalemate") title = `Game ${g}: stalemate`;
-    else if (r.kind === "resign") title = `Game ${g}: ${win(r.winner)} — ${playerWords(1 - r.winner, ctx)} resigned`;
-    else title = `Game ${g}: ${win(r.winner)}`;
+    if (r.kind === "stalemate") title = t("end.stalemate", { n: g });
+    else if (r.kind === "resign") {
+      const key = 1 - r.winner === this.seat ? "end.resigned.you" : "end.resigned";
+      title = t(key, { n: g, win: win(r.winner), who: playerWords(1 - r.winner, ctx) });
+    }
+    else title = t("end.won", { n: g, win: win(r.winner) });
     $("end-title").textContent = title;
-    $("end-why").textContent = r.kind === "resign" ? "" : capital(inWords(r.reason, ctx)) + ".";
+    $("end-why").textContent = r.kind === "resign" ? "" : t("refusal.sentence", { reason: capital(resultWords(r, ctx)) });
     $("end-score").textContent = scoreWorkedOut(view, ctx);
     const target = matchTarget(view.ruleset?.match).replace(/^ · /, "");
     const totals = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}`;
     if (matchOver) {
       const w = view.match_winner;
-      const who = w === null || w === undefined ? "Nobody" : w === this.seat ? "You" : players[w];
-      $("end-match").textContent = `Match over: ${who} ${w === this.seat ? "win" : "wins"} the match, ${totals} (${target}).`;
+      const key = w === null || w === undefined ? "end.match_nobody" : w === this.seat ? "end.match_you" : "end.match_won";
+      $("end-match").textContent = t(key, { who: players[w], totals, target });
     } else {
-      $("end-match").textContent = `Match: ${totals} (${target}).`;
+      $("end-match").textContent = t("end.match", { totals, target });
     }
     this.drawGames(view, players);
     const next = $("next-game");
@@ -414,36 +427,36 @@ class TablePage {
       wait.textContent = "";
     } else if (this.seat === null) {
       next.hidden = true;
-      wait.textContent = "The next game starts when both players are ready.";
+      wait.textContent = t("end.both_ready");
     } else {
       const other = 1 - this.seat;
       next.hidden = false;
       next.disabled = Boolean(ready[this.seat]);
-      next.textContent = ready[this.seat] ? "Ready" : "Next game";
+      next.textContent = ready[this.seat] ? t("end.ready") : t("end.next_game");
       const name = playerWords(other, ctx, true);
       wait.textContent = ready[other]
-        ? `${name} is ready.`
+        ? t("end.is_ready", { who: name })
         : ready[this.seat]
-          ? `Waiting for ${playerWords(other, ctx)}…`
+          ? t("end.waiting_for", { who: playerWords(other, ctx) })
           : "";
     }
   }
 
   drawGames(view, players) {
-    const t = $("end-games");
-    t.innerHTML = "";
-    const head = t.insertRow();
-    for (const text of ["game", players[0], players[1]]) {
+    const table = $("end-games");
+    table.innerHTML = "";
+    const head = table.insertRow();
+    for (const text of [t("end.game"), players[0], players[1]]) {
       const th = document.createElement("th");
       th.textContent = text;
       head.append(th);
     }
     (view.game_scores ?? []).forEach((s, i) => {
-      const row = t.insertRow();
+      const row = table.insertRow();
       for (const text of [String(i + 1), String(s[0]), String(s[1])]) row.insertCell().textContent = text;
     });
-    const sum = t.insertRow();
-    for (const text of ["total", String(view.totals[0]), String(view.totals[1])]) {
+    const sum = table.insertRow();
+    for (const text of [t("end.total"), String(view.totals[0]), String(view.totals[1])]) {
       const th = document.createElement("th");
       th.textContent = text;
       sum.append(th);
@@ -458,7 +471,7 @@ class TablePage {
     }).catch(() => null);
     if (!ack?.ok) {
       $("next-game").disabled = false;
-      this.say(inWords(ack?.message ?? "The server did not answer.", this.ctx()), "refused");
+      this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.no_answer"), "refused");
     }
   }
 
@@ -468,7 +481,7 @@ class TablePage {
       match_id: this.matchId,
       seat_token: this.token,
     }).catch(() => null);
-    if (!ack?.ok) this.say(inWords(ack?.message ?? "The server did not answer.", this.ctx()), "refused");
+    if (!ack?.ok) this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.no_answer"), "refused");
   }
 
   /** Offer the claim once the opponent has been away longer than the server's grace period. */
@@ -488,7 +501,7 @@ class TablePage {
       seat_token: this.token,
       what,
     }).catch(() => null);
-    if (!ack?.ok) this.say(ack?.message ?? "The claim was not accepted.", "refused");
+    if (!ack?.ok) this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("claim.refused"), "refused");
   }
 
   onTable(table) {
@@ -500,7 +513,7 @@ class TablePage {
   async join() {
     const name = $("join-name").value.trim();
     if (!name) {
-      this.say("Type a name first.", "refused");
+      this.say(t("join.type_name"), "refused");
       return;
     }
     saveName(name);
@@ -520,7 +533,7 @@ class TablePage {
   /** Send one action; the answer comes back as updates (or a refusal, shown with its reason). */
   async act(action) {
     if (this.seat === null || !this.token) {
-      this.say("You are watching; sit down at an open table to play.", "refused");
+      this.say(t("table.watching_only"), "refused");
       return null;
     }
     const payload = { ...action, seat: this.seat };
@@ -537,7 +550,7 @@ class TablePage {
       else this.clearMessage("refused", "cursor", "hint");
       return ack;
     } catch {
-      this.say("The server did not answer; the move may not have been played.", "refused");
+      this.say(t("table.move_no_answer"), "refused");
       return null;
     }
   }
@@ -545,7 +558,7 @@ class TablePage {
   onRefused(msg) {
     if (!msg || (msg.command_id && this.lastRefused === msg.command_id)) return;
     this.lastRefused = msg.command_id;
-    this.say(`Refused: ${refusalWords(msg, this.ctx())}`, "refused");
+    this.say(t("word.refused", { text: refusalWords(msg, this.ctx()) }), "refused");
     this.board.root.classList.add("shake");
     setTimeout(() => this.board.root.classList.remove("shake"), 400);
   }
@@ -601,8 +614,8 @@ function sleep(ms) {
 function matchTarget(match) {
   const m = /^(points|wins):(\d+)$/.exec(match ?? "");
   if (!m) return "";
-  if (m[1] === "points") return ` · first to ${m[2]} points`;
-  return m[2] === "1" ? " · one game" : ` · first to ${m[2]} games won`;
+  if (m[1] === "points") return ` · ${t("option.match.points", { n: m[2] })}`;
+  return ` · ${m[2] === "1" ? t("option.match.value.wins:1") : t("option.match.wins", { n: m[2] })}`;
 }
 
 /** 2 per reserve card, 1 per hand, turned and waste card (RULES §8), from a revealed view. */
@@ -619,21 +632,23 @@ function scoreWorkedOut(view, ctx) {
     const parts = [0, 1].map((s) => {
       const p = penaltyOf(view, s);
       const total = 2 * p.reserve + p.loose;
-      return { s, text: `${playerWords(s, ctx, true)}: 2 × ${p.reserve} reserve + ${p.loose} other cards = ${total}`, total };
+      return { s, text: t("score.penalty", { who: playerWords(s, ctx, true), reserve: p.reserve, loose: p.loose, total }), total };
     });
     const diff = Math.abs(parts[0].total - parts[1].total);
     const got = Math.max(...score);
-    const worked = diff === got ? ` The difference, ${diff}, goes to the lower.` : ` Score: ${score.join("–")}.`;
-    return `Penalties — ${parts[0].text}; ${parts[1].text}.${worked}`;
+    const worked = diff === got ? t("score.difference", { diff }) : t("score.plain", { score: score.join("–") });
+    return t("score.penalties", { a: parts[0].text, b: parts[1].text, worked });
   }
   const loser = 1 - r.winner;
   const p = penaltyOf(view, loser);
   const total = 30 + 2 * p.reserve + p.loose;
   const got = score[r.winner];
-  const gets = r.winner === ctx.viewer ? "you score" : `${playerWords(r.winner, ctx)} scores`;
-  if (total !== got) return `Score: ${gets} ${got}.`;
-  const whose = loser === ctx.viewer ? "your" : `${playerWords(loser, ctx)}'s`;
-  return `Score: 30 + 2 × ${p.reserve} (${whose} reserve) + 1 × ${p.loose} (hand, turned card and waste) = ${total}: ${gets} ${total}.`;
+  const you = r.winner === ctx.viewer;
+  const who = playerWords(r.winner, ctx);
+  if (total !== got) return t(you ? "score.you_get" : "score.gets", { who, points: got });
+  const reserve = loser === ctx.viewer ? t("pile.R.yours") : t("pile.R.players", { player: playerWords(loser, ctx) });
+  const params = { reserve: p.reserve, loose: p.loose, total, pile: reserve, who };
+  return t(you ? "score.worked_you" : "score.worked", params);
 }
 
 function lastActionPiles(action) {

@@ -2,6 +2,7 @@
 // Legal targets are highlighted from `view.legal`, but any attempt is sent to the server, so an
 // illegal one comes back with the server's reason instead of silently doing nothing.
 
+import { t } from "./i18n.js";
 import { cardText, pileWords } from "./words.js";
 
 const DRAG_START_PX = 6;
@@ -15,6 +16,7 @@ export class Controls {
     this.selected = null; // source pile of a click-then-click move
     this.cursor = -1; // index into the legal list chosen with the arrow keys
     this.legal = [];
+    this.sources = new Set(); // piles whose top card has a legal move in the newest view
     this.choices = []; // what ↑/↓ step through: the legal actions, one Ace move per source
     this.drag = null;
     const root = this.board.root;
@@ -60,6 +62,9 @@ export class Controls {
     const box = document.getElementById("show-playable");
     const on = this.seat !== null && box.checked;
     this.board.root.classList.toggle("show-playable", on);
+    // The newest view's playable cards, marked once the board shows that view (while it
+    // catches up, its piles are an older position's).
+    this.board.mark("playable", this.page.idle ? this.sources : []);
   }
 
   get seat() {
@@ -90,14 +95,13 @@ export class Controls {
     const draw = document.getElementById("btn-draw");
     const offered = playing && view.draw_offer === this.seat; // mine, not answered yet
     draw.disabled = !playing || offered;
-    if (has("accept-draw")) draw.innerHTML = "Accept stalemate <kbd>O</kbd>";
-    else if (offered) draw.textContent = "Stalemate offered…";
-    else draw.innerHTML = "Offer stalemate <kbd>O</kbd>";
+    if (has("accept-draw")) draw.innerHTML = `${t("controls.accept_draw")} <kbd>O</kbd>`;
+    else if (offered) draw.textContent = t("controls.draw_offered");
+    else draw.innerHTML = `${t("controls.offer_draw")} <kbd>O</kbd>`;
     document.getElementById("btn-resign").disabled = !playing;
     document.getElementById("btn-hint").disabled = !this.choices.length;
     if (!playing) this.resignMenu(false);
-    const sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
-    this.board.mark("playable", sources);
+    this.sources = new Set(this.legal.filter((a) => a.do === "move").map((a) => a.from));
     const mode = view?.ruleset?.enforcement ?? null;
     if (mode !== this.mode) {
       this.mode = mode; // a new table's rules: its default (or the player's saved choice)
@@ -279,7 +283,7 @@ export class Controls {
     const from = this.cursor < 0 ? (step > 0 ? -1 : n) : this.cursor;
     this.cursor = (((from + step) % n) + n) % n;
     const action = this.choices[this.cursor];
-    this.page.say(`Enter plays: ${describeChoice(action, this.page.view, this.seat)}`, "cursor");
+    this.page.say(t("controls.enter_plays", { action: describeChoice(action, this.page.view, this.seat) }), "cursor");
     this.select(null);
     this.markCursor(action);
   }
@@ -293,7 +297,7 @@ export class Controls {
   /** H: show one legal action (a foundation move first), ready for Enter. */
   hint() {
     if (!this.choices.length) {
-      this.page.say(this.seat === null ? "You are watching." : "Nothing to do now: wait for your turn.", "hint");
+      this.page.say(this.seat === null ? t("controls.watching") : t("controls.nothing_to_do"), "hint");
       return;
     }
     const rank = (a) =>
@@ -306,14 +310,14 @@ export class Controls {
     const action = this.choices[best];
     this.select(null);
     this.markCursor(action);
-    this.page.say(`Hint: ${describeChoice(action, this.page.view, this.seat)} (Enter plays it)`, "cursor");
+    this.page.say(t("controls.hint", { action: describeChoice(action, this.page.view, this.seat) }), "cursor");
   }
 
   /** Why the top card of a pile cannot be moved now, in words (null: it can). */
   whyNot(pile) {
     const view = this.page.view;
-    if (this.seat === null) return "You are watching: only the players move cards.";
-    if (!view || view.over) return "The game is over.";
+    if (this.seat === null) return t("why.watching");
+    if (!view || view.over) return t("why.game_over");
     const ctx = { viewer: this.seat, players: view.players, piles: view.piles };
     const cards = view.piles?.[pile] ?? [];
     const top = cards.length ? cards[cards.length - 1] : undefined;
@@ -321,16 +325,18 @@ export class Controls {
     const kind = pile[0];
     if (top === null) {
       return kind === "H" && pile[1] === String(this.seat)
-        ? "Your hand is face down: turn its top card first (T)."
-        : `The cards of ${name} are face down.`;
+        ? t("why.hand_face_down")
+        : t("why.face_down", { pile: name });
     }
-    if (kind === "F") return "A card on a foundation never moves.";
-    if (kind !== "T" && pile[1] !== String(this.seat)) return `${capitalWord(name)} is not yours to move.`;
-    if (view.to_move !== this.seat) return `It is ${ctx.players?.[view.to_move] ?? "your opponent"}'s turn.`;
+    if (kind === "F") return t("why.foundation");
+    if (kind !== "T" && pile[1] !== String(this.seat)) return capitalWord(t("why.not_yours", { pile: name }));
+    if (view.to_move !== this.seat) {
+      return t("why.their_turn", { who: ctx.players?.[view.to_move] ?? t("why.your_opponent") });
+    }
     if (kind === "W" && !this.targetsOf(pile).length) {
-      return "Your waste is not playable now: only the turned card, reserve and houses move.";
+      return t("why.waste");
     }
-    if (!this.targetsOf(pile).length) return `${cardText(top)} on ${name} has nowhere to go now.`;
+    if (!this.targetsOf(pile).length) return t("why.nowhere", { card: cardText(top), pile: name });
     return null;
   }
 }
@@ -350,24 +356,17 @@ export function keyboardChoices(legal, view) {
   });
 }
 
-const ACTION_WORDS = {
-  turn: "turn your hand card",
-  discard: "discard your turned card",
-  pass: "pass",
-  call: "call Crapette!",
-  "accept-draw": "accept the stalemate",
-  "offer-draw": "offer a stalemate",
-};
 
 /** An action in a player's words: "7♥ from your reserve to house 2". */
 export function describeChoice(action, view, seat) {
-  if (action.do !== "move") return ACTION_WORDS[action.do] ?? action.do;
-  const from = view?.piles?.[action.from] ?? [];
-  const top = from.length ? from[from.length - 1] : null;
+  if (action.do !== "move") return t(`choice.${action.do}`);
+  const cards = view?.piles?.[action.from] ?? [];
+  const top = cards.length ? cards[cards.length - 1] : null;
   const ctx = { viewer: seat, players: view?.players ?? [], piles: view?.piles ?? {} };
-  const card = top ? `${cardText(top)} ` : "";
   const opts = { card: top ?? undefined };
-  return `${card}from ${pileWords(action.from, ctx, opts)} to ${pileWords(action.to, ctx, opts)}`;
+  const from = pileWords(action.from, ctx, opts);
+  const to = pileWords(action.to, ctx, opts);
+  return top ? t("choice.move", { card: cardText(top), from, to }) : t("choice.move_hidden", { from, to });
 }
 
 function capitalWord(text) {

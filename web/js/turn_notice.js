@@ -1,6 +1,7 @@
 // "Your turn", said outside the board too: in the tab's title (seen from another tab) and, when
 // the player turned it on in Settings, with a chime.
 
+import { t } from "./i18n.js";
 import { chime } from "./prefs.js";
 
 export class TurnNotice {
@@ -13,7 +14,7 @@ export class TurnNotice {
   update(mine) {
     if (mine === this.mine) return;
     this.mine = mine;
-    document.title = mine ? `Your turn — ${this.title}` : this.title;
+    document.title = mine ? t("notice.your_turn", { title: this.title }) : this.title;
     if (mine) chime();
   }
 }

@@ -1,12 +1,14 @@
-// Piles, cards and events in a player's words, from the viewer's side: "your reserve", "Bob's
-// waste", "house 3", "the ♠ foundation", "10♥". No text a player reads names a pile by its code
-// (R0, X1, W0, T3, F5, H1): those stay in records, the API and the replay's notation titles.
-// Text the server wrote (refusals, the deal's reason) still holds codes; `inWords` rewrites them.
+// Piles, cards and events in a player's words and language, from the viewer's side: "your
+// reserve", "Bob's waste", "house 3", "the ♠ foundation", "10♥". No text a player reads names a
+// pile by its code (R0, X1, W0, T3, F5, H1): those stay in records, the API and the replay's
+// notation titles. The server sends codes (a refusal's `reason` and `params`, an event's rule and
+// reason); the catalogues (web/i18n) say them. An English sentence the server wrote that has no
+// code yet is shown with `inWords` rewriting its codes.
 
 import { cardShort, parseCard } from "./cards.js";
+import { has, t } from "./i18n.js";
 
 const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const TRAY_WORDS = { R: "reserve", H: "hand", X: "turned card", W: "waste" };
 
 /**
  * What a sentence needs to name things: the viewer's seat (null for a spectator), the players'
@@ -16,16 +18,13 @@ const TRAY_WORDS = { R: "reserve", H: "hand", X: "turned card", W: "waste" };
 
 /** A player's name from the viewer's side: "you" for the viewer himself. */
 export function playerWords(seat, ctx, capital = false) {
-  if (seat === null || seat === undefined) return capital ? "Someone" : "someone";
-  if (ctx.viewer === seat) return capital ? "You" : "you";
-  return ctx.players?.[seat] || `player ${seat + 1}`;
+  if (seat === null || seat === undefined) return t("player.someone");
+  if (ctx.viewer === seat) return capital ? t("player.You") : t("player.you");
+  return ctx.players?.[seat] || t("player.n", { n: seat + 1 });
 }
 
-/** "your", "Bob's" — or "their" when the pile is the actor's own and the actor is not you. */
-function whose(seat, ctx, actor) {
-  if (seat === ctx.viewer) return "your";
-  if (actor !== undefined && actor !== null && seat === actor) return "their";
-  return `${ctx.players?.[seat] || `player ${seat + 1}`}'s`;
+function playerName(seat, ctx) {
+  return ctx.players?.[seat] || t("player.n", { n: seat + 1 });
 }
 
 /** The suit a foundation holds (from its cards, or the card about to go there), or null. */
@@ -48,24 +47,26 @@ function foundationSuit(pile, ctx, card) {
  */
 export function pileWords(pile, ctx, { actor, card } = {}) {
   const m = /^([RHXWTF])([0-7])$/.exec(pile ?? "");
-  if (!m) return "a pile";
+  if (!m) return t("pile.unknown");
   const [, kind, digit] = m;
   const n = Number(digit);
-  if (kind === "T") return `house ${n + 1}`;
+  if (kind === "T") return t("pile.house", { n: n + 1 });
   if (kind === "F") {
     const suit = foundationSuit(pile, ctx, card);
-    return suit ? `the ${SUIT_GLYPH[suit]} foundation` : "an empty foundation";
+    return suit ? t("pile.foundation", { suit: SUIT_GLYPH[suit] }) : t("pile.foundation_empty");
   }
-  return `${whose(n, ctx, actor)} ${TRAY_WORDS[kind]}`;
+  if (n === ctx.viewer) return t(`pile.${kind}.yours`);
+  if (actor !== undefined && actor !== null && n === actor) return t(`pile.${kind}.theirs`);
+  return t(`pile.${kind}.players`, { player: playerName(n, ctx) });
 }
 
-/** A card in short words: "7♠", "10♥"; a hidden card is "a card". */
+/** A card in short words: "7♠", "10♥" (French "R♠"); a hidden card is "a card". */
 export function cardText(text) {
-  if (!text) return "a card";
+  if (!text) return t("card.hidden");
   try {
     return cardShort(text);
   } catch {
-    return "a card";
+    return t("card.hidden");
   }
 }
 
@@ -75,42 +76,116 @@ const SEAT = /\bseat ([01])\b/g;
 
 /**
  * Rewrite a sentence the server wrote so that it names no pile by its code: "the top of T3 is
- * 7H" → "the top of house 4 is 7♥", "lower reserve top: 3D against 4D" → "… 3♦ against 4♦",
- * "seat 1 cut higher" → "Bob cut higher".
+ * 7H" → "the top of house 4 is 7♥", "seat 1 cut higher" → "Bob cut higher". For the few texts
+ * that have no code yet (a server's own error); everything else is said from codes.
  */
 export function inWords(text, ctx) {
   if (!text) return "";
   return String(text)
     .replace(PILE_CODE, (code) => pileWords(code, ctx))
-    .replace(CARD_CODE, (_, rank, suit) => `${rank === "T" ? "10" : rank}${SUIT_GLYPH[suit]}`)
+    .replace(CARD_CODE, (whole) => cardText(whole))
     .replace(SEAT, (_, s) => playerWords(Number(s), ctx));
+}
+
+/** The params of a refusal or rule in words: cards short, piles from the viewer's side. */
+function paramWords(params, ctx) {
+  const out = {};
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (["card", "top", "need"].includes(key)) out[key] = cardText(value);
+    else if (key === "pile") out[key] = pileWords(value, ctx, { card: params.card });
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Why the server refused, in the page's language: from its `reason` and `params`, else its
+ * `code`, else its English message. */
+export function reasonWords(msg, ctx) {
+  const key = `refusal.${msg?.reason}`;
+  if (msg?.reason && has(key)) return t(key, paramWords(msg.params, ctx));
+  const code = `refusal.code.${msg?.code}`;
+  if (msg?.code && msg.code !== "refused" && has(code)) return t(code);
+  return inWords(msg?.message ?? msg?.code ?? "", ctx);
 }
 
 /** A refusal from the server, in words: uses the move's parameters when the server sent them. */
 export function refusalWords(msg, ctx) {
-  const reason = inWords(msg?.message ?? msg?.code ?? "refused", ctx);
+  const reason = reasonWords(msg, ctx);
   const p = msg?.params;
   if (p?.from && p?.to) {
-    const what = p.card ? `${cardText(p.card)} ` : "";
-    const src = pileWords(p.from, ctx, { card: p.card });
-    const dst = pileWords(p.to, ctx, { card: p.card });
-    return `${what}cannot go from ${src} to ${dst}: ${reason}.`;
+    const card = cardText(p.card);
+    const from = pileWords(p.from, ctx, { card: p.card });
+    const to = pileWords(p.to, ctx, { card: p.card });
+    return t("refusal.move", { card, from, to, reason });
   }
-  return `${capital(reason)}.`.replace(/\.\.$/, ".");
+  return t("refusal.sentence", { reason: capital(reason) }).replace(/\.\.$/, ".");
 }
 
 export function capital(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
-const TURN_END = {
-  discard: "after a discard",
-  pass: "after a pass",
-  "hand card lock": "the hand card was locked",
-  time: "time ran out",
-  crapette: "after a right call",
-  "wrong calls": "a turn lost for three wrong calls",
-};
+/** A rule code of the domain ("priority: foundation first") as a word (its catalogue key). */
+function ruleKey(rule) {
+  return String(rule ?? "")
+    .replace(/\W+/g, "_")
+    .replace(/^_|_$/g, "")
+    .toLowerCase();
+}
+
+/** A priority rule broken (a fault) or caught (a right call), in words. */
+export function ruleWords(rule, ctx) {
+  const key = `rule.${ruleKey(rule)}`;
+  return has(key) ? t(key) : inWords(rule, ctx);
+}
+
+function turnEndWords(reason) {
+  const key = `turn_end.${ruleKey(reason)}`;
+  return has(key) ? t(key) : reason;
+}
+
+/** Why a game ended ("all cards played", "400 turns without a foundation build"). */
+export function resultWords(result, ctx) {
+  const reason = String(result?.reason ?? "");
+  if (result?.kind === "resign") return t("reason.resigned", { who: playerWords(1 - result.winner, ctx, true) });
+  const turns = /^(\d+) turns/.exec(reason);
+  if (turns) return t("reason.turns", { n: turns[1] });
+  const key = `reason.${ruleKey(reason)}`;
+  if (has(key)) return t(key);
+  if (reason === "no progress" || reason.startsWith("both players")) return t("reason.no_progress");
+  return inWords(reason, ctx);
+}
+
+/** Why a player starts a game (GameStarted.first_player_reason), from its known forms. */
+export function firstPlayerWords(reason, ctx) {
+  const text = String(reason ?? "");
+  const who = (seat) => playerWords(Number(seat), ctx);
+  let m = /^(lower|higher) (reserve top|T(\d)\/T(\d)): (\S+) against (\S+)$/.exec(text);
+  if (m) {
+    const what = m[3] ? t("first.houses", { a: Number(m[3]) + 1, b: Number(m[4]) + 1 }) : t("first.reserve_top");
+    return t(`first.${m[1]}`, { what, mine: cardText(m[5]), theirs: cardText(m[6]) });
+  }
+  m = /^high cut \(round (\d+)\): (\S+) against (\S+), seat ([01]) cut higher$/.exec(text);
+  if (m) {
+    const rank = (r) => (/^[AJQK]$/.test(r) ? t(`card.short.${{ A: 1, J: 11, Q: 12, K: 13 }[r]}`) : r === "T" ? "10" : r);
+    return t("first.cut", { round: m[1], mine: rank(m[2]), theirs: rank(m[3]), who: who(m[4]) });
+  }
+  m = /^alternate: seat ([01]) started the previous game$/.exec(text);
+  if (m) return t("first.alternate", { who: who(m[1]) });
+  m = /^alternate, first game by (.*)$/.exec(text);
+  if (m) return t("first.alternate_first", { why: firstPlayerWords(m[1], ctx) });
+  m = /all tie; the seed's coin gives seat ([01])$/.exec(text);
+  if (m) return t("first.tie", { who: who(m[1]) });
+  if (/explicit packs: seat 0 starts$/.test(text)) return t("first.explicit", { who: who(0) });
+  if (text === "set up from a position") return t("first.set_up");
+  return inWords(text, ctx);
+}
+
+/** "You …" when the viewer acts (a message of its own, for the verb's person), else "Bob …". */
+function personal(key, seat, ctx, params = {}) {
+  if (seat === ctx.viewer && seat !== null && seat !== undefined) return t(`${key}.you`, params);
+  return t(key, { ...params, who: playerWords(seat, ctx, true) });
+}
 
 /**
  * One event as a line of the action log, from the viewer's side ("Bob: 7♠ from their hand to
@@ -120,94 +195,98 @@ const TURN_END = {
 export function eventWords(ev, ctx) {
   if (!ev || !ev.type) return null;
   const who = (seat) => playerWords(seat, ctx, true);
-  const fault = ev.fault ? ` — a fault (${ev.fault})` : "";
+  const faulty = (text) => (ev.fault ? t("log.fault", { text, rule: ruleWords(ev.fault, ctx) }) : text);
   switch (ev.type) {
     case "CardMoved": {
       const opts = { actor: ev.seat, card: ev.card };
-      const src = pileWords(ev.src, ctx, opts);
-      const dst = pileWords(ev.dst, ctx, opts);
-      return `${who(ev.seat)}: ${cardText(ev.card)} from ${src} to ${dst}${fault}`;
+      const from = pileWords(ev.src, ctx, opts);
+      const to = pileWords(ev.dst, ctx, opts);
+      return faulty(t("log.moved", { who: who(ev.seat), card: cardText(ev.card), from, to }));
     }
     case "CompulsoryMovePlayed": {
       const opts = { card: ev.card };
-      return `${cardText(ev.card)} goes from ${pileWords(ev.src, ctx, opts)} to ${pileWords(ev.dst, ctx, opts)}`;
+      const from = pileWords(ev.src, ctx, opts);
+      const to = pileWords(ev.dst, ctx, opts);
+      return t("log.compulsory", { card: cardText(ev.card), from, to });
     }
     case "HandCardTurned":
-      return `${who(ev.seat)} turned ${cardText(ev.card)}${fault}`;
-    case "WasteTurnedOver": {
-      const their = whose(ev.seat, ctx, ev.seat);
-      return `${who(ev.seat)} turned ${their} waste over: it is the hand again (${ev.count} cards)`;
-    }
+      return faulty(personal("log.turned", ev.seat, ctx, { card: cardText(ev.card) }));
+    case "WasteTurnedOver":
+      return t("log.waste_over", { who: who(ev.seat), count: ev.count });
     case "CardDiscarded": {
-      const auto = ev.auto ? ` (${TURN_END[ev.auto] ?? ev.auto})` : "";
-      return `${who(ev.seat)} discarded ${cardText(ev.card)}${auto}${fault}`;
+      const card = cardText(ev.card);
+      const text = ev.auto
+        ? t("log.discarded_auto", { who: who(ev.seat), card, why: turnEndWords(ev.auto) })
+        : t("log.discarded", { who: who(ev.seat), card });
+      return faulty(text);
     }
     case "Passed":
-      return `${who(ev.seat)} passed${fault}`;
+      return faulty(t("log.passed", { who: who(ev.seat) }));
     case "TurnEnded": {
-      const next = ev.next_seat === ctx.viewer ? "Your turn" : `${who(ev.next_seat)}'s turn`;
-      const why = TURN_END[ev.reason];
-      return why && ev.reason !== "discard" && ev.reason !== "pass" ? `${next} (${why})` : next;
+      const turn = ev.next_seat === ctx.viewer ? t("log.your_turn") : t("log.their_turn", { who: who(ev.next_seat) });
+      const plain = !ev.reason || ev.reason === "discard" || ev.reason === "pass";
+      return plain ? turn : t("log.turn_why", { turn, why: turnEndWords(ev.reason) });
     }
     case "CrapetteCalled": {
-      const caller = who(ev.caller);
-      const calls = ev.caller === ctx.viewer ? "call" : "calls";
       if (ev.verdict === "right") {
-        return `${caller} ${calls} Crapette! — right (${inWords(ev.rule, ctx)})`;
+        return personal("log.call_right", ev.caller, ctx, { rule: ruleWords(ev.rule, ctx) });
       }
-      const penalty = ev.penalty ? "; the caller loses the next turn" : "";
-      return `${caller} ${calls} Crapette! — wrong: that action broke no rule${penalty}`;
+      const text = personal("log.call_wrong", ev.caller, ctx);
+      return ev.penalty ? t("log.call_penalty", { text }) : text;
     }
     case "ActionVoided":
       return voidedWords(ev, ctx);
     case "DrawOffered":
-      return `${who(ev.seat)} ${ev.seat === ctx.viewer ? "offer" : "offers"} a stalemate`;
+      return personal("log.draw_offered", ev.seat, ctx);
     case "DrawAccepted":
-      return `${who(ev.seat)} ${ev.seat === ctx.viewer ? "accept" : "accepts"} the stalemate`;
+      return personal("log.draw_accepted", ev.seat, ctx);
     case "TimeExpired":
-      return `${who(ev.seat)} ran out of time`;
+      return t("log.time_out", { who: who(ev.seat) });
     case "MatchStarted":
-      return `Match started: ${(ev.players ?? ctx.players ?? []).join(" v ")}`;
+      return t("log.match_started", { players: (ev.players ?? ctx.players ?? []).join(" – ") });
     case "GameStarted": {
-      const reason = ev.first_player_reason ? ` (${inWords(ev.first_player_reason, ctx)})` : "";
-      const starts = ev.first_player === ctx.viewer ? "you start" : `${who(ev.first_player)} starts`;
-      return `Game ${(ev.game_index ?? 0) + 1} dealt; ${starts}${reason}`;
+      const starts = ev.first_player === ctx.viewer ? t("log.you_start") : t("log.starts", { who: who(ev.first_player) });
+      const n = (ev.game_index ?? 0) + 1;
+      if (!ev.first_player_reason) return t("log.game_dealt", { n, starts });
+      return t("log.game_dealt_why", { n, starts, why: firstPlayerWords(ev.first_player_reason, ctx) });
     }
     case "GameWon":
-      return `${who(ev.winner)} ${ev.winner === ctx.viewer ? "win" : "wins"} the game${scoreWords(ev.score, ctx)}`;
+      return personal("log.game_won", ev.winner, ctx, { score: scoreWords(ev.score, ctx) });
     case "GameStalemated":
-      return `Stalemate (${ev.reason})${scoreWords(ev.score, ctx)}`;
+      return t("log.stalemate", { why: resultWords({ reason: ev.reason }, ctx), score: scoreWords(ev.score, ctx) });
     case "GameResigned":
-      return `${who(ev.seat)} resigned the game${scoreWords(ev.score, ctx)}`;
+      return personal("log.resigned", ev.seat, ctx, { score: scoreWords(ev.score, ctx) });
     case "MatchWon":
-      return `${who(ev.winner)} ${ev.winner === ctx.viewer ? "win" : "wins"} the match ${(ev.totals ?? []).join("–")}`;
+      return personal("log.match_won", ev.winner, ctx, { totals: (ev.totals ?? []).join("–") });
     default:
       return ev.type;
   }
 }
 
 function voidedWords(ev, ctx) {
-  const owner = (seat) => whose(seat, ctx);
+  const card = cardText(ev.card);
   if (ev.voided === "CardMoved" || ev.voided === "CompulsoryMovePlayed") {
     const opts = { card: ev.card };
-    return `taken back: ${owner(ev.seat)} ${cardText(ev.card)} goes from ${pileWords(ev.dst, ctx, opts)} back to ${pileWords(ev.src, ctx, opts)}`;
+    return t("log.voided_move", { card, from: pileWords(ev.dst, ctx, opts), to: pileWords(ev.src, ctx, opts) });
   }
-  if (ev.voided === "HandCardTurned") return `taken back: ${owner(ev.seat)} turned ${cardText(ev.card)} goes back to the hand`;
-  if (ev.voided === "CardDiscarded") return `taken back: ${owner(ev.seat)} discard of ${cardText(ev.card)}`;
-  if (ev.voided === "WasteTurnedOver") return `taken back: ${owner(ev.seat)} waste turned over`;
-  if (ev.voided === "TurnEnded") return "the turn comes back";
-  if (ev.voided === "Passed") return `taken back: ${owner(ev.seat)} pass`;
-  return "an action is taken back";
+  if (ev.voided === "HandCardTurned") {
+    return t("log.voided_turn", { card, pile: pileWords(`H${ev.seat}`, ctx, { actor: ev.seat }) });
+  }
+  if (ev.voided === "CardDiscarded") return t("log.voided_discard", { card });
+  if (ev.voided === "WasteTurnedOver") return t("log.voided_waste");
+  if (ev.voided === "TurnEnded") return t("log.voided_turn_end");
+  if (ev.voided === "Passed") return t("log.voided_pass");
+  return t("log.voided");
 }
 
 function scoreWords(score, ctx) {
   if (!Array.isArray(score)) return "";
   const [a, b] = score;
-  if (!a && !b) return ": no points";
+  if (!a && !b) return t("log.no_points");
   const seat = a > 0 ? 0 : 1;
-  const pts = Math.max(a, b);
-  const gets = seat === ctx.viewer ? "you score" : `${playerWords(seat, ctx)} scores`;
-  return `: ${gets} ${pts} point${pts === 1 ? "" : "s"}`;
+  const count = Math.max(a, b);
+  if (seat === ctx.viewer) return t("log.scores.you", { count });
+  return t("log.scores", { who: playerWords(seat, ctx), count });
 }
 
 /** The pattern of a pile code, for checks that no player-facing text holds one. */
