@@ -119,7 +119,7 @@ def test_the_view_switch_shows_what_each_seat_and_a_spectator_saw(
     assert page.get_attribute(".tray.bottom", "data-seat") == "0"
     page.keyboard.press("ArrowLeft")  # before the fault: the turn was a fault, A♠ up was sound
     page.wait_for_selector("[data-testid=options] .option.fault", timeout=WAIT_MS)
-    assert "turn a card (a fault: priority: reserve to foundation first)" in page.inner_text(
+    assert "turn a card (a fault: reserve to foundation first)" in page.inner_text(
         "[data-testid=options]"
     )
     assert page.locator('[data-pile="R0"].could').count() == 1
