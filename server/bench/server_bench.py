@@ -343,55 +343,60 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
     }
 
 
-async def _loop_reads(url: str, match_id: str, stop: asyncio.Event, counts: dict[int, int]) -> None:
-    """An anonymous client looping on a long match's replay and its view at version 1, with
-    no ETag (the worst kind): what issue 14 saw stall other tables."""
-    import aiohttp
-
-    paths = [f"/api/matches/{match_id}/replay", f"/api/matches/{match_id}/view?version=1"]
-    async with aiohttp.ClientSession() as http:
-        index = 0
-        while not stop.is_set():
-            async with http.get(url + paths[index % 2]) as response:
-                await response.read()
-                counts[response.status] = counts.get(response.status, 0) + 1
-            index += 1
-
-
-async def _table_under_reads(
-    url: str, match_id: str, readers: int, warmup_s: float, seconds: float, pid: int | None
-) -> tuple[Stats, dict[int, int]]:
-    """Moves at one table (two clients as fast as the server answers) while `readers` clients
-    loop on the long match's reads."""
-    stop = asyncio.Event()
-    counts: dict[int, int] = {}
-    loops = [asyncio.create_task(_loop_reads(url, match_id, stop, counts)) for _ in range(readers)]
+def _table_under_reads(
+    url: str,
+    match_id: str,
+    readers: int,
+    warmup_s: float,
+    seconds: float,
+    pid: int | None,
+    tmp_path: Path,
+) -> tuple[Stats, dict[str, int]]:
+    """Moves at one table (two clients as fast as the server answers) while `readers` client
+    processes (server/bench/reader.py) loop on the long match's reads."""
+    procs = []
+    outputs = [tmp_path / f"reader-{index}.json" for index in range(readers)]
+    for output in outputs:
+        command = [sys.executable, "-m", "server.bench.reader", url, match_id, str(output)]
+        procs.append(subprocess.Popen(command))
     try:
-        stats = await _run_server_games(
-            url, 1, warmup_s, seconds, 0.0, [] if pid is None else [pid]
+        deadline = time.monotonic() + START_TIMEOUT_S
+        ready = [Path(f"{output}.ready") for output in outputs]
+        while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stats = asyncio.run(
+            _run_server_games(url, 1, warmup_s, seconds, 0.0, [] if pid is None else [pid])
         )
     finally:
-        stop.set()
-        await asyncio.gather(*loops, return_exceptions=True)
+        for proc in procs:
+            _stop(proc)
+    counts: dict[str, int] = {}
+    for output in outputs:
+        if output.exists():
+            for status, n in json.loads(output.read_text()).items():
+                counts[status] = counts.get(status, 0) + n
+            output.unlink()
+        Path(f"{output}.ready").unlink(missing_ok=True)
     return stats, counts
 
 
 def _stall_figure(
-    url: str, match_id: str, warmup_s: float, seconds: float, pid: int | None
+    url: str, match_id: str, warmup_s: float, seconds: float, pid: int | None, tmp_path: Path
 ) -> dict[str, Any]:
     """(a): the p99 of one table's moves with 3 readers looping on a long match, over the same
     table's p99 without them (measured in turn, twice each, the worse of each kept)."""
     alone: list[Stats] = []
-    loaded: list[tuple[Stats, dict[int, int]]] = []
+    loaded: list[tuple[Stats, dict[str, int]]] = []
     for _ in range(2):
-        alone.append(asyncio.run(_table_under_reads(url, match_id, 0, warmup_s, seconds, pid))[0])
-        loaded.append(asyncio.run(_table_under_reads(url, match_id, 3, warmup_s, seconds, pid)))
+        phase = (url, match_id)
+        alone.append(_table_under_reads(*phase, 0, warmup_s, seconds, pid, tmp_path)[0])
+        loaded.append(_table_under_reads(*phase, 3, warmup_s, seconds, pid, tmp_path))
     quiet = [_summary(stats, seconds) for stats in alone]
     busy = [_summary(stats, seconds) for stats, _ in loaded]
     reads: dict[str, int] = {}
     for _, counts in loaded:
         for status, n in counts.items():
-            reads[str(status)] = reads.get(str(status), 0) + n
+            reads[status] = reads.get(status, 0) + n
     p99_quiet = max(x["p99_ms"] for x in quiet)
     p99_busy = max(x["p99_ms"] for x in busy)
     return {
@@ -624,7 +629,9 @@ def server(
                 )
             stall = None
             if long_match is not None:
-                stall = _stall_figure(server_url, long_match, warmup, seconds, procs[0].pid)
+                stall = _stall_figure(
+                    server_url, long_match, warmup, seconds, procs[0].pid, tmp_path
+                )
             pace = None
             if pace_think_ms:
                 pace_s = pace_think_ms / 1000

@@ -210,3 +210,13 @@ def test_the_replay_in_each_language(
     page.keyboard.press("ArrowRight")
     assert_no_english(page, lang, "the replay", frozenset({"cleo"}))
     page.screenshot(path=str(artifact_dir / f"replay-{lang}.png"))
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_the_players_page_in_each_language(server: ServerProcess, new_page: Any, lang: str) -> None:
+    page = new_page()
+    for path in ("/players", "/players/Cleo"):
+        page.goto(f"{server.url}{path}?lang={lang}")
+        page.wait_for_function("window.playersReady === true", timeout=WAIT_MS)
+        assert page.evaluate("document.documentElement.lang") == lang
+        assert_no_english(page, lang, f"the page {path}", frozenset({"cleo"}))

@@ -1,17 +1,19 @@
 // The player statistics page: /players (every name seen here) and /players/<name> (one player),
 // from GET /api/players and /api/players/<name> (docs/protocol.md).
 
+import { mountLanguageSwitch, t } from "./i18n.js";
 import { getJSON } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
 
+// [column key, value]: players.col.<key> is the heading, players.col.<key>.help its title.
 const COLUMNS = [
-  ["games", "games", (p) => p.games],
-  ["wins", "games won", (p) => p.wins],
-  ["points", "points", (p) => p.points],
-  ["faults/100", "faults per 100 actions", (p) => (p.faults_per_100_actions ?? "–")],
-  ["calls right", "right calls among all calls made", (p) => percent(p.call_accuracy)],
-  ["missed", "faults of the opponent left uncalled", (p) => p.missed_calls],
+  ["games", (p) => p.games],
+  ["wins", (p) => p.wins],
+  ["points", (p) => p.points],
+  ["faults", (p) => (p.faults_per_100_actions ?? "–")],
+  ["calls", (p) => percent(p.call_accuracy)],
+  ["missed", (p) => p.missed_calls],
 ];
 
 function percent(x) {
@@ -37,21 +39,23 @@ function query() {
 }
 
 function table(players) {
-  const t = document.createElement("table");
-  t.className = "stats";
-  t.dataset.testid = "players-table";
-  const head = t.createTHead().insertRow();
-  head.append(cell("th", "player"));
-  for (const [title, help] of COLUMNS) head.append(cell("th", title, { title: help }));
-  const body = t.createTBody();
+  const stats = document.createElement("table");
+  stats.className = "stats";
+  stats.dataset.testid = "players-table";
+  const head = stats.createTHead().insertRow();
+  head.append(cell("th", t("players.col.player")));
+  for (const [key] of COLUMNS) {
+    head.append(cell("th", t(`players.col.${key}`), { title: t(`players.col.${key}.help`) }));
+  }
+  const body = stats.createTBody();
   for (const p of players) {
     const row = body.insertRow();
     const name = document.createElement("td");
     name.append(playerLink(p.name));
     row.append(name);
-    for (const [, , value] of COLUMNS) row.append(cell("td", value(p)));
+    for (const [, value] of COLUMNS) row.append(cell("td", value(p)));
   }
-  return t;
+  return stats;
 }
 
 function figures(p) {
@@ -59,19 +63,19 @@ function figures(p) {
   dl.className = "figures";
   dl.dataset.testid = "player-figures";
   const items = [
-    ["matches", `${p.matches} (${p.matches_won} won)`],
+    ["matches", t("players.matches_won", { n: p.matches, won: p.matches_won })],
     ["games", p.games],
-    ["games won", p.wins],
+    ["wins", p.wins],
     ["points", p.points],
     ["actions", p.actions],
-    ["faults", p.faults],
-    ["faults per 100 actions", p.faults_per_100_actions ?? "–"],
-    ["calls", `${p.right_calls} right, ${p.wrong_calls} wrong`],
-    ["call accuracy", percent(p.call_accuracy)],
-    ["missed calls", p.missed_calls],
-    ["cards to the foundations", p.to_foundations],
+    ["faults_total", p.faults],
+    ["faults_per_100", p.faults_per_100_actions ?? "–"],
+    ["calls_made", t("players.calls_made", { right: p.right_calls, wrong: p.wrong_calls })],
+    ["call_accuracy", percent(p.call_accuracy)],
+    ["missed_calls", p.missed_calls],
+    ["to_foundations", p.to_foundations],
   ];
-  for (const [k, v] of items) dl.append(cell("dt", k), cell("dd", v));
+  for (const [k, v] of items) dl.append(cell("dt", t(`players.fig.${k}`)), cell("dd", v));
   return dl;
 }
 
@@ -81,11 +85,12 @@ function recent(p) {
   for (const m of p.recent) {
     const li = document.createElement("li");
     const when = new Date(m.started_at_ms).toLocaleString();
-    const outcome = m.finished ? (m.won ? "won" : "lost") : "not finished";
-    const what = cell("span", `${when}: against `);
+    const outcome = m.finished ? (m.won ? t("players.won") : t("players.lost")) : t("players.unfinished");
+    const what = cell("span", t("players.against", { when }));
     what.className = "what";
-    what.append(playerLink(m.opponent), ` — ${m.totals.join("–")}, ${m.games} game(s), ${outcome}`);
-    const replay = cell("a", "replay");
+    const rest = t("players.match_line", { totals: m.totals.join("–"), count: m.games, outcome });
+    what.append(playerLink(m.opponent), rest);
+    const replay = cell("a", t("table.replay"));
     replay.href = `/replay/${encodeURIComponent(m.match_id)}`;
     li.append(what, replay);
     list.append(li);
@@ -94,6 +99,7 @@ function recent(p) {
 }
 
 async function main() {
+  await mountLanguageSwitch();
   const parts = location.pathname.split("/").filter(Boolean);
   const name = parts.length > 1 ? decodeURIComponent(parts.slice(1).join("/")) : null;
   const since = new URLSearchParams(location.search).get("since");
@@ -109,8 +115,8 @@ async function main() {
   if (name === null) {
     const data = await getJSON(`/api/players${query()}`);
     $("status").textContent = data.players.length
-      ? `${data.players.length} player(s).`
-      : "Nobody has finished a game here yet.";
+      ? t("players.count", { count: data.players.length })
+      : t("players.nobody");
     if (data.players.length) content.append(table(data.players));
     return;
   }
@@ -118,12 +124,14 @@ async function main() {
   document.title = `Crapette — ${name}`;
   const p = await getJSON(`/api/players/${encodeURIComponent(name)}${query()}`);
   $("status").textContent = "";
-  content.append(figures(p), cell("h2", "Latest matches"), recent(p));
+  content.append(figures(p), cell("h2", t("players.latest")), recent(p));
 }
 
 main()
   .then(() => (window.playersReady = true))
   .catch((err) => {
-    $("status").textContent = err.status === 404 ? err.message : `Could not load: ${err.message}`;
+    const name = decodeURIComponent(location.pathname.split("/").filter(Boolean).slice(1).join("/"));
+    $("status").textContent =
+      err.status === 404 ? t("players.unknown", { name }) : t("players.load_failed", { reason: err.message });
     window.playersReady = true;
   });
