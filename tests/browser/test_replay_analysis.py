@@ -101,8 +101,9 @@ def test_the_view_switch_shows_what_each_seat_and_a_spectator_saw(
     page = new_page()
     _open(page, server, missed_match)
     page.keyboard.press("Home")
-    page.keyboard.press("]")
     switch = page.locator("[data-testid=view-switch]")
+    assert switch.is_hidden()  # before the deal: no game, no knowledge views
+    page.keyboard.press("]")
     assert switch.is_visible()
     checked = "[data-testid=view-switch] [aria-checked=true]"
     assert page.get_attribute(checked, "data-view") == "all"
@@ -195,4 +196,24 @@ def test_the_players_pages(
     page.goto(f"{server.url}/players/Nobody%20at%20all")
     page.wait_for_function("window.playersReady === true", timeout=WAIT_MS)
     assert "Nobody" in page.inner_text("[data-testid=players-status]")
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_a_running_game_shows_only_the_public_view(server: ServerProcess, new_page: Any) -> None:
+    import random
+
+    from server.bench.browser import open_bot_match, play_until
+
+    match_id, token = open_bot_match(server.url)
+    play_until(server.url, match_id, token, 12, random.Random(5))
+    page = new_page()
+    _open(page, server, match_id)
+    page.keyboard.press("End")
+    assert page.evaluate("window.replay.analysis.any") is False
+    assert page.locator("[data-testid=view-switch]").is_hidden()
+    assert page.locator("[data-testid=charts]").is_hidden()
+    assert page.locator(".arrow-layer").is_hidden()
+    page.keyboard.press("v")  # no knowledge view while the game runs
+    hands = page.evaluate("window.replay.board.lastView.piles.H0")
+    assert hands and all(card is None for card in hands)
     assert not page.errors  # type: ignore[attr-defined]
