@@ -130,6 +130,8 @@ async function main() {
 main()
   .then(() => (window.playersReady = true))
   .catch((err) => {
-    $("status").textContent = err.status === 404 ? err.message : t("players.load_failed", { reason: err.message });
+    const name = decodeURIComponent(location.pathname.split("/").filter(Boolean).slice(1).join("/"));
+    $("status").textContent =
+      err.status === 404 ? t("players.unknown", { name }) : t("players.load_failed", { reason: err.message });
     window.playersReady = true;
   });
