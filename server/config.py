@@ -39,3 +39,10 @@ class ServerConfig:
     # memory (None: never); it is read again from the store when asked for.
     unload_idle_s: float | None = 600
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))
+    # Several processes as one server (server.cluster): the Redis URL of the Socket.IO message
+    # queue, presence and leases, and this process's name there (default: host-pid-random).
+    message_queue: str | None = None
+    node_id: str | None = None
+    # Behind one reverse proxy (HAProxy, deploy/haproxy.cfg): a request's address, scheme and host
+    # are the ones the proxy says it received (X-Forwarded-For/-Proto/-Host), not the proxy's own.
+    behind_proxy: bool = False
