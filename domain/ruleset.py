@@ -34,6 +34,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
+RESERVES_PER_PLAYER = (1, 2)
 
 
 def parse_match(text: str) -> tuple[MatchKind, int]:
@@ -61,6 +62,7 @@ class Ruleset:
 
     reserve_size: int = 13
     houses_per_player: int = 4
+    reserves_per_player: int = 1
     first_player: FirstPlayer = "lower_reserve"
     waste_playable: WastePlayable = "never"
     empty_house: EmptyHouse = "any"
@@ -83,6 +85,11 @@ class Ruleset:
             or self.houses_per_player not in HOUSES_PER_PLAYER
         ):
             raise RulesetError(f"houses_per_player is 4 or 2, not {self.houses_per_player!r}")
+        if (
+            type(self.reserves_per_player) is not int
+            or self.reserves_per_player not in RESERVES_PER_PLAYER
+        ):
+            raise RulesetError(f"reserves_per_player is 1 or 2, not {self.reserves_per_player!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
@@ -110,9 +117,21 @@ class Ruleset:
         return parse_match(self.match)[1]
 
     def to_json(self) -> dict[str, Any]:
-        """Every option written out, plus the preset label under ``"preset"``."""
+        """Every option written out, plus the preset label under ``"preset"``. The variant
+        options of §10 are written only when set: the records of every other ruleset stay as
+        they were before those options existed."""
         data: dict[str, Any] = {"preset": self.name}
-        data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"})
+        data.update(
+            {
+                f.name: getattr(self, f.name)
+                for f in fields(self)
+                if f.name != "name"
+                and not (
+                    f.name in _VARIANT_DEFAULTS
+                    and _VARIANT_DEFAULTS[f.name] == getattr(self, f.name)
+                )
+            }
+        )
         return data
 
     @classmethod
@@ -138,8 +157,11 @@ class Ruleset:
             raise RulesetError(str(exc)) from None
 
 
+# The options of docs/spec/rules.md §10 and their values when unset (see `Ruleset.to_json`).
+_VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1}
+
 # The options that count something: whole numbers (a float cannot count cards when dealing).
-_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "move_time_limit_s")
+_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")
 
 
 def _preset(name: str, **changes: Any) -> Ruleset:
@@ -177,6 +199,7 @@ PRESETS: dict[str, Ruleset] = {
         match="wins:3",
     ),
     "beginner": _preset("beginner", enforcement="lenient"),
+    "italian-two-reserves": _preset("italian-two-reserves", reserves_per_player=2),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -187,4 +210,5 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "finnish": "Finnish Tunj: 12-card reserve, strict priorities, hand card lock, 10 s per move.",
     "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
+    "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
 }

@@ -160,6 +160,7 @@ GOLDENS: dict[str, Callable[[], Table]] = {
     "italian-resign": preset_game("italian"),
     "french-resign": preset_game("french"),
     "beginner-resign": preset_game("beginner"),
+    "italian-two-reserves-resign": preset_game("italian-two-reserves", 30),
     "classic-multi-card-move": multi_card_move,
 }
 # Goldens whose exported record is then rewritten as a person or another program may write it.
