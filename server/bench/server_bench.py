@@ -81,7 +81,8 @@ class Stats:
     refused: int = 0
     refusals: list[str] = field(default_factory=list)  # the first few, to say why
     measuring: bool = False
-    cpu_s: float | None = None  # CPU time the server process used while measuring
+    cpu_s: float | None = None  # CPU time the server process(es) used while measuring
+    cpu_by_process: list[float] = field(default_factory=list)  # the same, per server process
     client_cpu_s: float = 0.0  # CPU time of this process (every client) while measuring
 
 
@@ -223,31 +224,35 @@ async def _measure(
     warmup_s: float,
     seconds: float,
     echo: bool,
-    pid: int | None,
+    pids: list[int],
 ) -> float:
     start = time.perf_counter()
     stop_at = start + warmup_s + seconds
-    cpu_at_start: list[float | None] = [None]
+    cpu_at_start: list[float | None] = [None] * len(pids)
     client_cpu_at_start = [0.0]
 
     async def flip() -> None:
         await asyncio.sleep(warmup_s)
         stats.measuring = True
-        cpu_at_start[0] = _cpu_s(pid)
+        cpu_at_start[:] = [_cpu_s(pid) for pid in pids]
         client_cpu_at_start[0] = time.process_time()
 
     runs = [c.echo(stop_at) if echo else c.play(stop_at) for c in clients]
     await asyncio.gather(flip(), *runs)
     stats.measuring = False
     stats.client_cpu_s = time.process_time() - client_cpu_at_start[0]
-    cpu_now, cpu_before = _cpu_s(pid), cpu_at_start[0]
-    if cpu_now is not None and cpu_before is not None:
-        stats.cpu_s = cpu_now - cpu_before
+    used = [
+        (now - before) if now is not None and before is not None else None
+        for now, before in zip([_cpu_s(pid) for pid in pids], cpu_at_start, strict=True)
+    ]
+    if used and all(u is not None for u in used):
+        stats.cpu_by_process = [u for u in used if u is not None]
+        stats.cpu_s = sum(stats.cpu_by_process)
     return seconds
 
 
 async def _run_server_games(
-    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pid: int | None = None
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pids: list[int]
 ) -> Stats:
     import aiohttp
 
@@ -269,14 +274,14 @@ async def _run_server_games(
     await asyncio.gather(*(c.connect() for c in clients))
     await asyncio.gather(*(c.join() for c in clients))
     try:
-        await _measure(clients, stats, warmup_s, seconds, echo=False, pid=pid)
+        await _measure(clients, stats, warmup_s, seconds, echo=False, pids=pids)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
 
 
 async def _run_echo(
-    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pid: int | None = None
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pids: list[int]
 ) -> Stats:
     """As many clients as in the games, in pairs sharing a room like the two seats of a table;
     one of each pair sends (in a game only the player to move does), both receive each update."""
@@ -291,7 +296,7 @@ async def _run_echo(
     await asyncio.gather(*(c.join() for c in clients))
     try:
         senders = [sender for sender, _ in pairs]
-        await _measure(senders, stats, warmup_s, seconds, echo=True, pid=pid)
+        await _measure(senders, stats, warmup_s, seconds, echo=True, pids=pids)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
@@ -359,7 +364,9 @@ def _table_under_reads(
         ready = [Path(f"{output}.ready") for output in outputs]
         while not all(r.exists() for r in ready) and time.monotonic() < deadline:
             time.sleep(0.05)
-        stats = asyncio.run(_run_server_games(url, 1, warmup_s, seconds, 0.0, pid))
+        stats = asyncio.run(
+            _run_server_games(url, 1, warmup_s, seconds, 0.0, [] if pid is None else [pid])
+        )
     finally:
         for proc in procs:
             _stop(proc)
@@ -515,6 +522,19 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     help="Passed to the server (every simulated client comes from this one address, and opens "
     "up to --games tables at once; the readers of (a) meet the server's own read limits).",
 )
+@click.option(
+    "--nodes",
+    default=None,
+    type=click.IntRange(2, 16),
+    help="Instead of the echo comparison: 1 and then N server processes behind HAProxy, sharing "
+    "the --store (PostgreSQL) and the --message-queue (Redis).",
+)
+@click.option(
+    "--message-queue",
+    default="redis://127.0.0.1:6379/0",
+    show_default=True,
+    help="With --nodes: the Redis the processes share.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -530,13 +550,26 @@ def server(
     startup_events: int,
     startup_rounds: int,
     server_limits: tuple[str, ...],
+    nodes: int | None,
+    message_queue: str,
     as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
     figures of issue 14: (a) one table's moves while 3 clients loop on a long match's replay,
     (b) p99 at human pace, (c) CPU per move, (d) start-up with a long history; each a ratio
-    against a baseline measured in the same run."""
+    against a baseline measured in the same run. With --nodes, instead: the games against 1 and
+    then N server processes behind HAProxy."""
     think_s = think_ms / 1000
+    if nodes is not None:
+        if not store_url or not store_url.startswith(("postgresql://", "postgres://")):
+            raise click.UsageError("--nodes needs --store postgresql://… (shared by the processes)")
+        from server.bench.nodes import bench_nodes
+
+        bench_nodes(
+            nodes, games, seconds, warmup, think_s, async_mode, store_url, message_queue, rounds,
+            as_json,
+        )  # fmt: skip
+        return
     rounds_out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="crapette-bench-") as tmp:
         tmp_path = Path(tmp)
@@ -570,10 +603,10 @@ def server(
             # Server and echo phases alternate, so a change in the machine's load hits both.
             for _ in range(rounds):
                 game_stats = asyncio.run(
-                    _run_server_games(server_url, games, warmup, seconds, think_s, procs[0].pid)
+                    _run_server_games(server_url, games, warmup, seconds, think_s, [procs[0].pid])
                 )
                 echo_stats = asyncio.run(
-                    _run_echo(echo_url, games, warmup, seconds, think_s, procs[1].pid)
+                    _run_echo(echo_url, games, warmup, seconds, think_s, [procs[1].pid])
                 )
                 server_summary = _summary(game_stats, seconds)
                 echo_summary = _summary(echo_stats, seconds)
@@ -603,10 +636,10 @@ def server(
             if pace_think_ms:
                 pace_s = pace_think_ms / 1000
                 slow = asyncio.run(
-                    _run_server_games(server_url, games, warmup, seconds, pace_s, procs[0].pid)
+                    _run_server_games(server_url, games, warmup, seconds, pace_s, [procs[0].pid])
                 )
                 slow_echo = asyncio.run(
-                    _run_echo(echo_url, games, warmup, seconds, pace_s, procs[1].pid)
+                    _run_echo(echo_url, games, warmup, seconds, pace_s, [procs[1].pid])
                 )
                 pace_server, pace_echo = _summary(slow, seconds), _summary(slow_echo, seconds)
                 pace = {
