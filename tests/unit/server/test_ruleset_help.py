@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 import domain
-from domain.ruleset import CHOICES, HOUSES_PER_PLAYER, RESERVES_PER_PLAYER, RESERVE_SIZES
+from domain.ruleset import CHOICES, HOUSES_PER_PLAYER, RESERVE_SIZES, RESERVES_PER_PLAYER
 from server.ruleset_help import OPTIONS, options_json
 
 
