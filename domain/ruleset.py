@@ -117,21 +117,18 @@ class Ruleset:
         return parse_match(self.match)[1]
 
     def to_json(self) -> dict[str, Any]:
-        """Every option written out, plus the preset label under ``"preset"``. The variant
-        options of §10 are written only when set: the records of every other ruleset stay as
-        they were before those options existed."""
+        """Every option written out, plus the preset label under ``"preset"``."""
         data: dict[str, Any] = {"preset": self.name}
-        data.update(
-            {
-                f.name: getattr(self, f.name)
-                for f in fields(self)
-                if f.name != "name"
-                and not (
-                    f.name in _VARIANT_DEFAULTS
-                    and _VARIANT_DEFAULTS[f.name] == getattr(self, f.name)
-                )
-            }
-        )
+        data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"})
+        return data
+
+    def to_record_json(self) -> dict[str, Any]:
+        """`to_json` without the variant options of §10 that are unset: a match record of any
+        other ruleset stays as it was before those options existed."""
+        data = self.to_json()
+        for name, unset in VARIANT_DEFAULTS.items():
+            if data[name] == unset:
+                del data[name]
         return data
 
     @classmethod
@@ -157,8 +154,8 @@ class Ruleset:
             raise RulesetError(str(exc)) from None
 
 
-# The options of docs/spec/rules.md §10 and their values when unset (see `Ruleset.to_json`).
-_VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1}
+# The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
+VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1}
 
 # The options that count something: whole numbers (a float cannot count cards when dealing).
 _WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")

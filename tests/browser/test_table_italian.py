@@ -48,7 +48,7 @@ def test_two_reserves_are_drawn_at_both_sizes(
     width = page.evaluate("document.documentElement.clientWidth")
     for name in ("R0", "Q0", "W0", "R1", "Q1", "W1"):
         box = pile_box(page, name)
-        assert 0 <= box["x"] and box["x"] + box["width"] <= width + 1, (name, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, (name, box)
     # Beside each other, not on top of each other.
     r0, q0 = pile_box(page, "R0"), pile_box(page, "Q0")
     assert abs(r0["x"] - q0["x"]) >= r0["width"] * 0.9
