@@ -97,7 +97,9 @@ def test_a_seat_left_on_one_process_is_away_for_both(nodes: tuple[Cluster, Clust
 def test_one_holder_per_lease_and_a_takeover_once_it_lapses(
     nodes: tuple[Cluster, Cluster],
 ) -> None:
-    a, b = RedisLeases(nodes[0], ttl_s=0.5), RedisLeases(nodes[1], ttl_s=0.5)
+    # A TTL long enough that a stall of the test process between a renewal and the check that
+    # follows it (a loaded CI machine) cannot lapse the lease before it is checked.
+    a, b = RedisLeases(nodes[0], ttl_s=2.0), RedisLeases(nodes[1], ttl_s=2.0)
     match_id = f"m-lease-{time.monotonic_ns()}"
     try:
         a.renew([match_id])
@@ -106,7 +108,7 @@ def test_one_holder_per_lease_and_a_takeover_once_it_lapses(
         a.renew([match_id])  # renewing keeps it
         b.renew([match_id])
         assert a.holds(match_id) and not b.holds(match_id)
-        time.sleep(0.6)  # a stops renewing (it died): the lease lapses
+        time.sleep(2.1)  # a stops renewing (it died): the lease lapses
         assert not a.holds(match_id)  # a itself stops driving before the key expires
         b.renew([match_id])
         a.renew([match_id])  # a back: too late, b has it
