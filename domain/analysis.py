@@ -230,15 +230,17 @@ def _folded(events: Iterable[Event]) -> Iterator[tuple[Event, MatchState]]:
 def analyse_states(steps: Iterable[tuple[Event, MatchState]]) -> MatchAnalysis:
     """The analysis from each event of a stream, in order, with the match state after it.
     Games still running at the end are left out (their faults are not public yet)."""
-    reader = _Reader()
+    reader = Analyser()
     for event, state in steps:
         reader.read(event, state)
     return reader.result()
 
 
-class _Reader:
-    """Walks the stream once, keeping the game before each event (a fault's compulsory move is
-    judged on the state before its action) and the running game's figures."""
+class Analyser:
+    """The analysis built one event at a time (`read(event, state after it)`, in stream order;
+    `result()` at any point), for callers that fold the stream anyway. It keeps the game before
+    each event (a fault's compulsory move is judged on the state before its action) and the
+    running game's figures."""
 
     def __init__(self) -> None:
         self.players: tuple[str, str] = ("", "")

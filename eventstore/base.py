@@ -8,7 +8,7 @@ import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from eventstore.errors import (
     ConcurrencyError,
@@ -79,11 +79,21 @@ class EventStore(ABC):
 
     # -- writing ---------------------------------------------------------------------------
 
-    def append(self, stream: str, events: Sequence[NewEvent], expected_version: int) -> int:
+    def append(
+        self,
+        stream: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        *,
+        retry: bool = True,
+    ) -> int:
         """Append a batch atomically; return the stream's new version. `expected_version` is the
         version the writer last saw (0 or NO_STREAM for a new stream) or ANY. Raises
         ConcurrencyError (with `.actual_version`) on a mismatch. Appending a batch whose event ids
-        are already stored as that same batch returns the original version and writes nothing."""
+        are already stored as that same batch returns the original version and writes nothing;
+        with `retry=False` it raises DuplicateEventError instead, for a writer that must know
+        whether its own events were written (two processes deciding the same command id may
+        decide different events, and only the stored ones may be folded)."""
         self._check_open()
         check_stream_name(stream)
         expected = check_expected_version(expected_version)
@@ -98,7 +108,16 @@ class EventStore(ABC):
             if not version_matches(expected, actual):
                 raise ConcurrencyError(stream, expected, actual)
             return actual
-        version = self._append(stream, prepared, expected)
+        try:
+            version = self._append(stream, prepared, expected)
+        except _Retried as retried:
+            if not retry:
+                raise DuplicateEventError(
+                    f"event id {ids[0]!r} is already stored as version "
+                    f"{retried.version - len(ids) + 1} of stream {stream!r}: this batch was "
+                    "written before"
+                ) from None
+            return retried.version
         self._wake_subscribers()
         return version
 
@@ -112,10 +131,11 @@ class EventStore(ABC):
         events: list[PreparedEvent],
         existing: Iterable[Existing],
         conflict: EventStoreError,
-    ) -> int:
+    ) -> NoReturn:
         """Called by a backend when an append failed (version conflict or a duplicate id): if the
         batch is already stored exactly, it is a retry and we return its original version;
-        otherwise re-raise the conflict, or explain the clash of ids."""
+        otherwise re-raise the conflict, or explain the clash of ids. (The retry's version
+        travels as the `_Retried` exception, so that `append` alone decides what it means.)"""
         found = {row.event_id: row for row in existing}
         if not found:
             raise conflict
@@ -125,7 +145,7 @@ class EventStore(ABC):
             row is not None and row.stream == stream and row.version == first.version + i
             for i, row in enumerate(rows)
         ):
-            return first.version + len(rows) - 1
+            raise _Retried(first.version + len(rows) - 1)
         clash = next(row for row in found.values())
         raise DuplicateEventError(
             f"event id {clash.event_id!r} is already stored as version {clash.version} of "
@@ -331,6 +351,12 @@ class EventStore(ABC):
                 self._appended.wait(timeout)
 
     @property
+    def wait_interval(self) -> float:
+        """How long a caught-up subscription waits before reading again when nothing woke it:
+        `poll_interval`, unless the backend is told of other processes' appends."""
+        return self.poll_interval
+
+    @property
     def generation(self) -> int:
         """Changes each time an append commits through this store object."""
         return self._generation
@@ -361,6 +387,14 @@ class EventStore(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class _Retried(Exception):
+    """A backend's `_append` found the batch already stored: the stream's version after it."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
 
 
 def version_matches(expected: int, actual: int) -> bool:

@@ -19,6 +19,8 @@ psycopg wait greenly itself (the server does, in `server.patches`; docs/eventsto
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -38,6 +40,7 @@ from eventstore.errors import (
     StoreUnavailableError,
 )
 from eventstore.events import PreparedEvent
+from eventstore.subscription import Subscription
 
 _COLUMNS = (
     "stream, version, position, type, data, metadata, event_id, schema_version, recorded_at_ms"
@@ -46,6 +49,10 @@ _COLUMNS = (
 
 _MAX_VERSION = 2**31 - 1
 
+
+# How long a listening subscription waits before re-reading anyway (a lost notification costs
+# at most this), and how often the listener looks whether the store was closed.
+_LISTEN_FALLBACK_S = 1.0
 
 _VERSION_CONFLICT = "CR409"  # the SQLSTATE append_events raises on an expected-version mismatch
 
@@ -82,6 +89,7 @@ BEGIN"""
     SELECT head + i, p_stream, actual + i, p_types[i], p_data[i], p_metadata[i], p_ids[i],
            p_schema_versions[i], p_now
     FROM generate_series(1, n) AS i;
+    PERFORM pg_notify({channel}, '');
     RETURN actual + n;
 END
 $body$
@@ -106,6 +114,7 @@ BEGIN"""
                                  schema_version, recorded_at_ms)
     VALUES (head + 1, p_stream, actual + 1, p_type, p_data, p_metadata, p_id,
             p_schema_version, p_now);
+    PERFORM pg_notify({channel}, '');
     RETURN actual + 1;
 END
 $body$
@@ -142,6 +151,12 @@ class PostgresStore(EventStore):
         super().__init__(**options)
         conninfo, self.schema = split_url(url)
         self._lock_name = f"eventstore:{self.schema}"
+        # Every append NOTIFYs this channel when it commits (see `subscribe`).
+        self.channel = f"eventstore_{self.schema}"[:63]
+        self._conninfo = conninfo
+        self._connect_timeout = connect_timeout
+        self._listener: threading.Thread | None = None
+        self._listen_lock = threading.Lock()
         parts = urllib.parse.urlsplit(conninfo)  # named in errors, without the password
         self._where = f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"
         s = sql.Identifier(self.schema)
@@ -223,7 +238,10 @@ class PostgresStore(EventStore):
             for function in (_APPEND_FUNCTION, _APPEND_ONE_FUNCTION):
                 conn.execute(
                     sql.SQL(function).format(
-                        schema=s, lock_class=_LOCK_CLASS, lock_name=sql.Literal(self._lock_name)
+                        schema=s,
+                        lock_class=_LOCK_CLASS,
+                        lock_name=sql.Literal(self._lock_name),
+                        channel=sql.Literal(self.channel),
                     )
                 )
 
@@ -297,6 +315,7 @@ class PostgresStore(EventStore):
                     )
                     row = conn.execute(self._sql["last"]).fetchone()
                     head = 0 if row is None else int(row[0])
+                    conn.execute("SELECT pg_notify(%s, '')", (self.channel,))
                     with conn.cursor() as cursor:
                         cursor.executemany(
                             self._sql["copy"],
@@ -367,5 +386,70 @@ class PostgresStore(EventStore):
             schema = sql.Identifier(self.schema)
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(schema))
 
+    # -- learning of appends made elsewhere ----------------------------------------------------
+
+    def subscribe(self, from_position: int = 1, *, batch_size: int = 500) -> Subscription:
+        """As for every store, and more: the first subscription starts listening to the store's
+        channel, which every append of every process notifies on commit, so a subscription
+        learns of another process's append at once instead of by polling (it still re-reads
+        every `wait_interval` in case a notification was lost with a connection)."""
+        self._start_listening()
+        return super().subscribe(from_position, batch_size=batch_size)
+
+    @property
+    def wait_interval(self) -> float:
+        return max(self.poll_interval, _LISTEN_FALLBACK_S) if self.listening else self.poll_interval
+
+    @property
+    def listening(self) -> bool:
+        return self._listener is not None and self._listener.is_alive()
+
+    def _start_listening(self) -> None:
+        with self._listen_lock:
+            if self._listener is not None or self.closed:
+                return
+            ready = threading.Event()
+            self._listener = threading.Thread(
+                target=self._listen, args=(ready,), name=f"{self.channel}-listener", daemon=True
+            )
+            self._listener.start()
+        # Appends committed before LISTEN took effect are found by the subscription's first
+        # read; waiting here makes sure none falls between that read and the listening.
+        ready.wait(self._connect_timeout)
+
+    def _listen(self, ready: threading.Event) -> None:
+        """The listener: a connection of its own in LISTEN, turning each notification into a
+        wake-up of this store's waiting subscriptions. A thread, which under eventlet's monkey
+        patching is a greenthread, and `notifies` then waits through the green `select` (the wait
+        function the server installs, `server.patches`): it never blocks the other
+        greenthreads."""
+        while not self.closed:
+            try:
+                with psycopg.connect(
+                    self._conninfo,
+                    autocommit=True,
+                    connect_timeout=max(1, round(self._connect_timeout)),
+                ) as conn:
+                    conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                    ready.set()
+                    self._wake_subscribers()  # whatever committed while we were not listening
+                    while not self.closed:
+                        for _notify in conn.notifies(timeout=_LISTEN_FALLBACK_S, stop_after=1):
+                            self._wake_subscribers()
+            except psycopg.Error:
+                # The connection was lost: subscriptions fall back to polling until it is back.
+                ready.set()
+                time.sleep(_LISTEN_FALLBACK_S)
+
     def _close(self) -> None:
+        listener = self._listener
+        if listener is not None and listener.is_alive():
+            # Wake the listener so that it sees the store closed now, not a second later.
+            with (
+                contextlib.suppress(psycopg.Error, psycopg_pool.PoolTimeout),
+                self._pool.connection(timeout=1.0) as conn,
+            ):
+                conn.execute("SELECT pg_notify(%s, '')", (self.channel,))
         self._pool.close()
+        if listener is not None and listener is not threading.current_thread():
+            listener.join(_LISTEN_FALLBACK_S * 2)

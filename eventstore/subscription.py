@@ -1,6 +1,7 @@
 """A catch-up subscription: reads stored events in pages, then waits for new ones. It only uses
 the store's public reads, so it works the same on every backend and across processes (appends
-made by another process are picked up by polling every `store.poll_interval` seconds)."""
+made by another process are picked up by polling every `store.poll_interval` seconds, or at
+once on PostgreSQL, which notifies listeners of every append)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ class Subscription(Iterator[RecordedEvent]):
                 self._buffer.extend(batch)
                 self._next_position = batch[-1].position + 1
                 continue
-            wait = self._store.poll_interval
+            wait = self._store.wait_interval
             if deadline is not None:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

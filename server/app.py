@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
@@ -13,10 +14,14 @@ from eventstore import EventStore, open_store
 from server import fairuse, health, http, patches, sockets
 from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
+from server.feed import AppendFeed
 from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
 from server.records.http import records_bp
 from server.service import GameService
+
+if TYPE_CHECKING:  # imported only when a message queue is configured
+    from server.cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -37,15 +42,21 @@ def create_app(
     # refuses a longer body before anything reads it (a structured 413, below).
     app.config["MAX_CONTENT_LENGTH"] = 21 * 1024 * 1024
     origins = OriginPolicy(config.allowed_origins)
+    queue: dict[str, str] = {}
+    if config.message_queue:
+        # Room emits go through Redis to every process, which delivers to its own members.
+        queue = {"message_queue": config.message_queue, "channel": "crapette-socketio"}
     socketio = SocketIO(
         app,
         async_mode=config.async_mode,
         cors_allowed_origins=origins.for_socketio(),
         serializer=patches.json_packet(),
+        **queue,
     )
+    cluster = _cluster(config)
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
-    publisher = sockets.SocketPublisher(socketio)
+    publisher = sockets.SocketPublisher(socketio, shared=cluster is not None)
     service = GameService(
         store,
         publisher=publisher,
@@ -55,12 +66,20 @@ def create_app(
         lobby_file=None if config.lobby_file is None else Path(config.lobby_file),
         expire_open_s=config.expire_open_s,
         unload_idle_s=config.unload_idle_s,
+        presence=None if cluster is None else cluster.presence(config.grace_s),
+        leases=None if cluster is None else cluster.leases(),
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
     app.register_blueprint(http.bp)
     app.register_blueprint(health.health_bp)
     health.add_check(app, "store", store.last_position)
+    if cluster is not None:
+        app.extensions["crapette_cluster"] = cluster
+        health.add_check(app, "queue", cluster.ping)
+        health.add_fact(app, "node", cluster.node_id)
+        # Another process's events reach this cache, and its clients, through the feed.
+        app.extensions["crapette_feed"] = AppendFeed(store, service.repo)  # before loading
     app.register_blueprint(players_bp)
     app.register_blueprint(records_bp)
     _register_error_pages(app)
@@ -70,6 +89,16 @@ def create_app(
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio
+
+
+def _cluster(config: ServerConfig) -> Cluster | None:
+    """The Redis side of several processes, or None for one process alone (the default, which
+    imports nothing of it)."""
+    if not config.message_queue:
+        return None
+    from server.cluster import Cluster
+
+    return Cluster(config.message_queue, config.node_id)
 
 
 def _register_error_pages(app: Flask) -> None:
@@ -130,3 +159,28 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
                 log.exception("clock tick failed")
 
     socketio.start_background_task(loop)
+
+
+def start_cluster(socketio: SocketIO, app: Flask) -> None:
+    """With a message queue, two more background tasks: the append feed (server.feed) and the
+    heartbeat that renews this process's presence entries and match leases (server.cluster)."""
+    cluster = app.extensions.get("crapette_cluster")
+    if cluster is None:
+        return
+    from server.cluster import HEARTBEAT_S
+
+    service: GameService = app.extensions["crapette"]
+    socketio.start_background_task(app.extensions["crapette_feed"].run)
+
+    def beat() -> None:
+        while True:
+            try:
+                service.presence.heartbeat()
+                service.autopilot.leases.renew(
+                    entry.match_id for entry in service.repo.entries() if entry.live
+                )
+            except Exception:  # Redis away for a moment: try again at the next beat
+                log.exception("heartbeat failed")
+            socketio.sleep(HEARTBEAT_S)
+
+    socketio.start_background_task(beat)

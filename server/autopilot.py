@@ -17,6 +17,7 @@ from domain.bots import BOT_NAMES, make_bot
 from domain.deal import new_seed
 from server import tables as t
 from server.bots import RandomLegalBot
+from server.leases import Leases
 from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository, SeatBot
 from server.presence import Presence, TableOf
@@ -42,6 +43,7 @@ class Autopilot:
         bot_delay_s: float | None,
         clock: Callable[[], int],
         test_bots: bool = False,
+        leases: Leases | None = None,
     ) -> None:
         self.repo = repo
         self.presence = presence
@@ -49,6 +51,8 @@ class Autopilot:
         self.bot_delay_s = bot_delay_s
         self.clock = clock
         self.test_bots = test_bots
+        # Which matches this process drives on its clock (all of them, alone; see server.cluster).
+        self.leases = leases if leases is not None else Leases()
 
     def bot_names(self) -> tuple[str, ...]:
         """The bots a table may seat here (the test-only ones only with `test_bots`)."""
@@ -163,7 +167,7 @@ class Autopilot:
         """Called periodically: time-outs from event times, and seated bots' moves."""
         now = self.clock()
         for entry in self.repo.entries():
-            if not entry.live:
+            if not entry.live or not self.leases.holds(entry.match_id):
                 continue
             try:
                 with entry.lock:

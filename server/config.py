@@ -39,3 +39,7 @@ class ServerConfig:
     # memory (None: never); it is read again from the store when asked for.
     unload_idle_s: float | None = 600
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))
+    # Several processes as one server (server.cluster): the Redis URL of the Socket.IO message
+    # queue, presence and leases, and this process's name there (default: host-pid-random).
+    message_queue: str | None = None
+    node_id: str | None = None

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Flask, Response, current_app, jsonify
 
 log = logging.getLogger(__name__)
 
@@ -17,8 +17,16 @@ health_bp = Blueprint("health", __name__)
 CHECKS_KEY = "crapette_health_checks"
 
 
-def add_check(app: Any, name: str, check: Callable[[], object]) -> None:
+# Facts about the process shown with the checks (e.g. its node id among several).
+FACTS_KEY = "crapette_health_facts"
+
+
+def add_check(app: Flask, name: str, check: Callable[[], object]) -> None:
     app.extensions.setdefault(CHECKS_KEY, {})[name] = check
+
+
+def add_fact(app: Flask, name: str, value: str) -> None:
+    app.extensions.setdefault(FACTS_KEY, {})[name] = value
 
 
 @health_bp.get("/healthz")
@@ -36,4 +44,5 @@ def healthz() -> tuple[Response, int]:
             healthy = False
         else:
             report[name] = {"ok": True}
-    return jsonify({"ok": healthy, **report}), 200 if healthy else 503
+    facts = current_app.extensions.get(FACTS_KEY, {})
+    return jsonify({"ok": healthy, **facts, **report}), 200 if healthy else 503

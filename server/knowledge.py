@@ -13,18 +13,12 @@ import domain
 from domain.analysis import analyse_states
 from server.matches import Applied
 from server.payloads import JsonObject
+from server.updates import game_over
 
 
 def analysis_json(states: Iterable[Applied]) -> JsonObject:
     """The analysis of the finished games, from a replay's (version, event, state) list."""
     return analyse_states((a.event, a.state) for a in states).to_json()
-
-
-def game_over(now: domain.MatchState | None, game_index: int) -> bool:
-    """Is game `game_index` over in the match as it stands (`now`)?"""
-    if now is None or now.game is None:
-        return False
-    return bool(now.finished or game_index < now.game.game_index or now.game.over)
 
 
 def seat_options(states: Iterable[Applied], now: domain.MatchState | None, seat: int) -> JsonObject:

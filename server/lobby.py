@@ -355,13 +355,14 @@ class Lobby:
     def seat_for(self, match_id: str, token: str | None) -> int | None:
         """The seat a token owns at this table; None for a spectator (no token)."""
         entry = self.repo.find(match_id)
-        return None if token is None else entry.seat_of(token)
+        return None if token is None else self.repo.seat_of(entry, token)
 
     def connect(self, match_id: str, seat: int) -> None:
         """A seat's client joined; a returning owner sends away the bot that stood in for him."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.presence.connect(match_id, seat)
+            self.repo.refresh(entry)  # a takeover claimed through another process, just now
             mine = entry.table.seats[seat]
             if mine.takeover or (mine.forfeited and not mine.abandoned):
                 self.repo.append_table(
@@ -381,7 +382,8 @@ class Lobby:
         (`what == "bot"`; its owner may come back) or it is resigned for, game after game."""
         entry = self.repo.find(match_id)
         with entry.lock:
-            seat = entry.seat_of(token)
+            self.repo.refresh(entry)  # what other processes wrote: decide on the latest table
+            seat = self.repo.seat_of(entry, token)
             absent = 1 - seat
             if not entry.live:
                 raise NotPlayingError("There is no match in play at this table.")

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import domain
 from domain import Action, Event, MatchState, View
-from eventstore import ConcurrencyError, EventStore, NewEvent
+from eventstore import ConcurrencyError, DuplicateEventError, EventStore, NewEvent
 from server.errors import ForbiddenError, NotFoundError
 from server.payloads import JsonObject
 from server.schemas import MATCH_ID_PATTERN
@@ -168,6 +168,33 @@ class MatchRepository:
             entry.table = table
         self._fold_new(entry, publish=True)
 
+    def seat_of(self, entry: MatchEntry, token: str) -> int:
+        """The seat a token owns; a token not (yet) known to this cache may be one just handed
+        out by another process: the table is read again once before it is refused."""
+        if entry.table.seat_of(token) is None:
+            with entry.lock:
+                self.refresh(entry)
+        return entry.seat_of(token)
+
+    def learned(self, stream: str, version: int) -> None:
+        """The seam through which appends reach this cache when several processes share the
+        store (server.feed calls it for every committed event, in commit order): `stream`
+        reached `version`. A match we hold is brought up to it, and what it folds is published
+        to this process's clients (`refresh`); a table opened elsewhere joins the lobby."""
+        kind, _, match_id = stream.partition("-")
+        if kind not in ("match", "table"):
+            return
+        with self._lock:
+            entry = self._entries.get(match_id)
+        if entry is None:
+            if kind == "table" and version == 1:  # a new table (an evicted one stays out)
+                self.get(match_id)
+            return
+        known = entry.version if kind == "match" else entry.table.version
+        if version > known:
+            with entry.lock:
+                self.refresh(entry, with_table=kind == "table")
+
     def has_newer(self, entry: MatchEntry) -> bool:
         return bool(self.store.stream_version(match_stream(entry.match_id)) > entry.version)
 
@@ -213,15 +240,13 @@ class MatchRepository:
                 )
             )
         try:
-            version = self.store.append(
-                match_stream(entry.match_id), batch, expected_version=entry.version
+            # retry=False: if these ids are stored already, another process (or an earlier
+            # attempt whose answer was lost) wrote this command, perhaps with other events (a
+            # game's seed, a time): only what the store holds may be folded, so re-read instead.
+            self.store.append(
+                match_stream(entry.match_id), batch, expected_version=entry.version, retry=False
             )
-        except ConcurrencyError:
-            return False
-        if version != entry.version + len(batch):
-            # The store took these event ids for a retry of an earlier batch and wrote nothing:
-            # applying the events here would let memory and store part ways.
-            log.error("match %s: command id %s was already used", entry.match_id, command_id)
+        except (ConcurrencyError, DuplicateEventError):
             return False
         applied = [self._apply(entry, event, at_ms, metadata) for event in events]
         self.on_applied(entry.match_id, applied)

@@ -132,10 +132,14 @@ class ReplayFrame(TypedDict):
 
 
 class Replay(TypedDict):
+    """`GET /api/matches/<id>/replay` before its `frames`, which server.replays encodes one by
+    one and appends: `ReplayFrame`s, each keyframe whole, the others with `delta` for `view`."""
+
     match_id: str
+    format: str
     live: bool
     version: int
+    keyframe_every: int
     players: list[str | None]
     ruleset: JsonObject
-    frames: list[ReplayFrame]
     analysis: JsonObject  # domain.analysis of the finished games (server.knowledge)

@@ -35,7 +35,7 @@ class Play:
         self, match_id: str, token: str, command_id: str, action_json: JsonObject
     ) -> CommandDone:
         entry = self.repo.find(match_id)
-        seat = entry.seat_of(token)
+        seat = self.repo.seat_of(entry, token)
         action = parse_action(action_json)
         if action.seat != seat:
             raise ForbiddenError(f"This seat token plays seat {seat}, not seat {action.seat}.")

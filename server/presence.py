@@ -78,3 +78,6 @@ class Presence:
             "away_since_ms": since,
             "claimable_at_ms": since + int(self.grace_s * 1000),
         }
+
+    def heartbeat(self) -> None:
+        """Nothing to renew for a process alone (see `server.cluster.SharedPresence`)."""

@@ -48,15 +48,12 @@ class Reads:
             # An imported match never goes on here, and its record held every card: all shown.
             finished = now is not None and now.finished
             live = not finished and not entry.table.imported
-            header: JsonObject = {
-                "match_id": match_id,
-                "players": [s.name for s in entry.table.seats],
-                "ruleset": entry.table.ruleset,
-            }
+            players = [s.name for s in entry.table.seats]
+            ruleset = entry.table.ruleset
         if not live:
             self.cache.forget_live(match_id)
         return self.cache.get_or_build(
-            (match_id, version, live), lambda: build(entry, version, now, live, header)
+            (match_id, version, live), lambda: build(entry, version, now, live, players, ruleset)
         )
 
     def options(self, match_id: str, seat: int) -> JsonObject:

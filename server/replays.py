@@ -24,7 +24,7 @@ from domain import MatchState
 from server import patches
 from server.knowledge import analysis_json
 from server.matches import Applied, MatchEntry, MatchRepository
-from server.payloads import JsonObject
+from server.payloads import JsonObject, Replay
 from server.updates import replay_frame
 
 FORMAT = "crapette-replay/2"
@@ -163,7 +163,12 @@ class ReplayBody:
 
 
 def build(
-    entry: MatchEntry, upto: int, now: MatchState | None, live: bool, header: JsonObject
+    entry: MatchEntry,
+    upto: int,
+    now: MatchState | None,
+    live: bool,
+    players: list[str | None],
+    ruleset: JsonObject,
 ) -> ReplayBody:
     """The replay of the first `upto` events with the analysis of its finished games
     (server/knowledge.py), in one pass over the match folded from the start, in slices of
@@ -181,12 +186,14 @@ def build(
             pause()
 
     analysis = analysis_json(framed(MatchRepository.states_between(entry, 0, upto)))
-    document = {
-        **header,
+    document: Replay = {
+        "match_id": entry.match_id,
         "format": FORMAT,
         "live": live,
         "version": upto,
         "keyframe_every": KEYFRAME_EVERY,
+        "players": players,
+        "ruleset": ruleset,
         "analysis": analysis,
     }
     head = patches.dumps(document)

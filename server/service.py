@@ -5,7 +5,8 @@ records, the publisher delivers.
 | part | module | job |
 |---|---|---|
 | `repo` | `server.matches` | the cache of every match, reading newer events, appending |
-| `presence` | `server.presence` | which seats have a client connected here, since when away |
+| `presence` | `server.presence` | which seats have a client connected, since when away |
+| (leases) | `server.leases` | which matches this process drives on its clock |
 | `autopilot` | `server.autopilot` | what the server does alone: start games, time-outs, bots |
 | `lobby` | `server.lobby` | presets, tables, seats, a seat's clients, claims |
 | `play` | `server.play` | a player's command: parse, check the seat, decide, append |
@@ -15,7 +16,8 @@ records, the publisher delivers.
 
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
-wired in after the fact. HTTP routes and Socket.IO handlers call the part whose job it is."""
+wired in after the fact. So do presence and leases when several processes share them (in
+Redis, `server.cluster`). HTTP routes and Socket.IO handlers call the part whose job it is."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from eventstore import EventStore
 from server.autopilot import Autopilot
+from server.leases import Leases
 from server.lobby import Lobby
 from server.lobbyview import LobbyProjection
 from server.matches import MatchRepository, now_ms
@@ -47,11 +50,13 @@ class GameService:
         lobby_file: Path | None = None,
         expire_open_s: float | None = None,
         unload_idle_s: float | None = None,
+        presence: Presence | None = None,
+        leases: Leases | None = None,
     ) -> None:
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.repo = MatchRepository(store, self.publisher.applied)
         self.projection = LobbyProjection(store, lobby_file)
-        self.presence = Presence(grace_s=grace_s, clock=clock)
+        self.presence = presence if presence is not None else Presence(grace_s=grace_s, clock=clock)
         self.autopilot = Autopilot(
             self.repo,
             self.presence,
@@ -59,6 +64,7 @@ class GameService:
             bot_delay_s=bot_delay_s,
             clock=clock,
             test_bots=test_bots,
+            leases=leases,
         )
         self.lobby = Lobby(
             self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock

@@ -44,17 +44,25 @@ class SocketPublisher:
     """Delivers folded events to the rooms of a match, each room its own redaction, and a
     table's lobby view to everyone at that table (`server.publisher.Publisher`)."""
 
-    def __init__(self, socketio: SocketIO) -> None:
+    def __init__(self, socketio: SocketIO, *, shared: bool = False) -> None:
         self.socketio = socketio
+        # Several processes share a message queue (server.cluster): a table's room may have
+        # members on any of them.
+        self.shared = shared
         self.members: dict[str, set[str]] = {}  # room -> sids
         self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
         self.lock = threading.Lock()
 
     def occupied(self, room: str) -> bool:
+        """Whether the room has members on this process."""
         with self.lock:
             return bool(self.members.get(room))
 
     def applied(self, match_id: str, items: list[Applied]) -> None:
+        """To this process's members only, never through the message queue: every process
+        folds every event (its own writes, and the others' through server.feed) in version
+        order under the match's lock, and a joining client's backlog is sent under that same
+        lock, so each client gets each version exactly once, whichever process wrote it."""
         for viewer in _VIEWERS:
             room = room_of(match_id, viewer)
             if not self.occupied(room):
@@ -70,12 +78,14 @@ class SocketPublisher:
                     final=item.version == last,
                     at_ms=item.at_ms,
                 )
-                self.socketio.emit("update", payload, to=room)
+                self.socketio.emit("update", payload, to=room, ignore_queue=True)
 
     def table_changed(self, match_id: str, table: TableJson) -> None:
         for viewer in _VIEWERS:
             room = room_of(match_id, viewer)
-            if self.occupied(room):
+            # A lobby view changes without a stored event (a client came or went), so the
+            # other processes learn of it only from this emit, through the message queue.
+            if self.shared or self.occupied(room):
                 self.socketio.emit("table", table, to=room)
 
     def enter(self, sid: str, match_id: str, viewer: int | None) -> None:
@@ -147,6 +157,9 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         _leave(sid)
         last = data["last_version"]
         with entry.lock:
+            # What other processes wrote that this one has not folded yet (none, alone), folded
+            # and sent to the room before this client enters it: its backlog below covers it.
+            service.repo.refresh(entry)
             publisher.enter(sid, match_id, seat)
             if last is None or last > entry.version:
                 snapshot = {

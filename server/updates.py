@@ -70,8 +70,9 @@ def replay_frame(
     show_all: bool = False,
 ) -> ReplayFrame:
     """One replay step: the public event (judged against the match `now`, so finished games are
-    shown in full) and the spectator view after it. With `show_all` (a finished match) the view
-    shows every card, and `face_down` says how many at the bottom of each pile were hidden."""
+    shown in full) and the spectator view after it. With `show_all` (a finished match), and in
+    any game that is over in `now`, the view shows every card, and `face_down` says how many at
+    the bottom of each pile were hidden."""
     view = view_json(state, None)
     frame_view: JsonObject | None
     if view is None:
@@ -79,7 +80,7 @@ def replay_frame(
     else:
         frame_view = {k: view.get(k) for k in REPLAY_VIEW_KEYS}
         game = state.game
-        if show_all and game is not None:
+        if game is not None and (show_all or game_over(now, game.game_index)):
             hidden = {name: cards.count(None) for name, cards in view["piles"].items()}
             frame_view["piles"] = {name: [str(c) for c in game.piles[name]] for name in hidden}
             frame_view["face_down"] = hidden
@@ -90,3 +91,11 @@ def replay_frame(
         "event": event_json(event, None, now),
         "view": frame_view,
     }
+
+
+def game_over(now: domain.MatchState | None, game_index: int) -> bool:
+    """Is game `game_index` over in the match as it stands (`now`)? Its cards, faults and
+    analysis are public then."""
+    if now is None or now.game is None:
+        return False
+    return bool(now.finished or game_index < now.game.game_index or now.game.over)

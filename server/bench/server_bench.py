@@ -81,7 +81,8 @@ class Stats:
     refused: int = 0
     refusals: list[str] = field(default_factory=list)  # the first few, to say why
     measuring: bool = False
-    cpu_s: float | None = None  # CPU time the server process used while measuring
+    cpu_s: float | None = None  # CPU time the server process(es) used while measuring
+    cpu_by_process: list[float] = field(default_factory=list)  # the same, per server process
     client_cpu_s: float = 0.0  # CPU time of this process (every client) while measuring
 
 
@@ -223,31 +224,35 @@ async def _measure(
     warmup_s: float,
     seconds: float,
     echo: bool,
-    pid: int | None,
+    pids: list[int],
 ) -> float:
     start = time.perf_counter()
     stop_at = start + warmup_s + seconds
-    cpu_at_start: list[float | None] = [None]
+    cpu_at_start: list[float | None] = [None] * len(pids)
     client_cpu_at_start = [0.0]
 
     async def flip() -> None:
         await asyncio.sleep(warmup_s)
         stats.measuring = True
-        cpu_at_start[0] = _cpu_s(pid)
+        cpu_at_start[:] = [_cpu_s(pid) for pid in pids]
         client_cpu_at_start[0] = time.process_time()
 
     runs = [c.echo(stop_at) if echo else c.play(stop_at) for c in clients]
     await asyncio.gather(flip(), *runs)
     stats.measuring = False
     stats.client_cpu_s = time.process_time() - client_cpu_at_start[0]
-    cpu_now, cpu_before = _cpu_s(pid), cpu_at_start[0]
-    if cpu_now is not None and cpu_before is not None:
-        stats.cpu_s = cpu_now - cpu_before
+    used = [
+        (now - before) if now is not None and before is not None else None
+        for now, before in zip([_cpu_s(pid) for pid in pids], cpu_at_start, strict=True)
+    ]
+    if used and all(u is not None for u in used):
+        stats.cpu_by_process = [u for u in used if u is not None]
+        stats.cpu_s = sum(stats.cpu_by_process)
     return seconds
 
 
 async def _run_server_games(
-    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pid: int | None = None
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pids: list[int]
 ) -> Stats:
     import aiohttp
 
@@ -269,14 +274,14 @@ async def _run_server_games(
     await asyncio.gather(*(c.connect() for c in clients))
     await asyncio.gather(*(c.join() for c in clients))
     try:
-        await _measure(clients, stats, warmup_s, seconds, echo=False, pid=pid)
+        await _measure(clients, stats, warmup_s, seconds, echo=False, pids=pids)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
 
 
 async def _run_echo(
-    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pid: int | None = None
+    url: str, games: int, warmup_s: float, seconds: float, think_s: float, pids: list[int]
 ) -> Stats:
     """As many clients as in the games, in pairs sharing a room like the two seats of a table;
     one of each pair sends (in a game only the player to move does), both receive each update."""
@@ -291,7 +296,7 @@ async def _run_echo(
     await asyncio.gather(*(c.join() for c in clients))
     try:
         senders = [sender for sender, _ in pairs]
-        await _measure(senders, stats, warmup_s, seconds, echo=True, pid=pid)
+        await _measure(senders, stats, warmup_s, seconds, echo=True, pids=pids)
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return stats
@@ -338,53 +343,60 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
     }
 
 
-async def _loop_reads(url: str, match_id: str, stop: asyncio.Event, counts: dict[int, int]) -> None:
-    """An anonymous client looping on a long match's replay and its view at version 1, with
-    no ETag (the worst kind): what issue 14 saw stall other tables."""
-    import aiohttp
-
-    paths = [f"/api/matches/{match_id}/replay", f"/api/matches/{match_id}/view?version=1"]
-    async with aiohttp.ClientSession() as http:
-        index = 0
-        while not stop.is_set():
-            async with http.get(url + paths[index % 2]) as response:
-                await response.read()
-                counts[response.status] = counts.get(response.status, 0) + 1
-            index += 1
-
-
-async def _table_under_reads(
-    url: str, match_id: str, readers: int, warmup_s: float, seconds: float, pid: int | None
-) -> tuple[Stats, dict[int, int]]:
-    """Moves at one table (two clients as fast as the server answers) while `readers` clients
-    loop on the long match's reads."""
-    stop = asyncio.Event()
-    counts: dict[int, int] = {}
-    loops = [asyncio.create_task(_loop_reads(url, match_id, stop, counts)) for _ in range(readers)]
+def _table_under_reads(
+    url: str,
+    match_id: str,
+    readers: int,
+    warmup_s: float,
+    seconds: float,
+    pid: int | None,
+    tmp_path: Path,
+) -> tuple[Stats, dict[str, int]]:
+    """Moves at one table (two clients as fast as the server answers) while `readers` client
+    processes (server/bench/reader.py) loop on the long match's reads."""
+    procs = []
+    outputs = [tmp_path / f"reader-{index}.json" for index in range(readers)]
+    for output in outputs:
+        command = [sys.executable, "-m", "server.bench.reader", url, match_id, str(output)]
+        procs.append(subprocess.Popen(command))
     try:
-        stats = await _run_server_games(url, 1, warmup_s, seconds, 0.0, pid)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        ready = [Path(f"{output}.ready") for output in outputs]
+        while not all(r.exists() for r in ready) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stats = asyncio.run(
+            _run_server_games(url, 1, warmup_s, seconds, 0.0, [] if pid is None else [pid])
+        )
     finally:
-        stop.set()
-        await asyncio.gather(*loops, return_exceptions=True)
+        for proc in procs:
+            _stop(proc)
+    counts: dict[str, int] = {}
+    for output in outputs:
+        if output.exists():
+            for status, n in json.loads(output.read_text()).items():
+                counts[status] = counts.get(status, 0) + n
+            output.unlink()
+        Path(f"{output}.ready").unlink(missing_ok=True)
     return stats, counts
 
 
 def _stall_figure(
-    url: str, match_id: str, warmup_s: float, seconds: float, pid: int | None
+    url: str, match_id: str, warmup_s: float, seconds: float, pid: int | None, tmp_path: Path
 ) -> dict[str, Any]:
     """(a): the p99 of one table's moves with 3 readers looping on a long match, over the same
     table's p99 without them (measured in turn, twice each, the worse of each kept)."""
     alone: list[Stats] = []
-    loaded: list[tuple[Stats, dict[int, int]]] = []
+    loaded: list[tuple[Stats, dict[str, int]]] = []
     for _ in range(2):
-        alone.append(asyncio.run(_table_under_reads(url, match_id, 0, warmup_s, seconds, pid))[0])
-        loaded.append(asyncio.run(_table_under_reads(url, match_id, 3, warmup_s, seconds, pid)))
+        phase = (url, match_id)
+        alone.append(_table_under_reads(*phase, 0, warmup_s, seconds, pid, tmp_path)[0])
+        loaded.append(_table_under_reads(*phase, 3, warmup_s, seconds, pid, tmp_path))
     quiet = [_summary(stats, seconds) for stats in alone]
     busy = [_summary(stats, seconds) for stats, _ in loaded]
     reads: dict[str, int] = {}
     for _, counts in loaded:
         for status, n in counts.items():
-            reads[str(status)] = reads.get(str(status), 0) + n
+            reads[status] = reads.get(status, 0) + n
     p99_quiet = max(x["p99_ms"] for x in quiet)
     p99_busy = max(x["p99_ms"] for x in busy)
     return {
@@ -510,6 +522,19 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     help="Passed to the server (every simulated client comes from this one address, and opens "
     "up to --games tables at once; the readers of (a) meet the server's own read limits).",
 )
+@click.option(
+    "--nodes",
+    default=None,
+    type=click.IntRange(2, 16),
+    help="Instead of the echo comparison: 1 and then N server processes behind HAProxy, sharing "
+    "the --store (PostgreSQL) and the --message-queue (Redis).",
+)
+@click.option(
+    "--message-queue",
+    default="redis://127.0.0.1:6379/0",
+    show_default=True,
+    help="With --nodes: the Redis the processes share.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -525,13 +550,26 @@ def server(
     startup_events: int,
     startup_rounds: int,
     server_limits: tuple[str, ...],
+    nodes: int | None,
+    message_queue: str,
     as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
     figures of issue 14: (a) one table's moves while 3 clients loop on a long match's replay,
     (b) p99 at human pace, (c) CPU per move, (d) start-up with a long history; each a ratio
-    against a baseline measured in the same run."""
+    against a baseline measured in the same run. With --nodes, instead: the games against 1 and
+    then N server processes behind HAProxy."""
     think_s = think_ms / 1000
+    if nodes is not None:
+        if not store_url or not store_url.startswith(("postgresql://", "postgres://")):
+            raise click.UsageError("--nodes needs --store postgresql://… (shared by the processes)")
+        from server.bench.nodes import bench_nodes
+
+        bench_nodes(
+            nodes, games, seconds, warmup, think_s, async_mode, store_url, message_queue, rounds,
+            as_json,
+        )  # fmt: skip
+        return
     rounds_out: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="crapette-bench-") as tmp:
         tmp_path = Path(tmp)
@@ -565,10 +603,10 @@ def server(
             # Server and echo phases alternate, so a change in the machine's load hits both.
             for _ in range(rounds):
                 game_stats = asyncio.run(
-                    _run_server_games(server_url, games, warmup, seconds, think_s, procs[0].pid)
+                    _run_server_games(server_url, games, warmup, seconds, think_s, [procs[0].pid])
                 )
                 echo_stats = asyncio.run(
-                    _run_echo(echo_url, games, warmup, seconds, think_s, procs[1].pid)
+                    _run_echo(echo_url, games, warmup, seconds, think_s, [procs[1].pid])
                 )
                 server_summary = _summary(game_stats, seconds)
                 echo_summary = _summary(echo_stats, seconds)
@@ -591,15 +629,17 @@ def server(
                 )
             stall = None
             if long_match is not None:
-                stall = _stall_figure(server_url, long_match, warmup, seconds, procs[0].pid)
+                stall = _stall_figure(
+                    server_url, long_match, warmup, seconds, procs[0].pid, tmp_path
+                )
             pace = None
             if pace_think_ms:
                 pace_s = pace_think_ms / 1000
                 slow = asyncio.run(
-                    _run_server_games(server_url, games, warmup, seconds, pace_s, procs[0].pid)
+                    _run_server_games(server_url, games, warmup, seconds, pace_s, [procs[0].pid])
                 )
                 slow_echo = asyncio.run(
-                    _run_echo(echo_url, games, warmup, seconds, pace_s, procs[1].pid)
+                    _run_echo(echo_url, games, warmup, seconds, pace_s, [procs[1].pid])
                 )
                 pace_server, pace_echo = _summary(slow, seconds), _summary(slow_echo, seconds)
                 pace = {

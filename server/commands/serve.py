@@ -75,6 +75,13 @@ from server.config import ServerConfig
     show_default=True,
     help="Minutes after which a table with nobody seated connected leaves memory (0: never).",
 )
+@click.option(
+    "--message-queue",
+    default=None,
+    envvar="CRAPETTE_MESSAGE_QUEUE",
+    help="Redis URL shared by several processes serving one store (docs/deploy.md).",
+)
+@click.option("--node-id", default=None, help="This process's name among several (logs, leases).")
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -89,6 +96,8 @@ def serve(
     rate_limit: tuple[str, ...],
     expire_open_min: float,
     unload_idle_min: float,
+    message_queue: str | None,
+    node_id: str | None,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -101,6 +110,8 @@ def serve(
         # fsync per move (~10 ms here), which serialises every table behind the disk.
         path = os.path.abspath(os.path.join(data_dir, "crapette.sqlite3"))
         store_url = f"sqlite:///{path}?synchronous=NORMAL"
+    if message_queue and store_url.startswith("memory:"):
+        raise click.UsageError("processes sharing a message queue must share a store too")
     config = ServerConfig(
         store_url=store_url,
         async_mode=async_mode,
@@ -114,16 +125,22 @@ def serve(
         lobby_file=_lobby_file(store_url, data_dir),
         expire_open_s=expire_open_min * 60 if expire_open_min > 0 else None,
         unload_idle_s=unload_idle_min * 60 if unload_idle_min > 0 else None,
+        message_queue=message_queue,
+        node_id=node_id,
     )
-    from server.app import create_app, start_clock
+    from server.app import create_app, start_clock, start_cluster
     from server.lan import lan_urls
     from server.patches import run_options
 
     app, socketio = create_app(config)
     start_clock(socketio, app.extensions["crapette"], config.tick_s)
+    start_cluster(socketio, app)
     for url in lan_urls(host, port):
         click.echo(f"Crapette server: open {url}")
     click.echo(f"store: {store_url} (async mode {async_mode})", err=True)
+    cluster = app.extensions.get("crapette_cluster")
+    if cluster is not None:
+        click.echo(f"message queue: on (node {cluster.node_id})", err=True)
     socketio.run(
         app,
         host=host,

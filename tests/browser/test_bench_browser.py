@@ -30,3 +30,4 @@ def test_the_browser_benchmark_prints_every_figure() -> None:
         assert 0 <= figures["median"] <= figures["p95"] <= figures["max"], key
     assert report["targets_ms"] == {"step": 16.0, "jump": 50.0}
     assert isinstance(report["step_within_target"], bool)
+    assert report["analysis_shown"] is True  # a finished match, its analysis drawn

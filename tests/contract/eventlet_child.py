@@ -10,6 +10,7 @@ patches.eventlet_first()
 
 import json  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 
 import eventlet  # noqa: E402
 
@@ -57,6 +58,13 @@ def main(url: str) -> None:
             with store._connection() as conn:
                 conn.execute("SELECT pg_sleep(0.3)")
             report["ticks_during_query"] = ticks[0] - before
+            # The LISTEN connection's greenthread waits up to 1 s for a notification: greenly,
+            # or a short sleep here would last until its wait ends.
+            report["listening"] = store.listening
+            start = time.monotonic()
+            for _ in range(5):
+                eventlet.sleep(0.02)
+            report["five_short_sleeps_s"] = time.monotonic() - start
         ticker.kill()
     finally:
         if hasattr(store, "drop"):

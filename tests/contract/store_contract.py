@@ -244,6 +244,15 @@ class EventStoreContract:
         assert store.append("s", batch, NO_STREAM) == 2
         assert store.stream_version("s") == 7
 
+    def test_without_retry_a_stored_batch_is_a_duplicate(self, store: EventStore) -> None:
+        batch = events(2)
+        assert store.append("s", batch, NO_STREAM, retry=False) == 2
+        with pytest.raises(DuplicateEventError, match="written before"):
+            store.append("s", batch, NO_STREAM, retry=False)
+        with pytest.raises(ConcurrencyError):  # a plain conflict stays a conflict
+            store.append("s", events(1), NO_STREAM, retry=False)
+        assert store.last_position() == 2
+
     def test_an_overlapping_batch_is_refused(self, store: EventStore) -> None:
         batch = events(2)
         store.append("s", batch, NO_STREAM)

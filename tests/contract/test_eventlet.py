@@ -44,3 +44,8 @@ def test_postgres_from_greenthreads_does_not_freeze_the_hub(postgres_url: str) -
     # With psycopg's default C wait the hub is frozen for the whole query: no tick at all.
     ticks = report["ticks_during_query"]
     assert isinstance(ticks, int) and ticks >= 1
+    # The listener (LISTEN/NOTIFY) does not block the hub while it waits: five sleeps of 20 ms
+    # are not stretched to the listener's 1 s wait (a bound on a blocking bug, not a speed test).
+    assert report["listening"] is True
+    slept = report["five_short_sleeps_s"]
+    assert isinstance(slept, float) and slept < 0.9

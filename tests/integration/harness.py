@@ -33,9 +33,11 @@ class ServerProcess:
         bot_delay_s: float | None = 0.02,
         test_bots: bool = False,
         rate_limits: tuple[str, ...] = ("all=off",),
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         """`bot_delay_s`: None lets each table's bot pace apply (as in production)."""
         self.data_dir = data_dir
+        self.extra_args = extra_args
         self.store_url = store_url or f"sqlite:///{data_dir / 'store.sqlite3'}"
         self.async_mode = async_mode
         # Off by default: every player of a test comes from one address, far above what one
@@ -54,7 +56,7 @@ class ServerProcess:
         command = [
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--async-mode", self.async_mode,
-            "--grace", str(self.grace_s), "--quiet",
+            "--grace", str(self.grace_s), "--quiet", *self.extra_args,
             *(arg for limit in self.rate_limits for arg in ("--rate-limit", limit)),
         ]  # fmt: skip
         if self.bot_delay_s is not None:
@@ -74,6 +76,12 @@ class ServerProcess:
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"server did not start: {self.log_path.read_text()[-3000:]}")
+
+    def kill(self) -> None:
+        """kill -9: no goodbye to anyone (sockets, leases, presence)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -120,9 +128,22 @@ class Client:
     sent in order may be handled out of order here: updates are filed by version, and `version`
     is the highest version up to which nothing is missing."""
 
-    def __init__(self, server: ServerProcess, token: str | None = None) -> None:
+    def __init__(
+        self,
+        server: ServerProcess,
+        token: str | None = None,
+        *,
+        via: str | None = None,
+        node: str | None = None,
+        transports: tuple[str, ...] = ("websocket",),
+    ) -> None:
+        """`via`: connect through this URL (a load balancer) instead of the server's own; `node`:
+        with the balancer's sticky cookie naming that server (tests/integration/cluster.py)."""
         self.server = server
         self.token = token
+        self.url = via or server.url
+        self.headers = {"Cookie": f"CRAPETTE_NODE={node}"} if node else {}
+        self.transports = list(transports)
         self.sio = socketio.Client(reconnection=False)
         self.by_version: dict[int, dict[str, Any]] = {}
         self.duplicates: list[dict[str, Any]] = []
@@ -159,7 +180,9 @@ class Client:
             return [self.by_version[v] for v in sorted(self.by_version)]
 
     def connect(self) -> Client:
-        self.sio.connect(self.server.url, transports=["websocket"], wait_timeout=10)
+        self.sio.connect(
+            self.url, headers=self.headers, transports=self.transports, wait_timeout=10
+        )
         return self
 
     def close(self) -> None:

@@ -24,11 +24,13 @@ class RacedStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def append(self, stream: str, events: list[NewEvent], expected_version: int) -> int:
+    def append(
+        self, stream: str, events: list[NewEvent], expected_version: int, *, retry: bool = True
+    ) -> int:
         if self.races > 0 and stream.startswith("match-") and expected_version >= 2:
             self.races -= 1
             self._rival_move(stream)
-        version: int = self.inner.append(stream, events, expected_version)
+        version: int = self.inner.append(stream, events, expected_version, retry=retry)
         return version
 
     def _rival_move(self, stream: str) -> None:

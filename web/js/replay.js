@@ -4,6 +4,15 @@
 // Socket.IO as a spectator: each new event comes once, as it happens. Keys as on lichess; the URL
 // always links to the position shown (?game=N&v=K, K the stream version).
 
+import {
+  Arrow,
+  ReplayAnalysis,
+  VIEWS,
+  faultWords,
+  knowledgeView,
+  missedWords,
+  optionWords,
+} from "./analysis.js";
 import { Board } from "./board.js";
 import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
@@ -11,11 +20,13 @@ import { mountLanguageSwitch, t } from "./i18n.js";
 import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
+import { ruleWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const MARKED = new Set(["fault", "call", "voided"]);
 const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
 const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
+const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
 const ROW_PX = 20; // height of a move-list row (CSS), so scrolling needs no layout read
 // The keys of a spectator's view a frame keeps (server/updates.py REPLAY_VIEW_KEYS).
 const VIEW_KEYS = [
@@ -74,12 +85,20 @@ export class Replay {
     this.seats = new SeatPanel(this.board);
     this.rows = [];
     this.urlTimer = null;
+    this.viewMode = "all"; // the knowledge view of finished games (analysis.js VIEWS)
+    this.options = [new Map(), new Map()]; // seat → version → what it could do (fetched once)
   }
 
   async load() {
     const data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
     this.data = data;
     this.players = data.players ?? [t("conn.seat", { n: 1 }), t("conn.seat", { n: 2 })];
+    this.analysis = new ReplayAnalysis(data.analysis, this.players, (v) =>
+      this.go(this.indexOfVersion(v)),
+    );
+    this.arrow = new Arrow($("board-wrap"), this.board);
+    this.setupViews();
+    document.body.classList.toggle("has-analysis", this.analysis.any);
     this.setFrames(decodeFrames(data.frames ?? []));
     const id = encodeURIComponent(this.matchId);
     $("title").textContent =
@@ -117,7 +136,7 @@ export class Replay {
       this.frames.push(f);
       const ev = f.event;
       const mark = eventMark(ev);
-      if (MARKED.has(mark)) this.marks.push(k);
+      if (MARKED.has(mark) || this.analysis?.missedAt.has(f.version)) this.marks.push(k);
       const prev = this.frames[k - 1]?.event;
       const turnStart = ev?.type === "GameStarted" || prev?.type === "TurnEnded";
       if (turnStart) this.turnStarts.push(k);
@@ -147,8 +166,18 @@ export class Replay {
     const n = document.createElement("span");
     n.className = "n";
     n.textContent = String(f.version);
-    row.append(n, describeEvent(f.event, this.players));
+    row.append(n);
     row.title = eventNotation(f.event);
+    const missed = this.analysis?.missedAt.get(f.version);
+    if (missed) {
+      const note = document.createElement("span");
+      note.className = "missed-note";
+      note.textContent = `${missedWords(missed, this.players)} `;
+      row.classList.add("mark-missed");
+      row.append(note);
+      row.title = `${faultWords(missed, this.players)} (${eventNotation(f.event)})`;
+    }
+    row.append(describeEvent(f.event, this.players));
     return row;
   }
 
@@ -166,12 +195,15 @@ export class Replay {
     line.innerHTML = "";
     const n = Math.max(1, this.frames.length - 1);
     this.frames.forEach((f, k) => {
-      const mark = eventMark(f.event);
+      const missed = this.analysis?.missedAt.get(f.version);
+      const mark = missed ? "missed" : eventMark(f.event);
       if (!mark) return;
       const tick = document.createElement("span");
       tick.className = `tick ${mark}`;
       tick.style.left = `calc(${(100 * k) / n}% - 1px)`;
-      tick.title = `${f.version}: ${describeEvent(f.event, this.players)}`;
+      tick.title = missed
+        ? `${f.version}: ${faultWords(missed, this.players)}`
+        : `${f.version}: ${describeEvent(f.event, this.players)}`;
       tick.dataset.k = String(k);
       line.append(tick);
     });
@@ -196,11 +228,20 @@ export class Replay {
     k = Math.max(0, Math.min(this.frames.length - 1, k));
     const frame = this.frames[k];
     const view = frame.view;
-    this.board.render(view ?? { piles: {} });
+    const g = frame.game_index ?? view?.game_index;
+    // Knowledge views exist once a game is over; a running game shows the public view only.
+    const over = this.analysis.over(g);
+    const mode = over ? this.viewMode : "all";
+    this.board.setBottom(mode === "seat1" ? 1 : 0);
+    this.board.render(knowledgeView(view, mode) ?? { piles: {} });
     const piles = eventPiles(frame.event);
     this.board.mark("last-from", piles.from ? [piles.from] : []);
     this.board.mark("last-to", piles.to ? [piles.to] : []);
     this.board.mark("fault", frame.event?.fault && piles.to ? [piles.to] : []);
+    if ($("views").hidden === over) $("views").hidden = !over;
+    this.arrow.show(over ? this.analysis.faultAt.get(frame.version) : null, this.players);
+    this.showOptions(over && mode.startsWith("seat") ? Number(mode[4]) : null, frame.version, view);
+    this.analysis.show(g, frame.version, this.frames.at(-1).version, $("charts"), $("summary"));
     this.rows[this.pos]?.classList.remove("current");
     const row = this.rows[k];
     row.classList.add("current");
@@ -215,7 +256,6 @@ export class Replay {
         ? t("table.seed", { seed: view.seed })
         : t("table.commitment", { commitment: view.commitment ?? "" });
     }
-    const g = frame.game_index ?? view?.game_index;
     if (g !== null && g !== undefined) $("game").value = String(g);
     this.scheduleUrl(frame, g);
   }
@@ -238,7 +278,9 @@ export class Replay {
 
   caption(frame) {
     const view = frame.view;
-    const text = describeEvent(frame.event, this.players);
+    const fault = this.analysis.faultAt.get(frame.version);
+    const said = describeEvent(frame.event, this.players);
+    const text = fault ? `${said} · ${faultWords(fault, this.players)}` : said;
     if (!view || view.game_index === null || view.game_index === undefined) return text;
     const g = view.game_index + 1;
     return t("replay.caption", { text, n: g, turn: view.turn_number, totals: (view.totals ?? []).join("–") });
@@ -261,6 +303,77 @@ export class Replay {
 
   step(d) {
     this.go(this.pos + d);
+  }
+
+  /** The knowledge view switch: every card, as each seat saw it, as a spectator saw it. */
+  setupViews() {
+    const names = { seat0: this.players[0], seat1: this.players[1] };
+    for (const button of $("views").querySelectorAll("button")) {
+      const mode = button.dataset.view;
+      if (names[mode] !== undefined) {
+        button.textContent = t("analysis.view_seat", { player: names[mode] });
+        button.title = t("analysis.view_seat_title", { player: names[mode] });
+      }
+      button.addEventListener("click", () => this.setView(mode));
+    }
+    this.markView();
+  }
+
+  setView(mode) {
+    this.viewMode = mode;
+    this.markView();
+    if (mode.startsWith("seat")) this.fetchOptions(Number(mode[4]));
+    const k = this.pos;
+    this.pos = -1;
+    this.go(k);
+  }
+
+  markView() {
+    for (const button of $("views").querySelectorAll("button")) {
+      button.setAttribute("aria-checked", String(button.dataset.view === this.viewMode));
+    }
+  }
+
+  async fetchOptions(seat) {
+    if (this.options[seat].size || this.optionsAsked?.[seat]) return;
+    this.optionsAsked = { ...this.optionsAsked, [seat]: true };
+    const id = encodeURIComponent(this.matchId);
+    const data = await getJSON(`/api/matches/${id}/options?seat=${seat}`);
+    this.options[seat] = new Map(data.options);
+    if (this.viewMode === `seat${seat}`) {
+      const k = this.pos;
+      this.pos = -1;
+      this.go(k);
+    }
+  }
+
+  /** In a seat's view: what that seat could do here, its piles lit, each option in words. */
+  showOptions(seat, version, view) {
+    const box = $("options");
+    const options = seat === null ? undefined : this.options[seat].get(version);
+    if (!options) {
+      if (!box.hidden) {
+        box.hidden = true;
+        this.board.mark("could", []);
+      }
+      return;
+    }
+    // An Ace that fits several empty foundations is one option in words.
+    const seen = new Set();
+    const said = options
+      .map((o) => optionWords(o, view, this.players))
+      .filter((o) => !seen.has(o.words) && seen.add(o.words));
+    this.board.mark("could", said.filter((o) => o.from && !o.rule).flatMap((o) => [o.from, o.to]));
+    box.replaceChildren(`${t("analysis.could", { player: this.players[seat] })} `);
+    said.forEach((o, i) => {
+      const item = document.createElement("span");
+      item.className = o.rule ? "option fault" : "option";
+      item.textContent = o.rule
+        ? t("analysis.option_fault", { option: o.words, rule: ruleWords(o.rule, { viewer: null, players: this.players }) })
+        : o.words;
+      box.append(i ? " · " : "", item);
+    });
+    box.hidden = false;
   }
 
   turn(d) {
@@ -321,6 +434,13 @@ export class Replay {
     this.playing = setTimeout(tick, this.delayMs());
   }
 
+  togglePerTurn() {
+    this.analysis.togglePerTurn();
+    const k = this.pos;
+    this.pos = -1;
+    this.go(k);
+  }
+
   changeSpeed(d) {
     const select = $("speed");
     const i = SPEEDS.indexOf(select.value);
@@ -356,6 +476,10 @@ export class Replay {
         " ": () => this.togglePlay(),
         "[": () => this.jumpMark(-1),
         "]": () => this.jumpMark(1),
+        v: () => this.setView(VIEWS[(VIEWS.indexOf(this.viewMode) + 1) % VIEWS.length]),
+        V: () => this.setView(VIEWS[(VIEWS.indexOf(this.viewMode) + 1) % VIEWS.length]),
+        t: () => this.togglePerTurn(),
+        T: () => this.togglePerTurn(),
         "+": () => this.changeSpeed(1),
         "=": () => this.changeSpeed(1),
         "-": () => this.changeSpeed(-1),
@@ -401,6 +525,12 @@ export class Replay {
     this.addFrames([frameOfUpdate(msg)]);
     if (atEnd && !this.playing) this.go(this.frames.length - 1);
     else $("pos").textContent = `${this.pos + 1} / ${this.frames.length}`;
+    if (GAME_ENDS.has(msg.event?.type)) {
+      // A game over: its cards, faults and analysis are public now. Load them (at this spot).
+      this.socket.disconnect();
+      location.replace(atEnd ? location.pathname : location.href);
+      return;
+    }
     if (msg.event?.type === "MatchWon") {
       this.socket.disconnect();
       location.reload();

@@ -57,9 +57,31 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     assert replay["live"] is True and len(replay["frames"]) > 10
     assert replay["analysis"]["games"] == [] and replay["analysis"]["scores"] == []
     assert service.reads.options(match_id, 0)["options"] == []
+    hands = [f["view"]["piles"]["H0"] for f in replay["frames"][2:] if f["view"]]
+    assert all(set(cards) <= {None} for cards in hands)  # the running game: face down
     resign = domain.Resign(0).to_json()
     service.play.execute(match_id, opened["seat_token"], "c-resign", resign)
     replay = service.reads.replay(match_id).data()
+    assert replay["live"] is True  # the match goes on to its target
     (game,) = replay["analysis"]["games"]
     assert game["outcome"] == "resign" and game["winner"] == 1
     assert service.reads.options(match_id, 0)["options"]
+    # The game is over: its frames show every card, the face-down ones counted.
+    dealt = replay["frames"][1]["view"]
+    assert None not in dealt["piles"]["H0"] and dealt["face_down"]["H0"] > 0
+
+
+def test_the_options_route() -> None:
+    from server.app import create_app
+    from server.config import ServerConfig
+
+    record = json.loads((GOLDEN / "classic-calls-resign.json").read_text(encoding="utf-8"))
+    app, _socketio = create_app(ServerConfig(async_mode="threading"))
+    import_record(app.extensions["crapette_store"], record, match_id="m-golden")
+    client = app.test_client()
+    answer = client.get("/api/matches/m-golden/options?seat=1")
+    assert answer.status_code == 200 and answer.json["seat"] == 1 and answer.json["options"]
+    for bad in ("", "?seat=2", "?seat=x"):
+        refused = client.get(f"/api/matches/m-golden/options{bad}")
+        assert refused.status_code == 400 and refused.json["details"] == {"seat": ["Not a seat."]}
+    assert client.get("/api/matches/m-nothing/options?seat=0").status_code == 404

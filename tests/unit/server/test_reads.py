@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 import pytest
 
@@ -59,8 +58,7 @@ def test_a_backlog_is_the_events_with_their_states(entry: MatchEntry) -> None:
 
 @pytest.mark.parametrize("live", [True, False])
 def test_the_replay_decodes_to_the_whole_view_of_every_frame(entry: MatchEntry, live: bool) -> None:
-    header = {"match_id": entry.match_id, "players": ["a", "b"], "ruleset": {}}
-    replay = build(entry, entry.version, entry.state, live, header)
+    replay = build(entry, entry.version, entry.state, live, ["a", "b"], {})
     sent = json.loads(replay.body)
     assert sent["format"] == "crapette-replay/2" and sent["version"] == entry.version
     keyframes = [f["version"] for f in sent["frames"] if "view" in f]
@@ -91,16 +89,15 @@ def test_a_delta_names_only_what_changed() -> None:
 
 
 def test_the_cache_builds_once_and_stays_within_its_bytes(entry: MatchEntry) -> None:
-    header: dict[str, Any] = {"match_id": entry.match_id, "players": [], "ruleset": {}}
     cache = ReplayCache()
-    make = lambda: build(entry, entry.version, entry.state, False, header)  # noqa: E731
+    make = lambda: build(entry, entry.version, entry.state, False, [], {})  # noqa: E731
     first = cache.get_or_build(("m-reads", entry.version, False), make)
     again = cache.get_or_build(("m-reads", entry.version, False), make)
     assert again is first and cache.builds == 1
     small = ReplayCache(max_bytes=len(first.body) // 2)  # less than the three below
     for version in (100, 200, 300):
         small.get_or_build(
-            ("m-reads", version, True), lambda v=version: build(entry, v, None, True, header)
+            ("m-reads", version, True), lambda v=version: build(entry, v, None, True, [], {})
         )
     assert small._size <= small.max_bytes
     assert ("m-reads", 100, True) not in small._items  # the oldest went first

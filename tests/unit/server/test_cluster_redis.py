@@ -1,0 +1,112 @@
+"""Presence and leases shared through a real Redis by two "processes" (two services with their
+own caches and node ids, on one store), on a clock of our own: server/cluster.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from eventstore import open_store
+from server.cluster import Cluster, RedisLeases, SharedPresence
+from server.errors import TooEarlyError
+from server.service import GameService
+from tests.unit.server.clock import Clock
+
+
+@pytest.fixture
+def nodes(redis_url: str) -> Iterator[tuple[Cluster, Cluster]]:
+    a, b = Cluster(redis_url, "test-a"), Cluster(redis_url, "test-b")
+    yield a, b
+    a.close()
+    b.close()
+
+
+def _service(store: object, cluster: Cluster, clock: Clock) -> GameService:
+    presence = SharedPresence(cluster, grace_s=60, clock=clock, ttl_s=5)
+    return GameService(store, grace_s=60, clock=clock, presence=presence)  # type: ignore[arg-type]
+
+
+def test_a_claim_sees_the_player_connected_to_the_other_process_until_it_dies(
+    nodes: tuple[Cluster, Cluster],
+) -> None:
+    clock = Clock()
+    clock.ms = 1_000_000
+    store = open_store("memory://")
+    on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
+    opened = on_a.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
+    match_id, ann = opened["match_id"], opened["seat_token"]
+    on_b.lobby.join_seat(match_id, "Bob")
+    on_b.lobby.connect(match_id, 1)  # Bob's socket is on b
+    try:
+        for _ in range(3):  # minutes pass; b beats, so Bob stays connected as far as a knows
+            clock.ms += 61_000
+            on_b.presence.heartbeat()
+            with pytest.raises(TooEarlyError):
+                on_a.lobby.claim(match_id, ann, "bot")
+            assert on_a.lobby.table(match_id)["presence"][1]["connected"] is True
+        last_beat = clock.ms
+        clock.ms += 6_000  # b died: no beat for longer than the presence TTL (5 s)
+        presence = on_a.lobby.table(match_id)["presence"][1]
+        assert presence == {
+            "connected": False,
+            "away_since_ms": last_beat,
+            "claimable_at_ms": last_beat + 60_000,
+        }
+        with pytest.raises(TooEarlyError):  # the grace runs from b's last beat
+            on_a.lobby.claim(match_id, ann, "bot")
+        clock.ms = last_beat + 60_000
+        assert on_a.lobby.claim(match_id, ann, "bot") == {"ok": True}
+    finally:
+        redis = nodes[0].redis
+        redis.delete(
+            *(f"crapette:{kind}:{match_id}:{s}" for kind in ("conn", "away") for s in (0, 1))
+        )
+
+
+def test_a_seat_left_on_one_process_is_away_for_both(nodes: tuple[Cluster, Cluster]) -> None:
+    clock = Clock()
+    clock.ms = 2_000_000
+    store = open_store("memory://")
+    on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
+    opened = on_a.lobby.open_table(name="Ann", bot="steady")
+    match_id = opened["match_id"]
+    try:
+        on_a.lobby.connect(match_id, 0)
+        on_b.lobby.connect(match_id, 0)  # Ann on both processes (two tabs)
+        clock.ms += 1_000
+        on_a.lobby.disconnect(match_id, 0)  # one tab closed: still connected through b
+        assert on_b.lobby.table(match_id)["presence"][0]["connected"] is True
+        clock.ms += 1_000
+        on_b.lobby.disconnect(match_id, 0)
+        for service in (on_a, on_b):
+            presence = service.lobby.table(match_id)["presence"][0]
+            assert presence["connected"] is False and presence["away_since_ms"] == clock.ms
+    finally:
+        redis = nodes[0].redis
+        redis.delete(
+            *(f"crapette:{kind}:{match_id}:{s}" for kind in ("conn", "away") for s in (0, 1))
+        )
+
+
+def test_one_holder_per_lease_and_a_takeover_once_it_lapses(
+    nodes: tuple[Cluster, Cluster],
+) -> None:
+    a, b = RedisLeases(nodes[0], ttl_s=0.5), RedisLeases(nodes[1], ttl_s=0.5)
+    match_id = f"m-lease-{time.monotonic_ns()}"
+    try:
+        a.renew([match_id])
+        b.renew([match_id])
+        assert a.holds(match_id) and not b.holds(match_id)
+        a.renew([match_id])  # renewing keeps it
+        b.renew([match_id])
+        assert a.holds(match_id) and not b.holds(match_id)
+        time.sleep(0.6)  # a stops renewing (it died): the lease lapses
+        assert not a.holds(match_id)  # a itself stops driving before the key expires
+        b.renew([match_id])
+        a.renew([match_id])  # a back: too late, b has it
+        assert b.holds(match_id) and not a.holds(match_id)
+        assert nodes[0].redis.get(RedisLeases.key(match_id)) == "test-b"
+    finally:
+        nodes[0].redis.delete(RedisLeases.key(match_id))
