@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from eventstore import EventStore, open_store
 from server import fairuse, health, http, patches, sockets
@@ -85,7 +86,18 @@ def create_app(
     _register_error_pages(app)
     _register_origin_check(app, origins)
     # Last: it wraps the routes registered above.
-    fairuse.install(app, config.rate_limits, pause_s=config.refusal_pause_s)
+    fairuse.install(
+        app,
+        config.rate_limits,
+        pause_s=config.refusal_pause_s,
+        storage_uri=config.message_queue or "memory://",
+    )
+    if config.behind_proxy:
+        # One proxy in front (deploy/haproxy.cfg adds X-Forwarded-For): the rate limits count
+        # each player's address, not the balancer's, and the origin check sees the public host.
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=1, x_proto=1, x_host=1
+        )
     sockets.register(socketio, publisher, service)
     service.autopilot.start()
     return app, socketio

@@ -43,3 +43,6 @@ class ServerConfig:
     # queue, presence and leases, and this process's name there (default: host-pid-random).
     message_queue: str | None = None
     node_id: str | None = None
+    # Behind one reverse proxy (HAProxy, deploy/haproxy.cfg): a request's address, scheme and host
+    # are the ones the proxy says it received (X-Forwarded-For/-Proto/-Host), not the proxy's own.
+    behind_proxy: bool = False

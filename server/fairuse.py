@@ -85,17 +85,21 @@ MAX_PAUSED = 64
 
 
 def install(
-    app: Flask, overrides: Mapping[str, str | None], pause_s: float = REFUSAL_PAUSE_S
+    app: Flask,
+    overrides: Mapping[str, str | None],
+    pause_s: float = REFUSAL_PAUSE_S,
+    storage_uri: str = "memory://",
 ) -> Limiter | None:
     """Limit this app's expensive endpoints (after every blueprint is registered). None when
-    every limit is off."""
+    every limit is off. `storage_uri`: where the counts live; several processes serving as one
+    share them in their Redis, so that a client's budget does not grow with their number."""
     limits = {**DEFAULT_LIMITS, **overrides}
     if not any(limits.values()):
         return None
     limiter = Limiter(
         get_remote_address,
         app=app,
-        storage_uri="memory://",
+        storage_uri=storage_uri,
         strategy="moving-window",
         headers_enabled=True,
     )

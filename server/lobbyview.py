@@ -20,13 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from eventstore import EventStore
+from server.replays import pause_point
 from server.tables import TABLE_OPENED, RematchAnswer, Seat, Table, evolve_table
 
 log = logging.getLogger(__name__)
 
 FILE_FORMAT = "crapette-lobby/1"
 _GAME_ENDS = ("GameWon", "GameStalemated", "GameResigned")
-READ_BATCH = 2000
+# Events read from the store at a time, the loop let go between two reads: under eventlet a
+# SQLite read blocks every greenthread, and 500 events take a few milliseconds.
+READ_BATCH = 500
 
 
 @dataclass
@@ -79,8 +82,11 @@ class LobbyProjection:
     def catch_up(self) -> int:
         """Fold every event committed after `position`; how many there were."""
         count = 0
+        pause = pause_point(0.0)  # between two batches, always
         with self._lock:
             while True:
+                if count:
+                    pause()
                 records = self.store.read_all(self.position + 1, limit=READ_BATCH)
                 for record in records:
                     self._fold(record.stream, record.type, record.data, record.recorded_at_ms)

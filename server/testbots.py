@@ -13,7 +13,7 @@ import domain
 from domain.views import View
 
 TEST_BOTS: tuple[str, ...] = ("faulty",)
-FAULTS_BEFORE_RESIGN = 3
+FAULTS_BEFORE_RESIGN = 4
 
 # Never chosen: a stand-in for a person who plays on (no calls, no stalemate talk).
 _NEVER = {"resign", "offer-draw", "accept-draw", "call"}

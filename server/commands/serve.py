@@ -82,6 +82,11 @@ from server.config import ServerConfig
     help="Redis URL shared by several processes serving one store (docs/deploy.md).",
 )
 @click.option("--node-id", default=None, help="This process's name among several (logs, leases).")
+@click.option(
+    "--behind-proxy",
+    is_flag=True,
+    help="Trust one reverse proxy's X-Forwarded-For/-Proto/-Host (HAProxy, docs/deploy.md).",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -98,6 +103,7 @@ def serve(
     unload_idle_min: float,
     message_queue: str | None,
     node_id: str | None,
+    behind_proxy: bool,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -127,6 +133,7 @@ def serve(
         unload_idle_s=unload_idle_min * 60 if unload_idle_min > 0 else None,
         message_queue=message_queue,
         node_id=node_id,
+        behind_proxy=behind_proxy,
     )
     from server.app import create_app, start_clock, start_cluster
     from server.lan import lan_urls

@@ -361,7 +361,7 @@ class EventStoreContract:
         done.set()
         for thread in readers:
             thread.join()
-        assert errors == []
+        assert not errors, [repr(e) for e in errors]
 
         final = handles().read_all()
         assert len(final) == total

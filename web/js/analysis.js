@@ -128,10 +128,6 @@ class Chart {
     }
   }
 
-  finish() {
-    return this;
-  }
-
   show(version) {
     const inside = version >= this.from && version <= this.to;
     if (inside !== this.inside) {
@@ -198,7 +194,7 @@ export class ReplayAnalysis {
     const chart = new Chart(t("analysis.chart_left"), game.start_version, game.end_version, this.jump, "chart-left");
     const max = Math.max(1, ...game.cards_left.map(([, a, b]) => Math.max(a, b)));
     for (const seat of [0, 1]) chart.line(game.cards_left.map((p) => [p[0], p[1 + seat]]), max, seat);
-    return chart.finish();
+    return chart;
   }
 
   thinkingChart(game, perTurn) {
@@ -213,11 +209,11 @@ export class ReplayAnalysis {
       player: this.players[longest[1]] ?? "?",
     });
     chart.bars(items, max, chart.w / Math.max(1, game.end_version - game.start_version));
-    return chart.finish();
+    return chart;
   }
 
   scoreChart(lastVersion) {
-    if (this.scoreSvg) return this.scoreSvg;
+    if (this.matchChart) return this.matchChart;
     const chart = new Chart(t("analysis.chart_score"), 1, lastVersion, this.jump, "chart-score");
     const max = Math.max(1, ...this.scores.map(([, a, b]) => Math.max(a, b)));
     for (const seat of [0, 1]) {
@@ -231,8 +227,8 @@ export class ReplayAnalysis {
       points.push([lastVersion, total]);
       chart.line(points, max, seat);
     }
-    this.scoreSvg = chart.finish();
-    return this.scoreSvg;
+    this.matchChart = chart;
+    return this.matchChart;
   }
 
   summary(game) {
@@ -288,7 +284,7 @@ export class ReplayAnalysis {
       parts.left.show(version);
       (this.perTurn ? parts.turns : parts.thinking).show(version);
     }
-    this.scoreSvg?.show(version);
+    this.matchChart?.show(version);
   }
 
   /** Thinking time per action ⇄ per turn. */

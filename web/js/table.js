@@ -35,6 +35,7 @@ import {
   reasonWords,
   refusalWords,
   resultWords,
+  ruleWords,
 } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -260,6 +261,8 @@ class TablePage {
     if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
     if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
     this.log(ev, ctx);
+    if (ev.type === "GameStarted") $("end-faults").textContent = "";
+    if (GAME_ENDS.has(ev.type)) this.revealFaults(this.view?.game_index);
     if (ev.type === "CrapetteCalled") {
       const right = ev.verdict === "right";
       const text = eventWords(ev, ctx);
@@ -327,6 +330,47 @@ class TablePage {
       if (game === view.game_index) this.log(f.event, this.ctx(piles));
       if (f.view?.piles) piles = f.view.piles;
     }
+  }
+
+  /**
+   * Once a game is over its faults are no secret: the end-of-game panel lists them, each in
+   * words and whether it was called (from the replay's analysis of the finished games).
+   */
+  async revealFaults(game) {
+    if (game === null || game === undefined || this.view?.ruleset?.enforcement !== "call") return;
+    let replay;
+    try {
+      replay = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
+    } catch {
+      return;
+    }
+    const done = replay?.analysis?.games?.find((g) => g.game_index === game);
+    if (!done || this.view?.game_index !== game) return;
+    const events = new Map((replay.frames ?? []).map((f) => [f.version, f.event]));
+    const ctx = this.ctx();
+    const box = $("end-faults");
+    box.innerHTML = "";
+    const head = document.createElement("p");
+    const missed = done.faults.filter((f) => f.missed).length;
+    const state = missed ? t("end.faults_missed", { count: missed }) : t("end.faults_all_called");
+    head.textContent = done.faults.length
+      ? t("end.faults", { count: done.faults.length, state })
+      : t("end.no_faults");
+    box.append(head);
+    if (!done.faults.length) return;
+    const list = document.createElement("ul");
+    for (const f of done.faults) {
+      const ev = events.get(f.fault_version ?? f.version);
+      const what = ev ? eventWords({ ...ev, fault: null }, ctx) : t("end.an_action");
+      const li = document.createElement("li");
+      li.textContent = t("end.fault_line", {
+        what: capital(what),
+        rule: ruleWords(f.rule, ctx),
+        state: f.missed ? t("end.not_called") : t("end.called"),
+      });
+      list.append(li);
+    }
+    box.append(list);
   }
 
   // -- panels ----------------------------------------------------------------------------------

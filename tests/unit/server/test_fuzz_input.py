@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 from hypothesis.control import event as _event
+from socketio import packet as socketio_packet
 
 import domain
 from eventstore import open_store
@@ -876,6 +877,28 @@ def test_messages_named_disconnect_or_connect_are_unknown_messages(tmp_path: Pat
             ack = client.emit(name, "io client disconnect", callback=True)
             assert ack == {"ok": False, "code": "invalid", "message": f"Unknown message {name!r}."}
         assert made.service.lobby.table_json(entry)["presence"][0]["connected"]
+        assert client.is_connected()
+    finally:
+        made.socket.disconnect()
+        made.store.close()
+
+
+@pytest.mark.parametrize(
+    "data", [[["join_table"], {}], [{"a": 1}], []], ids=["list", "object", "none"]
+)
+def test_a_message_named_by_no_text_is_an_unknown_message(tmp_path: Path, data: list[Any]) -> None:
+    """A Socket.IO packet whose name is a list or an object, or that names nothing (a hand-written
+    client can send `42[["x"]]`): python-socketio raised a TypeError (IndexError) looking it up
+    and the client got no answer; now it gets the unknown-message error."""
+    made = _App(tmp_path)
+    try:
+        client = made.socket
+        client.get_received()
+        raw = socketio_packet.Packet(socketio_packet.EVENT, data=data, namespace="/", id=7)
+        made.socketio.server._handle_eio_message(client.eio_sid, raw.encode())
+        errors = [m["args"][0] for m in client.get_received() if m["name"] == "error"]
+        assert len(errors) == 1 and errors[0]["code"] == "invalid", errors
+        assert errors[0]["message"].startswith("Unknown message "), errors
         assert client.is_connected()
     finally:
         made.socket.disconnect()

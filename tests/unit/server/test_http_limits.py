@@ -146,6 +146,34 @@ def test_table_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
     app.extensions["crapette_store"].close()
 
 
+def test_behind_a_proxy_each_player_has_a_budget_of_his_own(tmp_path: Path) -> None:
+    """Behind HAProxy every request comes from the balancer's address; with `behind_proxy` the
+    limit counts the address it forwards (X-Forwarded-For), and without it, the balancer's."""
+    url = f"sqlite:///{tmp_path}/proxied.sqlite3"
+    for proxied in (True, False):
+        app, _socketio = create_app(
+            ServerConfig(
+                async_mode="threading",
+                store_url=url,
+                rate_limits={"create": "1/minute"},
+                refusal_pause_s=0.0,
+                behind_proxy=proxied,
+            )
+        )
+        client = app.test_client()
+        codes = [
+            client.post(
+                "/api/tables",
+                json={"name": "Ann"},
+                headers={"X-Forwarded-For": player},
+                **_from("127.0.0.1"),  # the balancer
+            ).status_code
+            for player in ("10.0.0.1", "10.0.0.2", "10.0.0.1")
+        ]
+        assert codes == ([201, 201, 429] if proxied else [201, 429, 429])
+        app.extensions["crapette_store"].close()
+
+
 def test_expensive_reads_are_rate_limited(tmp_path: Path) -> None:
     app = _limited_app(tmp_path, replay="2/minute", view="2/minute", record="1/minute")
     client = app.test_client()
