@@ -403,4 +403,4 @@ def _skipped(base: GameState, action: Action) -> SkippedMove | None:
 
 
 def _left(game: GameState, seat: int) -> int:
-    return sum(len(game.pile(f"{kind}{seat}")) for kind in "RHXW")
+    return sum(len(game.pile(f"{kind}{seat}")) for kind in "RQHXW")

@@ -113,12 +113,16 @@ def house_names(seat: int, houses_per_player: int) -> list[str]:
 
 
 def layout(
-    packs: Sequence[Sequence[Card]], reserve_size: int = 13, houses_per_player: int = 4
+    packs: Sequence[Sequence[Card]],
+    reserve_size: int = 13,
+    houses_per_player: int = 4,
+    reserves_per_player: int = 1,
 ) -> dict[str, list[Card]]:
     """docs/spec/rules.md §2: every pile of the dealt position, each listed bottom to top.
 
     The reserve takes the first `reserve_size` cards (the last of them on top, face up); the houses
     take the next ones, furthest from the reserve first; the hand takes the rest, `D[r+h]` on top.
+    With two reserves (§10) the reserve cards go to `R` and `Q` in turn, `D[0]` to `R`.
     """
     piles: dict[str, list[Card]] = {}
     for seat, pack in enumerate(packs):
@@ -126,7 +130,11 @@ def layout(
             raise DealError(f"seat {seat}'s pack has {len(pack)} cards, not 52")
         r = reserve_size
         houses = house_names(seat, houses_per_player)
-        piles[f"R{seat}"] = list(pack[:r])
+        if reserves_per_player == 2:
+            piles[f"R{seat}"] = list(pack[0:r:2])
+            piles[f"Q{seat}"] = list(pack[1:r:2])
+        else:
+            piles[f"R{seat}"] = list(pack[:r])
         for offset, house in enumerate(reversed(houses)):
             piles[house] = [pack[r + offset]]
         piles[f"H{seat}"] = list(reversed(pack[r + houses_per_player :]))
@@ -145,12 +153,24 @@ def layout(
 
 
 def _compared_cards(
-    packs: Sequence[Sequence[_Ranked]], reserve_size: int, houses_per_player: int
+    packs: Sequence[Sequence[_Ranked]],
+    reserve_size: int,
+    houses_per_player: int,
+    reserves_per_player: int = 1,
 ) -> list[tuple[str, _Ranked, _Ranked]]:
-    """(what, seat 0's card, seat 1's card): reserve tops, then houses from the reserve out."""
+    """(what, seat 0's card, seat 1's card): reserve tops (R, then Q with two reserves, §10),
+    then houses from the reserve out."""
     r = reserve_size
     h = houses_per_player
-    pairs: list[tuple[str, _Ranked, _Ranked]] = [("reserve top", packs[0][r - 1], packs[1][r - 1])]
+    if reserves_per_player == 2:
+        # R holds D[0], D[2], …: its top is the last even index below r, Q's the last odd one.
+        top_r, top_q = (r - 1, r - 2) if (r - 1) % 2 == 0 else (r - 2, r - 1)
+        pairs: list[tuple[str, _Ranked, _Ranked]] = [
+            ("R top", packs[0][top_r], packs[1][top_r]),
+            ("Q top", packs[0][top_q], packs[1][top_q]),
+        ]
+    else:
+        pairs = [("reserve top", packs[0][r - 1], packs[1][r - 1])]
     # The house nearest the reserve (T0/T4) got the last house card, pack[r + h - 1].
     for i in range(h):
         names = f"T{i}/T{4 + i}"
@@ -164,9 +184,11 @@ def _by_reserve(
     reserve_size: int,
     houses_per_player: int,
     lower: bool,
+    reserves_per_player: int = 1,
 ) -> tuple[int, str]:
     word = "lower" if lower else "higher"
-    for what, card0, card1 in _compared_cards(packs, reserve_size, houses_per_player):
+    compared = _compared_cards(packs, reserve_size, houses_per_player, reserves_per_player)
+    for what, card0, card1 in compared:
         if card0.rank == card1.rank:
             continue
         seat0_wins = card0.rank < card1.rank if lower else card0.rank > card1.rank
@@ -215,16 +237,17 @@ def first_player(
     option = str(getattr(ruleset, "first_player", "lower_reserve"))
     reserve_size = int(getattr(ruleset, "reserve_size", 13))
     houses = int(getattr(ruleset, "houses_per_player", 4))
+    reserves = int(getattr(ruleset, "reserves_per_player", 1))
     if option == "alternate":
         if game_index > 0 and previous_first is not None:
             seat = 1 - previous_first
             return seat, f"alternate: seat {previous_first} started the previous game"
-        seat, reason = _by_reserve(packs, seed, reserve_size, houses, lower=True)
+        seat, reason = _by_reserve(packs, seed, reserve_size, houses, True, reserves)
         return seat, f"alternate, first game by {reason}"
     if option == "lower_reserve":
-        return _by_reserve(packs, seed, reserve_size, houses, lower=True)
+        return _by_reserve(packs, seed, reserve_size, houses, True, reserves)
     if option == "higher_reserve":
-        return _by_reserve(packs, seed, reserve_size, houses, lower=False)
+        return _by_reserve(packs, seed, reserve_size, houses, False, reserves)
     if option == "high_cut":
         return _by_cut(seed)
     raise DealError(f"unknown first_player option {option!r}")

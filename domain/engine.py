@@ -47,7 +47,7 @@ from domain.events import (
 )
 from domain.matchfold import evolve, fold, next_state, remember_chain
 from domain.moves import explain
-from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SHOWN, WASTE
+from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE
 from domain.priority import MESSAGES, Level, legal_steps, priority
 from domain.sequences import is_sequence_move, single_moves
 from domain.state import GameState, MatchState
@@ -301,10 +301,10 @@ def _x_fits(game: GameState, seat: int) -> bool:
 
 
 def _won(scratch: _Scratch, seat: int, at: int) -> bool:
-    """The mover wins at once when his reserve, hand and X (and waste, classic) are empty."""
+    """The mover wins at once when his reserve(s), hand and X (and waste, classic) are empty."""
     game = scratch.game
     p = game.p
-    if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]]:
+    if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]]:
         return False
     if p[WASTE[seat]] and game.ruleset.win == "reserve_hand_waste":
         return False

@@ -29,7 +29,17 @@ from domain.events import (
     WasteTurnedOver,
 )
 from domain.moves import houses_hash, move_card
-from domain.piles import ALL_PILES, FOUNDATION_SET, HAND, HOUSE_SET, INDEX, RESERVE, SHOWN, WASTE
+from domain.piles import (
+    ALL_PILES,
+    FOUNDATION_SET,
+    HAND,
+    HOUSE_SET,
+    INDEX,
+    RESERVE,
+    SECOND_RESERVE,
+    SHOWN,
+    WASTE,
+)
 from domain.ruleset import Ruleset
 from domain.state import CallWindow, GameResult, GameState, Piles
 
@@ -46,7 +56,9 @@ def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
         assert event.seed is not None
         pack0, pack1 = deal.packs_from_seed(event.seed)
         packs = (tuple(pack0), tuple(pack1))
-    dealt = deal.layout(packs, ruleset.reserve_size, ruleset.houses_per_player)
+    dealt = deal.layout(
+        packs, ruleset.reserve_size, ruleset.houses_per_player, ruleset.reserves_per_player
+    )
     p: Piles = tuple(tuple(dealt.get(name, ())) for name in ALL_PILES)
     return fresh_game(
         ruleset,
@@ -212,7 +224,12 @@ def _moved(
     founded = dst in FOUNDATION_SET
     # A productive turn (docs/spec/rules.md §8, §11): a card out of the reserve or X, or onto a
     # foundation from anywhere but the own waste (a playable waste never makes one productive).
-    productive = src == RESERVE[seat] or src == SHOWN[seat] or (founded and src != WASTE[seat])
+    productive = (
+        src == RESERVE[seat]
+        or src == SHOWN[seat]
+        or src == SECOND_RESERVE[seat]
+        or (founded and src != WASTE[seat])
+    )
     emptied = game.emptied | {src} if src_house and not p[src] else game.emptied
     if founded or src in FOUNDATION_SET:
         derived = Derived()

@@ -18,6 +18,7 @@ from domain.piles import (
     HOUSE_SET,
     HOUSES,
     RESERVE,
+    SECOND_RESERVE,
     SHOWN,
     WASTE,
     house_indices,
@@ -59,7 +60,12 @@ def houses_hash(p: tuple[tuple[Card, ...], ...]) -> int:
 
 
 _HOUSE_LIST = {4: house_indices(4), 2: house_indices(2)}
-_LOAD_PILES = ((RESERVE[1], WASTE[1]), (RESERVE[0], WASTE[0]))
+# The opponent's piles a seat may load: reserve, second reserve (empty unless §10's two
+# reserves), waste.
+_LOAD_PILES = (
+    (RESERVE[1], SECOND_RESERVE[1], WASTE[1]),
+    (RESERVE[0], SECOND_RESERVE[0], WASTE[0]),
+)
 
 
 def houses_of(state: GameState) -> tuple[int, ...]:
@@ -76,9 +82,9 @@ def waste_playable(state: GameState, seat: int) -> bool:
 
 
 def sources(state: GameState, seat: int) -> list[int]:
-    """The piles whose top card the seat may move now: reserve, X, houses (and maybe waste)."""
+    """The piles whose top card the seat may move now: reserves, X, houses (and maybe waste)."""
     p = state.p
-    found = [i for i in (RESERVE[seat], SHOWN[seat]) if p[i]]
+    found = [i for i in (RESERVE[seat], SECOND_RESERVE[seat], SHOWN[seat]) if p[i]]
     found.extend(h for h in houses_of(state) if p[h])
     if p[WASTE[seat]] and waste_playable(state, seat):
         found.append(WASTE[seat])
@@ -159,8 +165,11 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     wanted_h, empty_h, full_h = houses
     sources: list[int] = []
     reserve, shown, waste = RESERVE[seat], SHOWN[seat], WASTE[seat]
+    second = SECOND_RESERVE[seat]  # empty unless two reserves (§10): R's steps come first
     if p[reserve]:
         sources.append(reserve)
+    if p[second]:
+        sources.append(second)
     if p[shown]:
         sources.append(shown)
     sources.extend(full_h)
@@ -183,7 +192,7 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     any_empty = option == "any" or option == "refill_at_once"
     king_only = option == "king_only"
     reserve_first = option == "reserve_first"
-    reserve_lasts = bool(p[reserve])
+    reserve_lasts = bool(p[reserve] or p[second])
     hhash = state.hhash
     steps: list[Step] = []
     append = steps.append
@@ -200,7 +209,7 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
         if empty_h and (
             any_empty
             or (king_only and card.rank == 13)
-            or (reserve_first and (src == reserve or not reserve_lasts))
+            or (reserve_first and (src in (reserve, second) or not reserve_lasts))
         ):
             targets = sorted([*targets, *empty_h]) if targets else empty_h
         if targets:
@@ -278,7 +287,8 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
             return RulesError(
                 "not available", "a foundation card never moves", "foundation_never_moves"
             )
-        if src in (RESERVE[1 - seat], SHOWN[1 - seat], WASTE[1 - seat], HAND[1 - seat]):
+        other = 1 - seat
+        if src in (RESERVE[other], SECOND_RESERVE[other], SHOWN[other], WASTE[other], HAND[other]):
             return RulesError(
                 "not available", f"{name_src} is your opponent's", "opponents_pile", pile=name_src
             )
@@ -307,7 +317,7 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
         return RulesError(
             "building", "only a discard puts the hand card on your waste", "discard_only"
         )
-    if dst in (RESERVE[seat], HAND[0], HAND[1], SHOWN[0], SHOWN[1]):
+    if dst in (RESERVE[seat], SECOND_RESERVE[seat], HAND[0], HAND[1], SHOWN[0], SHOWN[1]):
         return RulesError(
             "building", f"no card may be put on {name_dst}", "no_card_on", pile=name_dst
         )
@@ -364,7 +374,7 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
             card=card.code,
             top=top.code,
         )
-    if dst in (RESERVE[1 - seat], WASTE[1 - seat]):
+    if dst in (RESERVE[1 - seat], SECOND_RESERVE[1 - seat], WASTE[1 - seat]):
         if not p[dst]:
             return RulesError(
                 "building",

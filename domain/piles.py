@@ -9,6 +9,7 @@ ALL_PILES: tuple[str, ...] = (
     ("R0", "R1", "H0", "H1", "X0", "X1", "W0", "W1")
     + tuple(f"T{i}" for i in range(8))
     + tuple(f"F{i}" for i in range(8))
+    + ("Q0", "Q1")  # the second reserves of reserves_per_player=2 (docs/spec/rules.md §10)
 )
 INDEX: dict[str, int] = {name: i for i, name in enumerate(ALL_PILES)}
 
@@ -16,17 +17,25 @@ RESERVE = (0, 1)  # R<seat>
 HAND = (2, 3)  # H<seat>
 SHOWN = (4, 5)  # X<seat>: the turned-up hand card
 WASTE = (6, 7)  # W<seat>
+SECOND_RESERVE = (INDEX["Q0"], INDEX["Q1"])  # Q<seat>: always empty with one reserve
+# Each seat's reserves in the order the default remedy takes them (R before Q), by
+# reserves_per_player.
+RESERVES: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    1: ((RESERVE[0],), (RESERVE[1],)),
+    2: ((RESERVE[0], SECOND_RESERVE[0]), (RESERVE[1], SECOND_RESERVE[1])),
+}
 # The houses T0…T7 and the foundations F0…F7 are two runs of indexes: a house is
-# `FIRST_HOUSE <= i < FIRST_FOUNDATION`, a foundation `i >= FIRST_FOUNDATION`.
+# `FIRST_HOUSE <= i < FIRST_FOUNDATION`, a foundation `FIRST_FOUNDATION <= i < END_FOUNDATION`.
 FIRST_HOUSE = INDEX["T0"]
 FIRST_FOUNDATION = INDEX["F0"]
+END_FOUNDATION = INDEX["F7"] + 1
 HOUSES: tuple[int, ...] = tuple(range(FIRST_HOUSE, FIRST_FOUNDATION))
-FOUNDATIONS: tuple[int, ...] = tuple(range(FIRST_FOUNDATION, len(ALL_PILES)))
+FOUNDATIONS: tuple[int, ...] = tuple(range(FIRST_FOUNDATION, END_FOUNDATION))
 HOUSE_SET = frozenset(HOUSES)
 FOUNDATION_SET = frozenset(FOUNDATIONS)
 
 
-_NOT_A_PILE = "{!r} is not a pile (R0 R1 H0 H1 X0 X1 W0 W1 T0…T7 F0…F7)"
+_NOT_A_PILE = "{!r} is not a pile (R0 R1 Q0 Q1 H0 H1 X0 X1 W0 W1 T0…T7 F0…F7)"
 
 
 def is_pile(name: str) -> bool:
@@ -50,7 +59,10 @@ def house_indices(houses_per_player: int) -> tuple[int, ...]:
     )
 
 
-def layout_piles(houses_per_player: int) -> tuple[str, ...]:
+def layout_piles(houses_per_player: int, reserves_per_player: int = 1) -> tuple[str, ...]:
     """The names of the piles that exist in a layout, in engine order."""
     houses = set(house_indices(houses_per_player))
-    return tuple(n for i, n in enumerate(ALL_PILES) if i not in HOUSES or i in houses)
+    absent = set() if reserves_per_player == 2 else set(SECOND_RESERVE)
+    return tuple(
+        n for i, n in enumerate(ALL_PILES) if (i not in HOUSES or i in houses) and i not in absent
+    )

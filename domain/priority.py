@@ -11,7 +11,14 @@ from typing import NamedTuple
 
 from domain.derived import Step
 from domain.moves import apply_step, building_steps, houses_of
-from domain.piles import FIRST_FOUNDATION, FIRST_HOUSE, FOUNDATION_SET, RESERVE, SHOWN
+from domain.piles import (
+    FIRST_FOUNDATION,
+    FIRST_HOUSE,
+    FOUNDATION_SET,
+    RESERVE,
+    SECOND_RESERVE,
+    SHOWN,
+)
 from domain.state import GameState
 
 RESERVE_TO_FOUNDATION = "priority: reserve to foundation first"
@@ -87,15 +94,17 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
     ruleset = state.ruleset
     scheme = ruleset.priorities
     reserve, shown = RESERVE[seat], SHOWN[seat]
+    second = SECOND_RESERVE[seat]  # every rule on "the reserve top" applies to Q's too (§10)
     c1: list[Step] = []
     c2: list[Step] = []
     fill: list[Step] = []
     from_x: list[Step] = []
     for step in steps:
         src, dst = step
-        if dst >= FIRST_FOUNDATION:
-            (c1 if src == reserve else c2).append(step)
-        elif src == reserve and FIRST_HOUSE <= dst < FIRST_FOUNDATION and not p[dst]:
+        from_reserve = src in (reserve, second)
+        if dst in FOUNDATION_SET:
+            (c1 if from_reserve else c2).append(step)
+        elif from_reserve and FIRST_HOUSE <= dst < FIRST_FOUNDATION and not p[dst]:
             fill.append(step)
         if src == shown:
             from_x.append(step)
@@ -123,7 +132,7 @@ def _compute(state: GameState, seat: int, steps: list[Step]) -> Level:
             end_rule=end_rule,
             end_moves=tuple(from_x) if end_rule else (),
         )
-    to_house = _reserve_to_house(state, steps, reserve)
+    to_house = _reserve_to_house(state, steps, (reserve, second))
     if to_house:
         return Level(required=to_house, required_rule=RESERVE_TO_HOUSE)
     if scheme == "finnish":
@@ -151,17 +160,19 @@ def _refills(state: GameState, fill: list[Step]) -> tuple[Step, ...]:
     return tuple(step for step in fill if step[1] in emptied) if emptied else ()
 
 
-def _reserve_to_house(state: GameState, steps: list[Step], reserve: int) -> tuple[Step, ...]:
+def _reserve_to_house(
+    state: GameState, steps: list[Step], reserves: tuple[int, int]
+) -> tuple[Step, ...]:
     houses = set(houses_of(state))
-    return tuple(s for s in steps if s[0] == reserve and s[1] in houses)
+    return tuple(s for s in steps if s[0] in reserves and s[1] in houses)
 
 
 def _frees_better_move(state: GameState, seat: int, step: Step) -> bool:
     """french6: after this house-to-house move, is a reserve or foundation move possible?"""
     after = state._evolved(p=apply_step(state.p, *step))
-    reserve = RESERVE[seat]
+    reserves = (RESERVE[seat], SECOND_RESERVE[seat])
     houses = set(houses_of(state))
     for src, dst in building_steps(after, seat):
-        if dst in FOUNDATION_SET or (src == reserve and dst in houses):
+        if dst in FOUNDATION_SET or (src in reserves and dst in houses):
             return True
     return False

@@ -34,6 +34,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
+RESERVES_PER_PLAYER = (1, 2)
 
 
 def parse_match(text: str) -> tuple[MatchKind, int]:
@@ -61,6 +62,7 @@ class Ruleset:
 
     reserve_size: int = 13
     houses_per_player: int = 4
+    reserves_per_player: int = 1
     first_player: FirstPlayer = "lower_reserve"
     waste_playable: WastePlayable = "never"
     empty_house: EmptyHouse = "any"
@@ -83,6 +85,11 @@ class Ruleset:
             or self.houses_per_player not in HOUSES_PER_PLAYER
         ):
             raise RulesetError(f"houses_per_player is 4 or 2, not {self.houses_per_player!r}")
+        if (
+            type(self.reserves_per_player) is not int
+            or self.reserves_per_player not in RESERVES_PER_PLAYER
+        ):
+            raise RulesetError(f"reserves_per_player is 1 or 2, not {self.reserves_per_player!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
@@ -115,6 +122,15 @@ class Ruleset:
         data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"})
         return data
 
+    def to_record_json(self) -> dict[str, Any]:
+        """`to_json` without the variant options of §10 that are unset: a match record of any
+        other ruleset stays as it was before those options existed."""
+        data = self.to_json()
+        for name, unset in VARIANT_DEFAULTS.items():
+            if data[name] == unset:
+                del data[name]
+        return data
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Ruleset:
         """Options over a preset: ``{"preset": "danish", "match": "wins:2"}``. Unknown keys fail."""
@@ -138,8 +154,11 @@ class Ruleset:
             raise RulesetError(str(exc)) from None
 
 
+# The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
+VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1}
+
 # The options that count something: whole numbers (a float cannot count cards when dealing).
-_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "move_time_limit_s")
+_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")
 
 
 def _preset(name: str, **changes: Any) -> Ruleset:
@@ -177,6 +196,7 @@ PRESETS: dict[str, Ruleset] = {
         match="wins:3",
     ),
     "beginner": _preset("beginner", enforcement="lenient"),
+    "italian-two-reserves": _preset("italian-two-reserves", reserves_per_player=2),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -187,4 +207,5 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "finnish": "Finnish Tunj: 12-card reserve, strict priorities, hand card lock, 10 s per move.",
     "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
+    "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
 }

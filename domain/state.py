@@ -4,7 +4,7 @@ Both are immutable and cheap to copy: `evolve` makes a new one for every event. 
 named tuple whose most changed fields come last, so its common copy is one slice of the old tuple
 plus the new values (`with_game`). `GameState` is a slotted record whose fields are read
 constantly by the rules, and a slot reads about twice as fast as a named tuple's field; its copies
-go through `_sealed` (the measurement is in its docstring). Piles are a tuple of 24 tuples in
+go through `_sealed` (the measurement is in its docstring). Piles are a tuple of 26 tuples in
 `domain.piles.ALL_PILES` order (index -1 of a pile is its top).
 """
 
@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from domain.actions import Action
 from domain.cards import Card
 from domain.derived import Derived
-from domain.piles import HAND, INDEX, RESERVE, SHOWN, WASTE, layout_piles
+from domain.piles import HAND, INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE, layout_piles
 from domain.ruleset import Ruleset
 
 Piles = tuple[tuple[Card, ...], ...]
@@ -176,7 +176,8 @@ class GameState(_Fields):
     @property
     def piles(self) -> dict[str, tuple[Card, ...]]:
         """Every pile of the layout by name, bottom to top."""
-        return {name: self.p[INDEX[name]] for name in layout_piles(self.ruleset.houses_per_player)}
+        names = layout_piles(self.ruleset.houses_per_player, self.ruleset.reserves_per_player)
+        return {name: self.p[INDEX[name]] for name in names}
 
     def pile(self, name: str) -> tuple[Card, ...]:
         return self.p[INDEX[name]]
@@ -195,8 +196,10 @@ class GameState(_Fields):
         return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
     def penalty(self, seat: int) -> int:
-        """2 per reserve card + 1 per hand, X and waste card (docs/spec/rules.md §8)."""
-        return 2 * len(self.p[RESERVE[seat]]) + self.loose_cards(seat)
+        """2 per reserve card (of either reserve, §10) + 1 per hand, X and waste card
+        (docs/spec/rules.md §8)."""
+        p = self.p
+        return 2 * (len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])) + self.loose_cards(seat)
 
     def __repr__(self) -> str:
         return (

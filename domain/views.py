@@ -24,7 +24,7 @@ from domain.events import (
     Passed,
     event_to_payload,
 )
-from domain.piles import ALL_PILES, HAND, INDEX, RESERVE, layout_piles
+from domain.piles import ALL_PILES, HAND, INDEX, RESERVE, SECOND_RESERVE, layout_piles
 from domain.state import GameState, MatchState
 
 
@@ -165,12 +165,13 @@ def visible_piles(game: GameState) -> dict[str, list[str | None]]:
     """Every pile bottom to top; face-down cards as None while the game runs."""
     shown: dict[str, list[str | None]] = {}
     hidden = not game.over
-    for name in layout_piles(game.ruleset.houses_per_player):
+    ruleset = game.ruleset
+    for name in layout_piles(ruleset.houses_per_player, ruleset.reserves_per_player):
         i = INDEX[name]
         cards = game.p[i]
         if hidden and i in HAND:
             shown[name] = [None] * len(cards)
-        elif hidden and i in RESERVE and cards:
+        elif hidden and (i in RESERVE or i in SECOND_RESERVE) and cards:
             shown[name] = [None] * (len(cards) - 1) + [str(cards[-1])]
         else:
             shown[name] = [str(c) for c in cards]

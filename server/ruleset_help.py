@@ -72,6 +72,13 @@ OPTIONS: tuple[OptionHelp, ...] = (
         ((4, "4 houses each"), (2, "2 houses each")),
     ),
     OptionHelp(
+        "reserves_per_player",
+        "Reserves per player",
+        "Italian variant: with 2, the reserve cards are dealt into two reserves, R and Q.",
+        "choice",
+        ((1, "1 reserve each"), (2, "2 reserves each (R and Q)")),
+    ),
+    OptionHelp(
         "first_player",
         "Who starts",
         "Who moves first in each game.",

@@ -19,7 +19,7 @@ from domain.bots.mirror import (
 )
 from domain.bots.options import BotOptions
 from domain.engine import compulsory_moves
-from domain.piles import ALL_PILES, RESERVE, SHOWN
+from domain.piles import ALL_PILES, RESERVE, SECOND_RESERVE, SHOWN
 from domain.state import GameState
 from domain.views import View
 
@@ -139,6 +139,6 @@ def _least_helpful(before: GameState, action: Action) -> Move | None:
     if len(steps) < 2:
         return None
     seat = action.seat
-    cost = {RESERVE[seat]: 2, SHOWN[seat]: 1}
+    cost = {RESERVE[seat]: 2, SECOND_RESERVE[seat]: 2, SHOWN[seat]: 1}
     src, dst = min(steps, key=lambda step: cost.get(step[0], 0))
     return Move(seat, ALL_PILES[src], ALL_PILES[dst])

@@ -17,7 +17,7 @@ from domain.actions import Action, Discard, Move, Pass, Turn, parse_action
 from domain.cards import Card, fresh_pack
 from domain.engine import fault_of
 from domain.errors import DomainError
-from domain.piles import ALL_PILES, INDEX, RESERVE
+from domain.piles import ALL_PILES, INDEX, RESERVE, SECOND_RESERVE
 from domain.positions import position_from_text
 from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState
@@ -141,7 +141,7 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
             return None
         moved = dst.pop()
         src.append(moved)
-        if action.dst in ("R0", "R1") and dst and dst[-1] is None:
+        if action.dst in ("R0", "R1", "Q0", "Q1") and dst and dst[-1] is None:
             # Loaded onto a reserve: the top it covered is face down in the view now. Any card
             # it could have been loaded on will do: priorities never look at that pile.
             dst[-1] = _loadable_under(moved, piles)
@@ -186,7 +186,7 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
 
 def reserve_uncovers(game: GameState, src: int) -> bool:
     """Would taking the top of pile `src` turn up a face-down card?"""
-    return src in RESERVE and len(game.p[src]) > 1
+    return (src in RESERVE or src in SECOND_RESERVE) and len(game.p[src]) > 1
 
 
 __all__ = [

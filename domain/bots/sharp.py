@@ -28,6 +28,7 @@ from domain.piles import (
     HOUSES,
     INDEX,
     RESERVE,
+    SECOND_RESERVE,
     SHOWN,
     WASTE,
 )
@@ -60,8 +61,8 @@ def evaluate(game: GameState, p: Piles, seat: int, turn_over: bool) -> float:
     """How good the table `p` is for `seat` (higher is better), mid-turn or at its end."""
     other = 1 - seat
     value = (
-        OPPONENT_RESERVE * len(p[RESERVE[other]])
-        - RESERVE_CARD * len(p[RESERVE[seat]])
+        OPPONENT_RESERVE * (len(p[RESERVE[other]]) + len(p[SECOND_RESERVE[other]]))
+        - RESERVE_CARD * (len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]]))
         + OPPONENT_LOOSE * (len(p[HAND[other]]) + len(p[SHOWN[other]]) + len(p[WASTE[other]]))
         - LOOSE_CARD * (len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]]))
         + FOUNDATION_CARD * sum(map(len, p[FOUNDATIONS[0] : FOUNDATIONS[-1] + 1]))
@@ -75,9 +76,10 @@ def evaluate(game: GameState, p: Piles, seat: int, turn_over: bool) -> float:
     value += EMPTY_HOUSE_END * empty
     # What the opponent can do at once with what this turn leaves him.
     after = game._evolved(p=p, to_move=other, seen=frozenset())
-    mine = (RESERVE[seat], WASTE[seat])
+    mine = (RESERVE[seat], SECOND_RESERVE[seat], WASTE[seat])
+    theirs = (RESERVE[other], SECOND_RESERVE[other])
     for src, dst in legal_steps(after, other):
-        if src == RESERVE[other]:
+        if src in theirs:
             value -= THREAT_RESERVE
         if dst in mine:
             value -= THREAT_LOAD
@@ -120,7 +122,7 @@ class _Search:
 
     def won(self, p: Piles) -> bool:
         seat = self.seat
-        if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]]:
+        if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]]:
             return False
         return not (p[WASTE[seat]] and self.win_needs_waste)
 
@@ -166,7 +168,7 @@ class _Search:
         p = apply_step(node.p, src, dst)
         if self.won(p):
             return WIN
-        if src == RESERVE[self.seat] and len(node.p[src]) > 1:
+        if (src == RESERVE[self.seat] or src == SECOND_RESERVE[self.seat]) and len(node.p[src]) > 1:
             # A face-down card comes up: stop here, without looking at the mirror's stand-in.
             return evaluate(node, p, self.seat, turn_over=False) + UNCOVERED - STEP_COST
         known = self.memo.get(p)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from domain.actions import Discard, Move, Pass, Turn
 from domain.bots.base import Bot, PlayAction
 from domain.moves import houses_of
-from domain.piles import FOUNDATIONS, INDEX, RESERVE, SHOWN, WASTE
+from domain.piles import FOUNDATIONS, INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE
 from domain.state import GameState
 
 _FOUNDATIONS = frozenset(FOUNDATIONS)
@@ -25,11 +25,12 @@ def move_rank(game: GameState, move: Move) -> int | None:
     src, dst = INDEX[move.src], INDEX[move.dst]
     p = game.p
     houses = set(houses_of(game))
-    reserve, shown = RESERVE[seat], SHOWN[seat]
-    loads = (RESERVE[1 - seat], WASTE[1 - seat])
+    shown = SHOWN[seat]
+    reserves = (RESERVE[seat], SECOND_RESERVE[seat])  # either reserve top counts alike (§10)
+    loads = (RESERVE[1 - seat], SECOND_RESERVE[1 - seat], WASTE[1 - seat])
     if dst in _FOUNDATIONS:
-        return 0 if src == reserve else 1
-    if src == reserve:
+        return 0 if src in reserves else 1
+    if src in reserves:
         if dst in loads:
             return 2
         return 3 if p[dst] else 4
@@ -39,7 +40,7 @@ def move_rank(game: GameState, move: Move) -> int | None:
         return 7 if p[dst] else 9
     if src in houses and dst in houses:
         # Worth it only when it empties a house that the reserve can then fill.
-        if len(p[src]) == 1 and p[dst] and p[reserve]:
+        if len(p[src]) == 1 and p[dst] and (p[reserves[0]] or p[reserves[1]]):
             return 8
         return None
     if src == WASTE[seat] and dst in houses:

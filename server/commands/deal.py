@@ -15,7 +15,7 @@ from domain import PRESETS, Ruleset
 from domain import deal as dealing
 from domain.cards import Card
 
-PILE_ORDER = ["R0", "H0", "X0", "W0", "R1", "H1", "X1", "W1"]
+PILE_ORDER = ["R0", "Q0", "H0", "X0", "W0", "R1", "Q1", "H1", "X1", "W1"]  # Q: two reserves (§10)
 
 
 def _pile_order(piles: dict[str, list[Card]]) -> list[str]:
@@ -28,7 +28,9 @@ def deal_summary(seed: str, preset: str) -> dict[str, Any]:
     """Everything the command prints, as JSON-able data."""
     ruleset = Ruleset.preset(preset)
     packs = dealing.packs_from_seed(seed)
-    piles = dealing.layout(packs, ruleset.reserve_size, ruleset.houses_per_player)
+    piles = dealing.layout(
+        packs, ruleset.reserve_size, ruleset.houses_per_player, ruleset.reserves_per_player
+    )
     seat, reason = dealing.first_player(ruleset, packs, seed, 0, None)
     return {
         "algorithm": dealing.ALGORITHM,
@@ -57,7 +59,7 @@ def _as_text(summary: dict[str, Any]) -> str:
     for seat, pack in enumerate(summary["packs"]):
         out.append(f"pack {seat} (top first)")
         out.append("  " + _wrapped(pack, "  "))
-    out.append("layout (bottom to top; the last card of R and H is on top)")
+    out.append("layout (bottom to top; the last card of R, Q and H is on top)")
     for name, cards in summary["layout"].items():
         shown = _wrapped([card.split("/")[0] for card in cards], " " * 8) if cards else "-"
         out.append(f"  {name:<4}  {shown}")

@@ -62,7 +62,7 @@ def record_from_events(events: Sequence[Any], public: bool | None = None) -> dic
         raise ExportError("a match stream starts with MatchStarted")
     started: MatchStarted = events[0]
     state = domain.evolve(None, started)
-    ruleset = started.ruleset.to_json()
+    ruleset = started.ruleset.to_record_json()
     preset = ruleset.pop("preset", None)
     record: dict[str, Any] = {
         "format": FORMAT,

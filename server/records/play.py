@@ -121,9 +121,9 @@ def _named_call(rng: random.Random, game: domain.GameState, caller: int) -> doma
 
 def obedient_action(state: domain.MatchState, seat: int) -> domain.Action | None:
     """A plain, rule-abiding choice for `seat` (None when it has nothing to do): a foundation
-    build, else a reserve card onto a house, else turn, discard or pass, else any other move (so
-    it loads the opponent only when it has nothing else to do); never an action the priorities
-    call a fault. Good for scripted records: predictable."""
+    build, else a reserve card (R or Q) onto a house, else turn, discard or pass, else any other
+    move (so it loads the opponent only when it has nothing else to do); never an action the
+    priorities call a fault. Good for scripted records: predictable."""
     legal = [
         action
         for action in domain.legal_actions(state, seat)
@@ -134,7 +134,7 @@ def obedient_action(state: domain.MatchState, seat: int) -> domain.Action | None
         if isinstance(action, domain.Move):
             if action.dst.startswith("F"):
                 return 0
-            return 1 if action.src.startswith("R") and action.dst.startswith("T") else 5
+            return 1 if action.src[0] in "RQ" and action.dst.startswith("T") else 5
         return {domain.Turn: 2, domain.Discard: 3, domain.Pass: 4}.get(type(action), 6)
 
     return min(legal, key=rank) if legal else None

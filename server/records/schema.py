@@ -23,8 +23,11 @@ ALGORITHM = "sha256-fy/1"
 
 CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]$")
 CARD = re.compile(r"^[A2-9TJQK][SHDC](/[01])?$")
-PILE = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])$")
-MOVE_TEXT = re.compile(r"^(R[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|W[01]|T[0-7]|F[0-7])$")
+# Q0 Q1: the second reserves of the Italian variant (docs/spec/rules.md §10).
+PILE = re.compile(r"^(R[01]|Q[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])$")
+MOVE_TEXT = re.compile(
+    r"^(R[01]|Q[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|Q[01]|W[01]|T[0-7]|F[0-7])$"
+)
 VOIDED = re.compile(r"^[a-z][a-z-]*( [A-Za-z0-9/-]+)*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
 

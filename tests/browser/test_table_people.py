@@ -21,7 +21,7 @@ from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
 
-PILE_CODE = re.compile(r"\b([RHXW][01]|[TF][0-7])\b")
+PILE_CODE = re.compile(r"\b([RQHXW][01]|[TF][0-7])\b")
 PLAYS = ("CardMoved", "HandCardTurned", "CardDiscarded", "Passed", "WasteTurnedOver")
 NORMAL_PACE_MS = 1000  # server.tables.BOT_PACES["normal"]
 GAME_WAIT_MS = 240_000  # upper bound for a whole game at a person's pace; never a speed check
@@ -39,7 +39,7 @@ const startPlayer = () => {
   const out = (window.player = {calls: [], codes: [], actions: 0, pending: 0, stop: false});
   const PLAYS = new Set(
     ["CardMoved", "HandCardTurned", "CardDiscarded", "Passed", "WasteTurnedOver"]);
-  const code = /\\b([RHXW][01]|[TF][0-7])\\b/;
+  const code = /\\b([RQHXW][01]|[TF][0-7])\\b/;
   const scan = () => {
     const text = document.body.innerText;
     const m = code.exec(text);

@@ -6,7 +6,8 @@
 import { installSuitSprite, makeCard } from "./cards.js";
 import { t } from "./i18n.js";
 
-const TRAY_PILES = ["R", "H", "X", "W"];
+// Q: the second reserve of the Italian variant (hidden unless the view has it, rules.md §10).
+const TRAY_PILES = ["R", "Q", "H", "X", "W"];
 // Width of a house column in card widths (CSS --house-span: narrower on a phone).
 const DEFAULT_HOUSE_SPAN = 4.2;
 const FAN_STEP = 0.3;
@@ -26,12 +27,12 @@ function fieldCells() {
 const FIELD = fieldCells();
 
 export function pileKind(name) {
-  return { R: "reserve", H: "hand", X: "turned", W: "waste", T: "house", F: "foundation" }[name[0]];
+  return { R: "reserve", Q: "reserve", H: "hand", X: "turned", W: "waste", T: "house", F: "foundation" }[name[0]];
 }
 
 /** The seat a pile belongs to (its face-down cards show that seat's back), or null if shared. */
 export function pileSeat(name) {
-  if ("RHXW".includes(name[0])) return Number(name[1]);
+  if ("RQHXW".includes(name[0])) return Number(name[1]);
   return null;
 }
 
@@ -174,8 +175,9 @@ export class Board {
     // Before the deal there are no piles at all: show the empty table.
     const piles = view.piles && Object.keys(view.piles).length ? view.piles : null;
     for (const [name, el] of this.piles) {
-      const cards = piles ? piles[name] : [];
-      el.hidden = cards === undefined; // a pile the ruleset does not use (houses_per_player=2)
+      // The empty table before the deal shows the classic piles (no second reserve).
+      const cards = piles ? piles[name] : name[0] === "Q" ? undefined : [];
+      el.hidden = cards === undefined; // a pile the ruleset does not use (2 houses, 1 reserve)
       if (cards === undefined) continue;
       const down = view.face_down?.[name] ?? null;
       const key = cards.join(",") + "|" + cards.length + "|" + down;

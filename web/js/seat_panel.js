@@ -3,6 +3,10 @@
 
 import { t } from "./i18n.js";
 
+function reserveDown(view, piles, name) {
+  return view.face_down?.[name] ?? countDown(piles[name]);
+}
+
 function countDown(cards) {
   return (cards ?? []).filter((c) => c === null).length;
 }
@@ -43,8 +47,9 @@ export class SeatPanel {
       const p = view?.piles ?? {};
       const counts = view
         ? t("seat.counts", {
-            reserve: p[`R${seat}`]?.length ?? 0,
-            down: view.face_down?.[`R${seat}`] ?? countDown(p[`R${seat}`]),
+            // With two reserves (Italian variant) both count: R and Q together.
+            reserve: (p[`R${seat}`]?.length ?? 0) + (p[`Q${seat}`]?.length ?? 0),
+            down: reserveDown(view, p, `R${seat}`) + reserveDown(view, p, `Q${seat}`),
             hand: p[`H${seat}`]?.length ?? 0,
             waste: p[`W${seat}`]?.length ?? 0,
           })

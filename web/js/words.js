@@ -46,7 +46,7 @@ function foundationSuit(pile, ctx, card) {
  * `card`: the card that goes to or comes from the pile (names an empty foundation's suit).
  */
 export function pileWords(pile, ctx, { actor, card } = {}) {
-  const m = /^([RHXWTF])([0-7])$/.exec(pile ?? "");
+  const m = /^([RQHXWTF])([0-7])$/.exec(pile ?? "");
   if (!m) return t("pile.unknown");
   const [, kind, digit] = m;
   const n = Number(digit);
@@ -70,7 +70,7 @@ export function cardText(text) {
   }
 }
 
-const PILE_CODE = /\b([RHXW][01]|[TF][0-7])\b/g;
+const PILE_CODE = /\b([RQHXW][01]|[TF][0-7])\b/g;
 const CARD_CODE = /\b(10|[A2-9TJQK])([SHDC])(?:\/[01])?\b/g;
 const SEAT = /\bseat ([01])\b/g;
 
@@ -290,4 +290,4 @@ function scoreWords(score, ctx) {
 }
 
 /** The pattern of a pile code, for checks that no player-facing text holds one. */
-export const PILE_CODE_PATTERN = /\b([RHXW][01]|[TF][0-7])\b/;
+export const PILE_CODE_PATTERN = /\b([RQHXW][01]|[TF][0-7])\b/;

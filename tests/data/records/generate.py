@@ -54,6 +54,8 @@ STALE_PACK_1 = ["AS", "AH", "AD", "AC"] + _NO_ACES[-8:] + ["KH"] + _NO_ACES[:-8]
 assert sorted(STALE_PACK_0) == sorted(STALE_PACK_1) == sorted(SPADES + HEARTS + DIAMONDS + CLUBS)
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+# sha256("italian two reserves 0")
+TWO_RESERVES_SEED = "943c7d37f6d736a8baa788595ccd267b3f31e00ab3bb28892bd919dda454f1d0"
 
 
 def _play_out(table: Table, limit: int = 400) -> None:
@@ -135,18 +137,15 @@ def written_as_one_action(first: int, count: int) -> Callable[[dict[str, Any]], 
     return fold
 
 
-def preset_game(preset: str, actions: int = 12) -> Callable[[], Table]:
+def preset_game(preset: str, actions: int = 12, seed: str = SEED) -> Callable[[], Table]:
     def make() -> Table:
         table = Table(preset, match_id=f"golden-{preset}")
-        table.deal(seed=SEED)
+        table.deal(seed=seed)
         play_obediently(table, actions)
         table.act(domain.Resign(table.game.to_move))
         return table
 
-    make.__doc__ = (
-        f"A short {preset} game from the second seed of docs/spec/records.md §1, "
-        "then a resignation."
-    )
+    make.__doc__ = f"A short {preset} game from seed {seed[:8]}…, then a resignation."
     return make
 
 
@@ -160,6 +159,8 @@ GOLDENS: dict[str, Callable[[], Table]] = {
     "italian-resign": preset_game("italian"),
     "french-resign": preset_game("french"),
     "beginner-resign": preset_game("beginner"),
+    # A seed whose obedient play moves a Q card early (Q0-T6 at the 6th action).
+    "italian-two-reserves-resign": preset_game("italian-two-reserves", 12, TWO_RESERVES_SEED),
     "classic-multi-card-move": multi_card_move,
 }
 # Goldens whose exported record is then rewritten as a person or another program may write it.

@@ -42,6 +42,7 @@ PRESET_TABLE: dict[str, dict[str, object]] = {
         "match": "wins:3",
     },
     "beginner": {"enforcement": "lenient"},
+    "italian-two-reserves": {"reserves_per_player": 2},
 }
 
 

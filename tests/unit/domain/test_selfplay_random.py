@@ -24,7 +24,9 @@ MAX_ACTIONS = 100_000  # far above any real game: reaching it means the game did
 
 
 def penalty(game: GameState, seat: int) -> int:
-    return 2 * len(game.pile(f"R{seat}")) + sum(len(game.pile(f"{kind}{seat}")) for kind in "HXW")
+    # Both reserves count double with the Italian two reserves (Q is empty otherwise).
+    reserves = sum(len(game.pile(f"{kind}{seat}")) for kind in "RQ")
+    return 2 * reserves + sum(len(game.pile(f"{kind}{seat}")) for kind in "HXW")
 
 
 def next_action(state: MatchState, rng: random.Random, clock: list[int]) -> Action:
@@ -79,7 +81,7 @@ def check_result(events: list[Any], state: MatchState) -> None:
     rules = game.ruleset
     if isinstance(ending, GameWon):
         w = ending.winner
-        assert not game.pile(f"R{w}") and not game.pile(f"H{w}") and not game.pile(f"X{w}")
+        assert not any(game.pile(f"{kind}{w}") for kind in "RQHX")
         if rules.win == "reserve_hand_waste":
             assert not game.pile(f"W{w}")
         points = 30 + penalty(game, 1 - w)

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 import domain
-from domain.ruleset import CHOICES, HOUSES_PER_PLAYER, RESERVE_SIZES
+from domain.ruleset import CHOICES, HOUSES_PER_PLAYER, RESERVE_SIZES, RESERVES_PER_PLAYER
 from server.ruleset_help import OPTIONS, options_json
 
 
@@ -23,7 +23,12 @@ def test_every_option_of_the_ruleset_is_explained_once() -> None:
 @pytest.mark.parametrize("option", [o for o in OPTIONS if o.kind == "choice"], ids=lambda o: o.name)
 def test_a_choice_lists_exactly_the_values_the_rules_allow(option: object) -> None:
     assert isinstance(option, type(OPTIONS[0]))
-    allowed = {"reserve_size": RESERVE_SIZES, "houses_per_player": HOUSES_PER_PLAYER, **CHOICES}
+    allowed = {
+        "reserve_size": RESERVE_SIZES,
+        "houses_per_player": HOUSES_PER_PLAYER,
+        "reserves_per_player": RESERVES_PER_PLAYER,
+        **CHOICES,
+    }
     values = [value for value, _ in option.values]
     assert values == list(allowed[option.name])  # same order: the classic value first
     assert all(label for _, label in option.values)
