@@ -191,22 +191,6 @@ class MatchAnalysis:
     def faults(self) -> list[Fault]:
         return [f for game in self.games for f in game.faults]
 
-    def seat_totals(self) -> tuple[SeatSummary, SeatSummary]:
-        """Both seats' figures over every finished game (longest turn: the longest of all)."""
-        totals = (SeatSummary(), SeatSummary())
-        for game in self.games:
-            for total, seat in zip(totals, game.seats, strict=True):
-                total.actions += seat.actions
-                total.faults += seat.faults
-                total.right_calls += seat.right_calls
-                total.wrong_calls += seat.wrong_calls
-                total.missed_calls += seat.missed_calls
-                total.to_foundations += seat.to_foundations
-                if seat.longest_turn_ms > total.longest_turn_ms:
-                    total.longest_turn_ms = seat.longest_turn_ms
-                    total.longest_turn_index = seat.longest_turn_index
-        return totals
-
     def to_json(self) -> dict[str, Any]:
         return {
             "players": list(self.players),

@@ -10,7 +10,7 @@ index kept by the server reads a big store in full only the first time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,16 +196,3 @@ class StatsIndex:
             return 0, []
         started = events[0].at_ms if seats else 0
         return started, seats
-
-
-def player_stats(
-    store: EventStore,
-    names: Iterable[str] | None = None,
-    since_ms: int | None = None,
-) -> dict[str, PlayerStats]:
-    """A one-off read of the whole store (the command line's)."""
-    players = StatsIndex().players(store, since_ms)
-    if names is None:
-        return players
-    wanted = set(names)
-    return {name: stats for name, stats in players.items() if name in wanted}
