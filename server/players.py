@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import importlib.resources
 import time
-from datetime import UTC, datetime
 
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from server.errors import InvalidInputError, NotFoundError, ServerError
-from server.stats import PlayerStats, StatsIndex
+from server.stats import PlayerStats, StatsIndex, since_ms
 
 players_bp = Blueprint("players", __name__)
 
@@ -39,14 +38,11 @@ def _since() -> int | None:
     if raw is None or raw == "":
         return None
     try:
-        when = datetime.fromisoformat(raw)
+        return since_ms(raw)
     except ValueError:
         raise InvalidInputError(
             "since is a date like 2026-11-29.", details={"since": ["Not a date."]}
         ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp() * 1000)
 
 
 @players_bp.get("/api/players")

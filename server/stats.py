@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import domain
@@ -19,6 +20,15 @@ from domain.analysis import analyse
 from eventstore import EventStore
 
 MATCH_PREFIX = "match-"
+
+
+def since_ms(text: str) -> int:
+    """`--since` / `?since=`: an ISO date or date-time (UTC unless it says otherwise), in ms.
+    ValueError when it is none."""
+    when = datetime.fromisoformat(text)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return int(when.timestamp() * 1000)
 
 
 @dataclass(slots=True)

@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -82,14 +81,13 @@ def _read_file(path: str) -> str:
 def _parse_since(text: str | None) -> int | None:
     if text is None:
         return None
+    from server.stats import since_ms
+
     try:
-        when = datetime.fromisoformat(text)
+        return since_ms(text)
     except ValueError:
         message = f"{text!r} is not a date like 2026-11-29 or 2026-11-29T18:00"
         raise click.BadParameter(message) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp() * 1000)
 
 
 @click.command("export")
