@@ -126,7 +126,7 @@ def serve(
         test_bots=test_bots,
         host=host,
         port=port,
-        allowed_origins=allowed_origins,
+        allowed_origins=_origins(allowed_origins),
         rate_limits=_rate_limits(rate_limit),
         lobby_file=_lobby_file(store_url, data_dir),
         expire_open_s=expire_open_min * 60 if expire_open_min > 0 else None,
@@ -165,6 +165,19 @@ def _rate_limits(settings: tuple[str, ...]) -> dict[str, str | None]:
         return {**DEFAULT_LIMITS, **parse_limits(settings)}
     except RateLimitError as exc:
         raise click.BadParameter(str(exc), param_hint="--rate-limit") from None
+
+
+def _origins(origins: tuple[str, ...]) -> tuple[str, ...]:
+    """Each `--allowed-origin` as a browser sends it: `scheme://host[:port]`, or `*`. Anything
+    else (a bare host name, a path) would never match a request: refused, not kept in silence."""
+    for origin in origins:
+        scheme, sep, host = origin.rstrip("/").partition("://")
+        if origin != "*" and not (sep and scheme and host and "/" not in host and " " not in host):
+            raise click.BadParameter(
+                f"{origin!r}: an origin is like https://example.org or http://host:8000, or *",
+                param_hint="--allowed-origin",
+            )
+    return origins
 
 
 def _lobby_file(store_url: str, data_dir: str) -> str | None:

@@ -13,8 +13,11 @@ from click.testing import CliRunner
 
 from server.cli import main
 
-# The sub-commands the README documents (issues 3-8).
-EXPECTED_COMMANDS = ("serve", "deal", "export", "import", "verify", "selfplay", "bench")
+# The sub-commands the README documents (issues 3-8, 15, 18).
+EXPECTED_COMMANDS = (
+    *("serve", "deal", "export", "import", "verify", "selfplay", "bench"),
+    *("store", "stats"),
+)
 
 
 def test_help_lists_every_documented_command() -> None:
@@ -36,6 +39,16 @@ def test_each_command_answers_help(command: str) -> None:
     result = CliRunner().invoke(main, [command, "--help"])
     assert result.exit_code == 0, result.output
     assert "Usage:" in result.output
+
+
+@pytest.mark.parametrize("origin", ["example.org", "https://example.org/play", "http://"])
+def test_serve_refuses_an_allowed_origin_no_browser_would_send(origin: str) -> None:
+    """A bare host name or a path never equals a browser's `Origin`: refused at start, before
+    any server is made, rather than kept and never matched."""
+    args = ["serve", "--async-mode", "threading", "--store", "memory://", "--allowed-origin"]
+    result = CliRunner().invoke(main, [*args, origin])
+    assert result.exit_code == 2, result.output
+    assert "--allowed-origin" in result.output and "https://example.org" in result.output
 
 
 def test_version_is_the_package_version() -> None:
