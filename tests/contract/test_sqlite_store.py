@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,3 +41,37 @@ def test_a_database_that_is_not_sqlite_is_a_store_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(EventStoreError):
         open_store(f"sqlite:///{path}")
+
+
+def _open_at_once(url: str, count: int) -> list[BaseException]:
+    """`count` threads open `url` at the same moment and read it; the errors they got."""
+    barrier = threading.Barrier(count)
+    opened: list[EventStore] = []
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        barrier.wait()
+        try:
+            store = open_store(url)
+            opened.append(store)
+            for _ in range(50):  # readers of the file while the others still open it
+                store.read_all()
+        except BaseException as exc:  # reported by the caller
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for store in opened:
+        store.close()
+    return errors
+
+
+def test_connections_that_open_a_new_file_at_once_all_get_a_store(tmp_path: Path) -> None:
+    """The first opens of a new file race to switch it to WAL while others already read it;
+    none may fail for it."""
+    for attempt in range(15):
+        errors = _open_at_once(f"sqlite:///{tmp_path / f'new-{attempt}.db'}", 8)
+        assert not errors, [repr(e) for e in errors]
