@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.ui import WAIT_MS, drag, message, view, wait_idle
+from tests.browser.ui import PILE_CODE, WAIT_MS, drag, message, view, wait_idle
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
 
-PILE_CODE = re.compile(r"\b([RQHXW][01]|[TF][0-7])\b")
 PLAYS = ("CardMoved", "HandCardTurned", "CardDiscarded", "Passed", "WasteTurnedOver")
 NORMAL_PACE_MS = 1000  # server.tables.BOT_PACES["normal"]
 GAME_WAIT_MS = 240_000  # upper bound for a whole game at a person's pace; never a speed check
@@ -39,7 +38,7 @@ const startPlayer = () => {
   const out = (window.player = {calls: [], codes: [], actions: 0, pending: 0, stop: false});
   const PLAYS = new Set(
     ["CardMoved", "HandCardTurned", "CardDiscarded", "Passed", "WasteTurnedOver"]);
-  const code = /\\b([RQHXW][01]|[TF][0-7])\\b/;
+  const code = /__PILE_CODE__/;
   const scan = () => {
     const text = document.body.innerText;
     const m = code.exec(text);
@@ -91,7 +90,7 @@ const startPlayer = () => {
   tick();
 };
 if (location.pathname.startsWith("/table/")) startPlayer();
-"""
+""".replace("__PILE_CODE__", PILE_CODE.pattern)
 
 
 @pytest.fixture(scope="module")

@@ -288,6 +288,3 @@ function scoreWords(score, ctx) {
   if (seat === ctx.viewer) return t("log.scores.you", { count });
   return t("log.scores", { who: playerWords(seat, ctx), count });
 }
-
-/** The pattern of a pile code, for checks that no player-facing text holds one. */
-export const PILE_CODE_PATTERN = /\b([RQHXW][01]|[TF][0-7])\b/;
