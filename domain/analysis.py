@@ -387,4 +387,4 @@ def _skipped(base: GameState, action: Action) -> SkippedMove | None:
 
 
 def _left(game: GameState, seat: int) -> int:
-    return sum(len(game.pile(f"{kind}{seat}")) for kind in "RQHXW")
+    return game.reserve_cards(seat) + game.loose_cards(seat)

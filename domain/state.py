@@ -195,11 +195,15 @@ class GameState(_Fields):
         p = self.p
         return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
+    def reserve_cards(self, seat: int) -> int:
+        """Cards in the seat's reserve and second reserve (§10)."""
+        p = self.p
+        return len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])
+
     def penalty(self, seat: int) -> int:
         """2 per reserve card (of either reserve, §10) + 1 per hand, X and waste card
         (docs/spec/rules.md §8)."""
-        p = self.p
-        return 2 * (len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])) + self.loose_cards(seat)
+        return 2 * self.reserve_cards(seat) + self.loose_cards(seat)
 
     def __repr__(self) -> str:
         return (

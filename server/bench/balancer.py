@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
+
+from server.bench.procs import stop_process
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CONFIG = REPO_ROOT / "deploy" / "haproxy.cfg"
@@ -94,10 +95,4 @@ class Balancer:
         return node
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        stop_process(self.proc)

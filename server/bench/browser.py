@@ -13,10 +13,7 @@ positions. Targets (printed, not asserted): one step < 16 ms (a frame), a jump <
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from server.bench.procs import free_port, stop_process
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -81,18 +80,11 @@ def _version_moved(latest: dict[str, Any], seen: int) -> Callable[[], bool]:
     return lambda: bool(latest["version"] != seen)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class _Server:
     """The real server process, stopped by its PID."""
 
     def __init__(self, data_dir: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = data_dir / "server.log"
         store = f"sqlite:///{data_dir / 'store.sqlite3'}"
@@ -119,13 +111,7 @@ class _Server:
         raise click.ClickException("server did not start")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        stop_process(self.proc)
         self.log.close()
 
 

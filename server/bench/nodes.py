@@ -20,7 +20,8 @@ from typing import Any
 import click
 
 from server.bench.balancer import Balancer, BalancerError
-from server.bench.server_bench import _free_port, _run_server_games, _start, _stop, _summary
+from server.bench.procs import free_port, stop_process
+from server.bench.server_bench import _run_server_games, _start, _summary
 
 
 def _schema_url(store_url: str, schema: str) -> str:
@@ -51,7 +52,7 @@ def _phase(
 ) -> dict[str, Any]:
     """One measurement with `count` processes: a fresh schema, the processes, HAProxy."""
     url = _schema_url(store_url, f"bench_nodes_{uuid.uuid4().hex[:10]}")
-    ports = {f"n{i + 1}": _free_port() for i in range(count)}
+    ports = {f"n{i + 1}": free_port() for i in range(count)}
     procs = []
     balancer: Balancer | None = None
     try:
@@ -65,7 +66,7 @@ def _phase(
             ]  # fmt: skip
             ping = f"http://127.0.0.1:{port}/healthz"
             procs.append(_start(serve, ping, work / f"{name}-{count}.log"))
-        balancer = Balancer(work, _free_port(), ports).start()
+        balancer = Balancer(work, free_port(), ports).start()
         stats = asyncio.run(
             _run_server_games(balancer.url, games, warmup, seconds, think_s, [p.pid for p in procs])
         )
@@ -75,7 +76,7 @@ def _phase(
         if balancer is not None:
             balancer.stop()
         for proc in procs:
-            _stop(proc)
+            stop_process(proc)
         _drop(url)
     summary = _summary(stats, seconds)
     moves = max(1, stats.moves)

@@ -12,8 +12,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,15 +24,10 @@ from typing import Any
 
 import click
 
+from server.bench.procs import free_port, stop_process
+
 _NEVER = {"resign", "offer-draw", "accept-draw", "call"}
 START_TIMEOUT_S = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _start(command: list[str], ping_url: str, log_path: Path) -> subprocess.Popen[bytes]:
@@ -51,18 +44,8 @@ def _start(command: list[str], ping_url: str, log_path: Path) -> subprocess.Pope
                 return proc
         except requests.RequestException:
             time.sleep(0.1)
-    _stop(proc)
+    stop_process(proc)
     raise click.ClickException(f"{' '.join(command)} did not start")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def _rank(action: dict[str, Any]) -> int:
@@ -369,7 +352,7 @@ def _table_under_reads(
         )
     finally:
         for proc in procs:
-            _stop(proc)
+            stop_process(proc)
     counts: dict[str, int] = {}
     for output in outputs:
         if output.exists():
@@ -423,7 +406,7 @@ def _rss_kb(pid: int) -> int | None:
 
 def _start_once(store_url: str, tmp_path: Path, label: str) -> tuple[float, int | None]:
     """Seconds from launching `crapette serve` to its first answer, and its RSS then (KiB)."""
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port),
         "--store", store_url, "--quiet", "--data-dir", str(tmp_path),
@@ -434,7 +417,7 @@ def _start_once(store_url: str, tmp_path: Path, label: str) -> tuple[float, int 
     try:
         rss = _rss_kb(proc.pid)
     finally:
-        _stop(proc)
+        stop_process(proc)
     return took, rss
 
 
@@ -575,7 +558,7 @@ def server(
         tmp_path = Path(tmp)
         # The store `crapette serve` uses by default (SQLite, WAL, synchronous=NORMAL).
         store_url = store_url or f"sqlite:///{tmp_path / 'bench.sqlite3'}?synchronous=NORMAL"
-        server_port, echo_port = _free_port(), _free_port()
+        server_port, echo_port = free_port(), free_port()
         server_url = f"http://127.0.0.1:{server_port}"
         echo_url = f"http://127.0.0.1:{echo_port}"
         serve = [
@@ -650,7 +633,7 @@ def server(
                 }
         finally:
             for proc in procs:
-                _stop(proc)
+                stop_process(proc)
         startup = None
         if startup_matches:
             startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)

@@ -16,6 +16,7 @@ from typing import Any
 import requests
 import socketio
 
+from server.bench.procs import stop_process
 from tests.conftest import REPO_ROOT, find_free_port
 
 WAIT_S = 15.0  # upper bound of any wait; never an assertion about speed
@@ -84,14 +85,7 @@ class ServerProcess:
             self.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.kill(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.kill(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
+        stop_process(self.proc)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
