@@ -27,14 +27,6 @@ def cluster(
         yield running
 
 
-@pytest.fixture
-def clients() -> Iterator[list[Client]]:
-    made: list[Client] = []
-    yield made
-    for client in made:
-        client.close()
-
-
 def connect(cluster: Cluster, clients: list[Client], node: str, token: str | None) -> Client:
     """A client through the balancer, pinned to `node` by the sticky cookie."""
     client = Client(cluster.nodes[node], token, via=cluster.balancer.url, node=node).connect()
