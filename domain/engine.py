@@ -136,7 +136,7 @@ def _queue_event(state: MatchState, command: JoinQueue | LeaveQueue) -> Event:
             raise RulesError("not waiting", f"{name} is not waiting for a seat")
         return PlayerLeftQueue(name, command.at_ms)
     if not isinstance(name, str) or not name:
-        raise RulesError("name", "a player has a name")
+        raise RulesError("no name", "a player has a name")
     if name in session.people:
         raise RulesError("name taken", f"{name} is already a player of this table")
     if len(session.people) >= ROTATION_MAX_PEOPLE:

@@ -172,8 +172,8 @@ OPTIONS: tuple[OptionHelp, ...] = (
     OptionHelp(
         "rotation",
         "Table of 3 or 4",
-        "Italian variant: up to four people; two play, the others wait, and after each won game "
-        "one player gives his seat to the next in line.",
+        "Italian variant for 3 or 4 people: after a won game one player gives his seat to the "
+        "next.",
         "choice",
         (
             ("off", "off (two players)"),

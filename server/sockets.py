@@ -17,10 +17,11 @@ from typing import TypeVar
 
 from flask_socketio import SocketIO
 
+import domain
 from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
-from server.payloads import TableJson
+from server.payloads import SeatMessage, TableJson
 from server.service import GameService
 from server.updates import update_payload, view_json
 
@@ -51,6 +52,8 @@ class SocketPublisher:
         self.shared = shared
         self.members: dict[str, set[str]] = {}  # room -> sids
         self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
+        # sid -> (place, name) of the person a client is, seated or waiting (not a spectator)
+        self.people: dict[str, tuple[int, str | None]] = {}
         self.lock = threading.Lock()
 
     def occupied(self, room: str) -> bool:
@@ -79,6 +82,45 @@ class SocketPublisher:
                     at_ms=item.at_ms,
                 )
                 self.socketio.emit("update", payload, to=room, ignore_queue=True)
+        for item in items:
+            if type(item.event) is domain.SeatsRotated:
+                self._reseat(match_id, item.event, items[-1])
+
+    def _reseat(self, match_id: str, event: domain.SeatsRotated, last: Applied) -> None:
+        """A rotation table's seat change: each client of the two people who changed place
+        moves to his new room and gets his new view (`seat`, docs/protocol.md) after the
+        batch's updates, before any later one."""
+        with self.lock:
+            moving = [
+                (sid, self.people[sid][1])
+                for sid, (match, _viewer) in self.sessions.items()
+                if match == match_id
+                and sid in self.people
+                and self.people[sid][1] in (event.left, event.entered)
+            ]
+        for sid, name in moving:
+            viewer = event.players.index(name) if name in event.players else None
+            self._move(sid, match_id, viewer)
+            message: SeatMessage = {
+                "match_id": match_id,
+                "seat": viewer,
+                "waiting": viewer is None,
+                "name": name or "",
+                "version": last.version,
+                "view": view_json(last.state, viewer),
+            }
+            self.socketio.emit("seat", message, to=sid, ignore_queue=True)
+
+    def _move(self, sid: str, match_id: str, viewer: int | None) -> None:
+        with self.lock:
+            old = self.sessions.get(sid)
+            if old is None:
+                return
+            self.members.get(room_of(*old), set()).discard(sid)
+            self.members.setdefault(room_of(match_id, viewer), set()).add(sid)
+            self.sessions[sid] = (match_id, viewer)
+        self.socketio.server.leave_room(sid, room_of(*old), namespace=NAMESPACE)
+        self.socketio.server.enter_room(sid, room_of(match_id, viewer), namespace=NAMESPACE)
 
     def table_changed(self, match_id: str, table: TableJson) -> None:
         for viewer in _VIEWERS:
@@ -88,22 +130,34 @@ class SocketPublisher:
             if self.shared or self.occupied(room):
                 self.socketio.emit("table", table, to=room)
 
-    def enter(self, sid: str, match_id: str, viewer: int | None) -> None:
+    def enter(
+        self,
+        sid: str,
+        match_id: str,
+        viewer: int | None,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
+        """`sid` watches `match_id` as `viewer` (a seat, or None); `person` (place, name): the
+        person it is, seated or waiting (None: a spectator)."""
         room = room_of(match_id, viewer)
         self.socketio.server.enter_room(sid, room, namespace=NAMESPACE)
         with self.lock:
             self.members.setdefault(room, set()).add(sid)
             self.sessions[sid] = (match_id, viewer)
+            if person is not None:
+                self.people[sid] = person
 
     def leave(self, sid: str) -> tuple[str, int | None] | None:
+        """Stop sending `sid` its table: (match id, the person's place or None)."""
         with self.lock:
             session = self.sessions.pop(sid, None)
+            person = self.people.pop(sid, None)
             if session is None:
                 return None
             room = room_of(*session)
             self.members.get(room, set()).discard(sid)
         self.socketio.server.leave_room(sid, room, namespace=NAMESPACE)
-        return session
+        return session[0], None if person is None else person[0]
 
 
 def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
@@ -152,7 +206,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     def join_table(sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
-        seat = lobby.seat_for(match_id, data["seat_token"])
+        found = lobby.person_for(match_id, data["seat_token"])
         entry = service.repo.find(match_id)
         _leave(sid)
         last = data["last_version"]
@@ -160,7 +214,13 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
             # What other processes wrote that this one has not folded yet (none, alone), folded
             # and sent to the room before this client enters it: its backlog below covers it.
             service.repo.refresh(entry)
-            publisher.enter(sid, match_id, seat)
+            person: tuple[int, str | None] | None = None
+            seat: int | None = None
+            if found is not None:  # his seat now (a seat change may have come with the refresh)
+                place = found[0]
+                person = (place, entry.table.people[place].name)
+                seat = entry.table.seat_of_place(place)
+            publisher.enter(sid, match_id, seat, person)
             if last is None or last > entry.version:
                 snapshot = {
                     "match_id": match_id,
@@ -182,11 +242,15 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
                     )
                     socketio.emit("update", payload, to=sid)
             version = entry.version
-        if seat is not None:
-            lobby.connect(match_id, seat)  # tells the whole table, us included
+        if person is not None:
+            lobby.connect(match_id, person[0])  # tells the whole table, us included
         else:
             socketio.emit("table", lobby.table_json(entry), to=sid)
-        return {"ok": True, "match_id": match_id, "seat": seat, "version": version}
+        ack: dict[str, object] = {"ok": True, "match_id": match_id, "seat": seat}
+        if person is not None and entry.table.rotation != "off":
+            ack.update(waiting=seat is None, name=person[1])
+        ack["version"] = version
+        return ack
 
     @on("command")
     @guarded("command")
