@@ -433,6 +433,14 @@ class Lobby:
             self.presence.seated(match_id, seat)
             self._announce(entry)
             self.autopilot.follow_up(entry)
+        if rotation:
+            return {
+                "match_id": match_id,
+                "seat": seat,
+                "seat_token": token,
+                "waiting": False,
+                "name": name,
+            }
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
     def _queue(self, entry: MatchEntry, name: str, bot: str | None) -> SeatTicket:

@@ -54,6 +54,9 @@ class SocketPublisher:
         self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
         # sid -> (place, name) of the person a client is, seated or waiting (not a spectator)
         self.people: dict[str, tuple[int, str | None]] = {}
+        # A table's lobby view by match id, for the `table` message after a seat change: the
+        # lobby's, given by `register` (the publisher is built before the service).
+        self.table_of: Callable[[str], TableJson] | None = None
         self.lock = threading.Lock()
 
     def occupied(self, room: str) -> bool:
@@ -110,6 +113,12 @@ class SocketPublisher:
                 "view": view_json(last.state, viewer),
             }
             self.socketio.emit("seat", message, to=sid, ignore_queue=True)
+        if self.table_of is not None:
+            table = self.table_of(match_id)
+            for viewer in _VIEWERS:  # every process tells its own clients: it folds this too
+                room = room_of(match_id, viewer)
+                if self.occupied(room):
+                    self.socketio.emit("table", table, to=room, ignore_queue=True)
 
     def _move(self, sid: str, match_id: str, viewer: int | None) -> None:
         with self.lock:
@@ -163,6 +172,7 @@ class SocketPublisher:
 def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
     """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
     lobby, play, reads = service.lobby, service.play, service.reads
+    publisher.table_of = lobby.table
 
     def on(event: str) -> Callable[[AnyHandler], AnyHandler]:
         """Register a handler `(sid, *args)` with the Socket.IO server itself."""

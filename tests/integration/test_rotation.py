@@ -71,6 +71,10 @@ def test_three_people_two_games_seat_changes_a_reconnect_and_a_claim(
     assert to_ann["seat"] is None and to_ann["waiting"] is True and to_ann["view"]["viewer"] is None
     assert to_cid["version"] == ack["version"]
     assert bob.received("seat") == []  # Bob kept his seat
+    bob.wait_for(
+        lambda c: (c.table or {}).get("rotation", {}).get("seated") == ["Cid", "Bob"],
+        "the table message after the seat change",
+    )
     rotation = _rotation(server, match_id)
     assert rotation["seated"] == ["Cid", "Bob"] and rotation["queue"] == ["Ann"]
     assert [p["wins"] for p in rotation["people"]] == [1, 0, 0]
