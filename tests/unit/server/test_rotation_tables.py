@@ -14,6 +14,7 @@ from server.errors import CommandConflictError, ForbiddenError, SeatTakenError
 from server.lobbyview import LobbyProjection
 from server.matches import now_ms
 from server.service import GameService
+from server.stats import match_stats
 from tests.unit.server.clock import Clock
 
 
@@ -176,3 +177,23 @@ def test_a_bot_rotates_out_and_back_in_and_plays_when_seated() -> None:
         clock.ms += 1000
     bot_events = [e for e, _at in entry.events[before:] if getattr(e, "seat", None) == 0]
     assert bot_events  # the bot, in seat 0, acted
+
+
+def test_statistics_and_the_replay_follow_each_person_across_seats() -> None:
+    service, match_id, tokens = _table(match="wins:2")
+    _resign(service, match_id, tokens["Bob"], 1)  # Ann wins; Cid takes seat 0
+    for name in ("Cid", "Bob"):
+        service.lobby.next_game(match_id, tokens[name])
+    _resign(service, match_id, tokens["Bob"], 2)  # Cid wins; Ann comes back into seat 0
+    entry = service.repo.find(match_id)
+    stats = {s.name: s for s in match_stats(match_id, [e for e, _at in entry.events])}
+    assert {name: (s.games, s.wins) for name, s in stats.items()} == {
+        "Ann": (1, 1),
+        "Bob": (2, 0),
+        "Cid": (1, 1),
+    }
+    assert stats["Cid"].recent[0]["seat"] == 0 and stats["Cid"].recent[0]["opponent"] == "Bob"
+    assert stats["Cid"].points == stats["Ann"].points > 0
+    replay = service.reads.replay(match_id).data()
+    kinds = [frame["event"]["type"] for frame in replay["frames"]]
+    assert kinds.count("SeatsRotated") == 2 and "PlayerQueued" in kinds
