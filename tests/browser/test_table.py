@@ -12,6 +12,7 @@ from tests.browser.ui import (
     WAIT_MS,
     board_piles,
     message,
+    seated_page,
     version,
     view,
     wait_idle,
@@ -210,3 +211,45 @@ def test_keyboard_choices_in_a_players_words(server: ServerProcess, new_page: An
         "7♠ from your turned card to Bob's waste",
         "discard your turned card",
     ]
+
+
+def test_a_resignation_right_after_a_call_replaces_the_verdict_banner(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """The call's verdict banner must not stay over the final position when the game ends
+    (here by a resignation) before the banner's own few seconds are up."""
+    created = server.open_table(name="Ann", preset="classic", match="wins:2")
+    match_id = created["match_id"]
+    joined = server.join(match_id, "Bob")
+    pages = [
+        seated_page(new_page, server, match_id, s["seat"], s["seat_token"], name)
+        for s, name in ((created, "Ann"), (joined, "Bob"))
+    ]
+    for page in pages:
+        wait_idle(page)
+        # Slow the banner's own timer right down, as a loaded machine would: only the end of the
+        # game may take it away.
+        page.evaluate(
+            """() => { const c = window.crapette, show = c.showBanner.bind(c);
+                       c.showBanner = (title, text) => show(title, text, 600000); }"""
+        )
+    to_move = view(pages[0])["to_move"]  # type: ignore[index]
+    mover = next(p for p in pages if p.evaluate("window.crapette.seat") == to_move)
+    caller = next(p for p in pages if p is not mover)
+    legal = [a for a in view(mover)["legal"] if a["do"] in ("move", "turn")]  # type: ignore[index]
+    before = version(mover)
+    mover.evaluate("a => window.crapette.act(a)", legal[0])
+    wait_version_above(caller, before)
+    caller.wait_for_function(
+        "window.crapette.view.legal.some(a => a.do === 'call')", timeout=WAIT_MS
+    )
+    caller.keyboard.press("c")  # right or wrong, the verdict shows in the banner
+    for page in pages:
+        page.locator("[data-testid=banner]").wait_for(state="visible", timeout=WAIT_MS)
+    caller.click("#btn-resign")
+    caller.click("#btn-resign-game")
+    for page in pages:
+        page.locator("[data-testid=game-end]").wait_for(state="visible", timeout=WAIT_MS)
+        assert "resign" in page.inner_text("[data-testid=end-title]")
+        assert page.locator("[data-testid=banner]").is_hidden()
+    assert not (pages[0].errors or pages[1].errors), pages[0].errors + pages[1].errors

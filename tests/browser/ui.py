@@ -6,6 +6,7 @@ read the server's view from there only to choose a move, and check results in th
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -119,3 +120,21 @@ def board_piles(page: Any) -> dict[str, list[str | None]]:
     }"""
     )
     return result
+
+
+def seated_page(
+    new_page: Any, server: Any, match_id: str, seat: int, token: str, name: str | None = None
+) -> Any:
+    """A browser that took this seat earlier (its token in localStorage), at the table."""
+    page = new_page()
+    page.goto(server.url + "/rules")  # any page of the server's origin, to reach its storage
+    name = name or ("Ann", "Bob")[seat]
+    saved = json.dumps({"seat": seat, "seat_token": token, "name": name})
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
+    page.goto(f"{server.url}/table/{match_id}")
+    page.wait_for_function(
+        "s => window.crapette && window.crapette.view && window.crapette.seat === s",
+        arg=seat,
+        timeout=WAIT_MS,
+    )
+    return page

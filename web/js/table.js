@@ -437,6 +437,7 @@ class TablePage {
       if (over && matchMedia("(max-width: 1000px)").matches) box.scrollIntoView({ block: "nearest" });
     }
     if (!over) return;
+    this.hideBanner(); // a call's verdict just before the end (then a resignation) is news no more
     const ctx = this.ctx();
     const r = view.result;
     const g = view.game_index + 1;
@@ -646,7 +647,12 @@ class TablePage {
     b.append(h, p);
     b.hidden = false;
     clearTimeout(this.bannerTimer);
-    this.bannerTimer = setTimeout(() => (b.hidden = true), ms);
+    this.bannerTimer = setTimeout(() => this.hideBanner(), ms);
+  }
+
+  hideBanner() {
+    clearTimeout(this.bannerTimer);
+    $("banner").hidden = true;
   }
 }
 
