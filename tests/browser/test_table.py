@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from tests.browser.ui import (
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
+
+WEB = Path(__file__).resolve().parents[2] / "web"
 
 
 def assert_board_is_view(page: Any) -> None:
@@ -253,3 +256,48 @@ def test_a_resignation_right_after_a_call_replaces_the_verdict_banner(
         assert "resign" in page.inner_text("[data-testid=end-title]")
         assert page.locator("[data-testid=banner]").is_hidden()
     assert not (pages[0].errors or pages[1].errors), pages[0].errors + pages[1].errors
+
+
+FILL_RULE = "priority: fill the empty house from your reserve first"  # domain/priority.py
+FILL_KEY = "rule.priority_fill_the_empty_house_from_your_reserve_first"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "da", "it", "fi"])
+def test_a_fault_s_rule_is_worded_from_the_reader_s_side(
+    server: ServerProcess, new_page: Any, lang: str
+) -> None:
+    """The end-of-game list says the broken rule to the offender as his own ("your reserve"),
+    to his opponent and a spectator in the third person; a right call names the offender."""
+    words = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    page = new_page()
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    said = page.evaluate(
+        """async (rule) => {
+          const w = await import("/static/js/words.js");
+          const fault = {seat: 0, rule, missed: true};
+          const ev = {type: "HandCardTurned", seat: 0, card: "7S/0"};
+          const call = {type: "CrapetteCalled", caller: 1, verdict: "right", rule};
+          const out = {};
+          for (const [who, viewer] of [["ann", 0], ["bob", 1], ["watcher", null]]) {
+            const ctx = {viewer, players: ["Ann", "Bob"], piles: {}};
+            out[who] = {
+              line: w.faultLineWords(fault, ev, ctx),
+              unknown: w.faultLineWords(fault, null, ctx),
+              call: w.eventWords(call, ctx),
+            };
+          }
+          return out;
+        }""",
+        FILL_RULE,
+    )
+    yours, theirs = words[FILL_KEY], words[f"{FILL_KEY}.theirs"]
+    named = words[f"{FILL_KEY}.players"].replace("{player}", "Ann")
+    assert yours in said["ann"]["line"] and yours in said["ann"]["call"]
+    for reader in ("bob", "watcher"):
+        assert theirs in said[reader]["line"], said[reader]
+        assert named in said[reader]["unknown"], said[reader]  # the line does not name her
+        assert named in said[reader]["call"], said[reader]  # the caller is named, not her
+    if lang == "en":
+        assert "your" not in said["bob"]["line"] + said["watcher"]["line"]
+        assert said["bob"]["call"].endswith("(fill the empty house from Ann's reserve first)")
