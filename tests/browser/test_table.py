@@ -12,6 +12,7 @@ from tests.browser.conftest import PHONE
 from tests.browser.ui import (
     WAIT_MS,
     board_piles,
+    create_table,
     message,
     seated_page,
     version,
@@ -51,16 +52,8 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     server: ServerProcess, new_page: Any, artifact_dir: Path
 ) -> None:
     page = new_page()
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Cleo")
-    page.select_option("#opponent", "random")
-    page.select_option("#bot-pace", "quick")
-    page.select_option("#limit", "120")
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
-    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
-    match_id = page.url.rsplit("/", 1)[1]
+    choices = {"opponent": "random", "bot-pace": "quick", "limit": "120"}
+    match_id = create_table(page, server, "Cleo", choices)
     assert "bot" in page.inner_text(".tray.top .seat-info")
     assert page.evaluate("window.crapette.table.bot_pace") == "quick"  # the lobby's choice
 
@@ -148,15 +141,8 @@ def test_resign_ends_the_match_then_replay_and_rematch(
     server: ServerProcess, new_page: Any, artifact_dir: Path
 ) -> None:
     page = new_page()
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Dora")
-    page.select_option("#opponent", "steady")
-    page.select_option("#match", "wins:1")
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+    match_id = create_table(page, server, "Dora", {"opponent": "steady", "match": "wins:1"})
     wait_my_turn(page)
-    match_id = page.url.rsplit("/", 1)[1]
     page.click("#btn-resign")
     # A stray tap does not resign: it opens the choice of this game or the whole match.
     assert page.locator("[data-testid=resign-menu]").is_visible()
