@@ -22,6 +22,7 @@ from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
 from server.payloads import SeatMessage, TableJson
+from server.publisher import CatchUp
 from server.service import GameService
 from server.updates import update_payload, view_json
 
@@ -156,6 +157,46 @@ class SocketPublisher:
             if person is not None:
                 self.people[sid] = person
 
+    def joined(
+        self,
+        sid: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
+        """Into the viewer's room, then what the client missed: a snapshot, or every update.
+        `person` (place, name): who the client is, seated or waiting (None: a spectator)."""
+        self.enter(sid, match_id, viewer, person)
+        if catch_up.backlog is None:
+            view = view_json(catch_up.state, viewer)
+            snapshot = {"match_id": match_id, "version": catch_up.version, "view": view}
+            self.socketio.emit("snapshot", snapshot, to=sid)
+            return
+        for item in catch_up.backlog:
+            payload = update_payload(
+                match_id,
+                item.version,
+                item.event,
+                item.state,
+                viewer,
+                final=item.version == catch_up.version,
+                at_ms=item.at_ms,
+            )
+            self.socketio.emit("update", payload, to=sid)
+
+    def name_of(self, sid: str) -> str | None:
+        """The name of the person `sid` is (None: a spectator)."""
+        with self.lock:
+            person = self.people.get(sid)
+        return None if person is None else person[1]
+
+    def viewer_of(self, sid: str) -> int | None:
+        """The seat `sid` watches from (None: a spectator's view, or not at a table)."""
+        with self.lock:
+            session = self.sessions.get(sid)
+        return None if session is None else session[1]
+
     def leave(self, sid: str) -> tuple[str, int | None] | None:
         """Stop sending `sid` its table: (match id, the person's place or None)."""
         with self.lock:
@@ -217,48 +258,19 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
         found = lobby.person_for(match_id, data["seat_token"])
-        entry = service.repo.find(match_id)
         _leave(sid)
-        last = data["last_version"]
-        with entry.lock:
-            # What other processes wrote that this one has not folded yet (none, alone), folded
-            # and sent to the room before this client enters it: its backlog below covers it.
-            service.repo.refresh(entry)
-            person: tuple[int, str | None] | None = None
-            seat: int | None = None
-            if found is not None:  # his seat now (a seat change may have come with the refresh)
-                place = found[0]
-                person = (place, entry.table.people[place].name)
-                seat = entry.table.seat_of_place(place)
-            publisher.enter(sid, match_id, seat, person)
-            if last is None or last > entry.version:
-                snapshot = {
-                    "match_id": match_id,
-                    "version": entry.version,
-                    "view": view_json(entry.state, seat),
-                }
-                socketio.emit("snapshot", snapshot, to=sid)
-            else:
-                for item in reads.history(entry, last):
-                    final = item.version == entry.version
-                    payload = update_payload(
-                        match_id,
-                        item.version,
-                        item.event,
-                        item.state,
-                        seat,
-                        final=final,
-                        at_ms=item.at_ms,
-                    )
-                    socketio.emit("update", payload, to=sid)
-            version = entry.version
-        if person is not None:
-            lobby.connect(match_id, person[0])  # tells the whole table, us included
+        place = None if found is None else found[0]
+        # Snapshot or backlog, as the person's seat is once the match is caught up (a seat
+        # change may come with it): the viewer the client was filed under.
+        version = reads.join(sid, match_id, place, data["last_version"])
+        seat = publisher.viewer_of(sid)
+        if place is not None:
+            lobby.connect(match_id, place)  # tells the whole table, us included
         else:
-            socketio.emit("table", lobby.table_json(entry), to=sid)
+            socketio.emit("table", lobby.table(match_id), to=sid)
         ack: dict[str, object] = {"ok": True, "match_id": match_id, "seat": seat}
-        if person is not None and entry.table.rotation != "off":
-            ack.update(waiting=seat is None, name=person[1])
+        if place is not None and service.repo.find(match_id).table.rotation != "off":
+            ack.update(waiting=seat is None, name=publisher.name_of(sid))
         ack["version"] = version
         return ack
 
