@@ -22,6 +22,16 @@ from domain.ruleset import Ruleset
 Piles = tuple[tuple[Card, ...], ...]
 
 
+def reserve_count(p: Piles, seat: int) -> int:
+    """Cards in the seat's reserve and second reserve (§10) of the table `p`."""
+    return len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])
+
+
+def loose_count(p: Piles, seat: int) -> int:
+    """Cards in the seat's hand, X and waste of the table `p`."""
+    return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """How a game ended. `kind`: ``win``, ``stalemate`` or ``resign``; `score` is per seat."""
@@ -192,13 +202,11 @@ class GameState(_Fields):
 
     def loose_cards(self, seat: int) -> int:
         """Cards in the seat's hand, X and waste."""
-        p = self.p
-        return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
+        return loose_count(self.p, seat)
 
     def reserve_cards(self, seat: int) -> int:
         """Cards in the seat's reserve and second reserve (§10)."""
-        p = self.p
-        return len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])
+        return reserve_count(self.p, seat)
 
     def penalty(self, seat: int) -> int:
         """2 per reserve card (of either reserve, §10) + 1 per hand, X and waste card

@@ -21,6 +21,7 @@ from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
 from server.payloads import TableJson
+from server.publisher import CatchUp
 from server.service import GameService
 from server.updates import update_payload, update_payloads, view_json
 
@@ -96,6 +97,26 @@ class SocketPublisher:
             self.members.setdefault(room, set()).add(sid)
             self.sessions[sid] = (match_id, viewer)
 
+    def joined(self, sid: str, match_id: str, viewer: int | None, catch_up: CatchUp) -> None:
+        """Into the viewer's room, then what the client missed: a snapshot, or every update."""
+        self.enter(sid, match_id, viewer)
+        if catch_up.backlog is None:
+            view = view_json(catch_up.state, viewer)
+            snapshot = {"match_id": match_id, "version": catch_up.version, "view": view}
+            self.socketio.emit("snapshot", snapshot, to=sid)
+            return
+        for item in catch_up.backlog:
+            payload = update_payload(
+                match_id,
+                item.version,
+                item.event,
+                item.state,
+                viewer,
+                final=item.version == catch_up.version,
+                at_ms=item.at_ms,
+            )
+            self.socketio.emit("update", payload, to=sid)
+
     def leave(self, sid: str) -> tuple[str, int | None] | None:
         with self.lock:
             session = self.sessions.pop(sid, None)
@@ -154,39 +175,12 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
         seat = lobby.seat_for(match_id, data["seat_token"])
-        entry = service.repo.find(match_id)
         _leave(sid)
-        last = data["last_version"]
-        with entry.lock:
-            # What other processes wrote that this one has not folded yet (none, alone), folded
-            # and sent to the room before this client enters it: its backlog below covers it.
-            service.repo.refresh(entry)
-            publisher.enter(sid, match_id, seat)
-            if last is None or last > entry.version:
-                snapshot = {
-                    "match_id": match_id,
-                    "version": entry.version,
-                    "view": view_json(entry.state, seat),
-                }
-                socketio.emit("snapshot", snapshot, to=sid)
-            else:
-                for item in reads.history(entry, last):
-                    final = item.version == entry.version
-                    payload = update_payload(
-                        match_id,
-                        item.version,
-                        item.event,
-                        item.state,
-                        seat,
-                        final=final,
-                        at_ms=item.at_ms,
-                    )
-                    socketio.emit("update", payload, to=sid)
-            version = entry.version
+        version = reads.join(sid, match_id, seat, data["last_version"])  # snapshot or backlog
         if seat is not None:
             lobby.connect(match_id, seat)  # tells the whole table, us included
         else:
-            socketio.emit("table", lobby.table_json(entry), to=sid)
+            socketio.emit("table", lobby.table(match_id), to=sid)
         return {"ok": True, "match_id": match_id, "seat": seat, "version": version}
 
     @on("command")

@@ -18,8 +18,7 @@ from typing import Any
 import domain
 from domain.analysis import analyse
 from eventstore import EventStore
-
-MATCH_PREFIX = "match-"
+from server.tables import MATCH_PREFIX
 
 
 def since_ms(text: str) -> int:

@@ -29,12 +29,17 @@ BOT_PACES: dict[str, float] = {"relaxed": 2.0, "normal": 1.0, "quick": 0.4}
 DEFAULT_BOT_PACE = "normal"
 
 
+# The two streams of a match in the store: the domain's events, and the lobby's facts.
+MATCH_PREFIX = "match-"
+TABLE_PREFIX = "table-"
+
+
 def table_stream(match_id: str) -> str:
-    return f"table-{match_id}"
+    return f"{TABLE_PREFIX}{match_id}"
 
 
 def match_stream(match_id: str) -> str:
-    return f"match-{match_id}"
+    return f"{MATCH_PREFIX}{match_id}"
 
 
 def new_match_id() -> str:

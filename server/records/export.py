@@ -23,14 +23,11 @@ from eventstore import EventStore, StreamNameError
 from server.records.decisions import action_of, describe
 from server.records.errors import MatchNotFoundError, RecordError
 from server.records.schema import ALGORITHM, FORMAT, dump_record, load_record
+from server.tables import MATCH_PREFIX, match_stream
 
 
 class ExportError(RecordError):
     """The stream is not a match the engine can explain (so no honest record can be written)."""
-
-
-def match_stream(match_id: str) -> str:
-    return f"match-{match_id}"
 
 
 def export_match(store: EventStore, match_id: str, public: bool | None = None) -> dict[str, Any]:
@@ -216,7 +213,7 @@ def export_all(
     to look at (for a progress bar), then one item per match: its record, None when it started
     before `since_ms`, or the RecordError that stops it from being exported (one bad match does
     not stop a bulk export)."""
-    streams = store.list_streams("match-")
+    streams = store.list_streams(MATCH_PREFIX)
     yield len(streams)
     for stream in streams:
         first = store.read(stream, 1, 1)
