@@ -5,6 +5,7 @@ clock is killed, another takes over. Real processes: PostgreSQL, Redis, HAProxy,
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -233,3 +234,32 @@ def test_killing_the_process_that_drives_a_bot_moves_it_elsewhere(
         assert watcher.duplicates == []
     finally:
         cluster.nodes[holder].start()  # the module's other tests keep three processes
+
+
+def test_a_process_stopped_cleanly_hands_its_matches_over_at_once(
+    cluster: Cluster, clients: list[Client]
+) -> None:
+    """SIGTERM (as systemd stops a unit): the process deletes its lease keys before it ends, so
+    another process takes the match at its next heartbeat, not once the lease has lapsed."""
+    opened = open_table(cluster, "n1", preset="beginner", bot="steady", move_time_limit_s=1)
+    match_id = opened["match_id"]
+    cluster.wait_until(lambda: cluster.lease_holder(match_id) is not None, "a lease holder")
+    holder = cluster.lease_holder(match_id)
+    assert holder in cluster.nodes
+    survivors = [name for name in cluster.nodes if name != holder]
+    watcher = connect(cluster, clients, survivors[0], None)  # the match is loaded there too
+    watcher.join(match_id, last_version=0)
+    node = cluster.nodes[holder]
+    node.stop()  # SIGTERM, then wait for the process to end
+    try:
+        assert node.proc is not None and node.proc.returncode == -signal.SIGTERM
+        # The moment it has ended, the key is no longer its own: released (it would still name
+        # the stopped process for up to its 3 s lapse had it only been left to expire).
+        assert cluster.lease_holder(match_id) != holder
+        cluster.wait_until(
+            lambda: cluster.lease_holder(match_id) in survivors, "the lease taken over"
+        )
+        before = watcher.version
+        watcher.wait_for(lambda c: c.version >= before + 2, "the match going on")
+    finally:
+        node.start()  # the module's other tests keep three processes
