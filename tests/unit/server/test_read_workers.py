@@ -9,12 +9,14 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from eventstore import open_store
+from eventstore.postgres import PostgresStore
 from server.app import create_app
 from server.bench.history import finished_matches, long_live_match
 from server.config import ServerConfig
@@ -104,7 +106,11 @@ def test_a_refusal_made_in_the_worker_reaches_the_client_as_made(
     with pytest.raises(ReadRefusedError) as refused:
         pool.run(job)
     assert refused.value.http_status == 404 and refused.value.to_json()["code"] == "not_found"
-    assert pool.restarts == 0  # a refusal is an answer, not a failure
+    # A bug in a build (here: a job without its format) is a 500, and the worker goes on.
+    with pytest.raises(ReadRefusedError) as failed:
+        pool.run({"kind": "record", "match_id": "m-old000000", "version": 3})
+    assert failed.value.http_status == 500 and failed.value.to_json()["code"] == "internal"
+    assert pool.restarts == 0 and len(pool.pids()) == 1  # answers, not failures
 
 
 def test_a_dead_worker_is_replaced_and_the_read_tried_again(
@@ -188,3 +194,22 @@ def test_no_worker_when_the_store_is_in_memory_or_handed_in(tmp_path: Path) -> N
     assert app.extensions["crapette"].reads.workers is None
     off = ServerConfig(async_mode="threading", store_url=url, read_workers=0)
     assert create_app(off)[0].extensions["crapette"].reads.workers is None
+
+
+def test_a_worker_reads_a_postgresql_store_with_its_own_connection(postgres_url: str) -> None:
+    schema = f"es_workers_{uuid.uuid4().hex[:10]}"
+    url = f"{postgres_url}{'&' if '?' in postgres_url else '?'}schema={schema}"
+    admin = PostgresStore(url, pool_size=1)
+    pool = ReadWorkers(url, size=1)
+    try:
+        finished_matches(admin, 1, 150)
+        job = _replay_job(url, "m-old000000")
+        answer = pool.run(job)
+        assert answer.pid != os.getpid() and not answer.live
+        record = {"kind": "record", "match_id": "m-old000000", "version": job["version"]}
+        text = pool.run({**record, "format": "text"})
+        assert text.body.startswith(b'[Format "crapette-record/1"]') and text.pid == answer.pid
+    finally:
+        pool.close()
+        admin.drop()
+        admin.close()
