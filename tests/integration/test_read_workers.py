@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,10 @@ from click.testing import CliRunner
 from eventstore import open_store
 from server.bench.history import finished_matches, long_live_match
 from server.bench.loopstall import replay as bench_replay
-from tests.integration.harness import WAIT_S, ServerProcess
+from tests.integration.cluster import Cluster
+from tests.integration.harness import ServerProcess
+
+wait_until = Cluster.wait_until
 
 
 def _children(pid: int) -> list[int]:
@@ -43,15 +45,6 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state not in ("Z", "X")
-
-
-def _wait(predicate: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"still not {what} after {WAIT_S} s")
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +91,7 @@ def test_a_killed_worker_is_replaced_on_the_next_request(server: ServerProcess) 
     server.get("/api/matches/m-old000000/options?seat=0")
     (worker,) = _children(server.proc.pid)
     os.kill(worker, signal.SIGKILL)
-    _wait(lambda: not _alive(worker), "dead")
+    wait_until(lambda: not _alive(worker), "dead")
     options = server.get("/api/matches/m-old000000/options?seat=1")
     assert options.status_code == 200 and options.json()["seat"] == 1
     (replacement,) = _children(server.proc.pid)
@@ -120,7 +113,7 @@ def test_stopping_the_server_leaves_no_worker(tmp_path: Path) -> None:
         workers = _children(server.proc.pid)
         assert len(workers) == 1  # the pool starts only the processes it needs
         getattr(server, stop)()
-        _wait(lambda ws=workers: not any(_alive(pid) for pid in ws), "ended")
+        wait_until(lambda ws=workers: not any(_alive(pid) for pid in ws), "ended")
 
 
 def test_the_loop_keeps_ticking_while_a_worker_builds() -> None:
