@@ -72,7 +72,7 @@ class GameService:
             self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock
         )
         self.play = Play(self.repo, self.autopilot, clock=clock)
-        self.reads = Reads(self.repo, workers=read_workers)
+        self.reads = Reads(self.repo, self.publisher, workers=read_workers)
         self.upkeep = Upkeep(
             self.repo,
             self.presence,
