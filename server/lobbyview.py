@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import threading
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -164,10 +164,10 @@ class LobbyProjection:
             document = {
                 "format": FILE_FORMAT,
                 "position": self.position,
-                "rows": [asdict(row) for row in self.rows.values()],
+                "rows": [_row_to_json(row) for row in self.rows.values()],
             }
             position = self.position
-        text = json.dumps(document, separators=(",", ":"), default=_json_default)
+        text = json.dumps(document, separators=(",", ":"))
         temporary = self.path.with_name(self.path.name + ".tmp")
         try:
             temporary.write_text(text, encoding="utf-8")
@@ -179,10 +179,21 @@ class LobbyProjection:
             self._saved_position = position
 
 
-def _json_default(value: object) -> object:
-    if isinstance(value, frozenset):  # a table's ready seats
-        return sorted(value)
-    raise TypeError(f"{type(value).__name__} is not JSON")
+def _row_to_json(row: LobbyRow) -> dict[str, Any]:
+    """What `_row_from_json` reads back. Each level is a new dict (rows change under the lock,
+    the text is made after it); tables and their seats are immutable, so they are not copied
+    deeper. `dataclasses.asdict`, which copied everything, took 50 µs a row against 2 µs."""
+    table = row.table
+    table_json: dict[str, Any] = {
+        **vars(table),
+        "seats": [dict(vars(seat)) for seat in table.seats],
+        "ready": sorted(table.ready),
+    }
+    for key in ("rematch_offer", "rematch_declined"):
+        answer = table_json[key]
+        if answer is not None:
+            table_json[key] = dict(vars(answer))
+    return {**vars(row), "table": table_json}
 
 
 def _row_from_json(data: dict[str, Any]) -> LobbyRow:
