@@ -292,9 +292,37 @@ def _sealed(new: _Unsealed) -> GameState:
 _new = tuple.__new__
 
 
+class Session(NamedTuple):
+    """The people of a rotation table (docs/spec/rules.md §10) beyond the seated pair.
+
+    `people` in the order they joined (the first two seated first); `totals` and `wins` are each
+    person's, aligned with `people`, whatever seats he played in; `queue` waits for a seat, next
+    first; `gone` left the table. `last` is the last seat change (None before the first)."""
+
+    mode: str  # "winner_out" or "loser_out"
+    people: tuple[str, ...]
+    totals: tuple[int, ...]
+    wins: tuple[int, ...]
+    queue: tuple[str, ...]
+    gone: tuple[str, ...]
+    last: Any  # domain.events.SeatsRotated | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "people": list(self.people),
+            "totals": list(self.totals),
+            "wins": list(self.wins),
+            "queue": list(self.queue),
+        }
+
+
 class MatchState(NamedTuple):
     """A match: its ruleset and players, totals, finished games' scores and the current game.
-    `game` and `version` come last: every event changes them (`with_game`)."""
+    `game` and `version` come last: every event changes them (`with_game`).
+
+    At a rotation table `players` is the pair seated now, `totals` and `wins` their session
+    totals, and `session` holds everyone (None at any other table)."""
 
     ruleset: Ruleset
     players: tuple[str, str]
@@ -307,6 +335,7 @@ class MatchState(NamedTuple):
     winner: int | None
     started_at_ms: int
     previous_first: int | None
+    session: Session | None
     game: GameState | None
     version: int
 

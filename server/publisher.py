@@ -32,9 +32,18 @@ class Publisher(Protocol):
     def table_changed(self, match_id: str, table: TableJson) -> None:
         """The table's lobby view (`Lobby.table_json`) changed: seats, presence, totals."""
 
-    def joined(self, client: str, match_id: str, viewer: int | None, catch_up: CatchUp) -> None:
+    def joined(
+        self,
+        client: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
         """A client (a Socket.IO session id) joins the match as `viewer` and is sent what it
-        missed. Called under the match's lock (`Reads.join`): no live update comes between."""
+        missed; `person` (place, name) is who it is, seated or waiting at a rotation table
+        (None: a spectator). Called under the match's lock (`Reads.join`): no live update
+        comes between."""
 
 
 class NoPublisher:
@@ -44,5 +53,12 @@ class NoPublisher:
     def table_changed(self, match_id: str, table: TableJson) -> None:
         pass
 
-    def joined(self, client: str, match_id: str, viewer: int | None, catch_up: CatchUp) -> None:
+    def joined(
+        self,
+        client: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
         pass

@@ -34,10 +34,12 @@ class Reads:
         """The events after `after_version` with the state after each (for a reconnect)."""
         return list(self.repo.states_between(entry, after_version, entry.version))
 
-    def join(self, client: str, match_id: str, seat: int | None, last_version: int | None) -> int:
-        """`client` joins the match as `seat` (None: a spectator) and is sent every update after
-        `last_version`, or a snapshot when it has none or gives one this match never reached.
-        Returns the match's version the client is now at."""
+    def join(self, client: str, match_id: str, place: int | None, last_version: int | None) -> int:
+        """`client` joins the match as the person at `place` (`Table.people`; None: a
+        spectator), from the seat that person has now (none while he waits at a rotation
+        table), and is sent every update after `last_version`, or a snapshot when it has none
+        or gives one this match never reached. Returns the match's version the client is now
+        at. Without rotation a place is its seat."""
         entry = self.repo.find(match_id)
         with entry.lock:
             # What other processes wrote that this one has not folded yet (none, alone), folded
@@ -47,9 +49,10 @@ class Reads:
                 backlog = None
             else:
                 backlog = self.history(entry, last_version)
-            self.publisher.joined(
-                client, match_id, seat, CatchUp(entry.version, entry.state, backlog)
-            )
+            seat = None if place is None else entry.table.seat_of_place(place)
+            person = None if place is None else (place, entry.table.people[place].name)
+            catch_up = CatchUp(entry.version, entry.state, backlog)
+            self.publisher.joined(client, match_id, seat, catch_up, person)
             return entry.version
 
     def view_at(self, match_id: str, version: int | None) -> ViewAt:

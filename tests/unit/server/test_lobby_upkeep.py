@@ -180,24 +180,3 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
     assert len(listed) == 4
     for row in listed:
         assert row == service.lobby.table(row["match_id"]), row["match_id"]
-
-
-def test_a_saved_row_reads_back_as_it_was_whatever_its_table_holds() -> None:
-    from server import tables as t
-    from server.lobbyview import LobbyRow, _row_from_json, _row_to_json
-
-    facts: list[tuple[str, dict[str, Any]]] = [
-        (t.SEAT_TAKEN, {"seat": 0, "name": "Ann", "token_hash": "a" * 64}),
-        (t.BOT_SEATED, {"seat": 1, "name": "Bot", "bot": "steady"}),
-        (t.NEXT_GAME_READY, {"seat": 1, "game_index": 2, "at_ms": 5}),
-        (t.SEAT_FORFEITED, {"seat": 0, "abandoned": True}),
-        (t.REMATCH_OFFERED, {"seat": 1, "at_ms": 7}),
-    ]
-    opened = {"match_id": "m-row", "ruleset": {"preset": "danish"}, "preset": "danish", "at_ms": 1}
-    table = t.evolve_table(None, t.TABLE_OPENED, opened)
-    for kind, data in facts:
-        table = t.evolve_table(table, kind, data)
-    row = LobbyRow(table=table, version=9, started=True, totals=(3, 1), games_played=2)
-    declined = t.evolve_table(table, t.REMATCH_DECLINED, {"seat": 0, "at_ms": 8})
-    for saved in (row, LobbyRow(table=declined, finished=True)):
-        assert _row_from_json(json.loads(json.dumps(_row_to_json(saved)))) == saved
