@@ -21,6 +21,7 @@ from typing import Any
 
 import domain
 from domain import MatchState
+from domain.analysis import players_by_game
 from server import patches
 from server.knowledge import analysis_json
 from server.matches import Applied, MatchEntry, MatchRepository
@@ -196,6 +197,9 @@ def build(
         "ruleset": ruleset,
         "analysis": analysis,
     }
+    if ruleset.get("rotation", "off") != "off":  # docs/spec/rules.md §10: seats change hands
+        events = (event for event, _at_ms in entry.events[:upto])
+        document["pairs"] = [list(pair) for pair in players_by_game(events)]
     head = patches.dumps(document)
     body = f'{head[:-1]},"frames":[{",".join(encoded)}]}}'.encode()
     etag = hashlib.sha256(body).hexdigest()[:32]
