@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 import domain
 from domain import MatchState
+from domain.analysis import players_by_game
 from server import patches
 from server.knowledge import analysis_json
 from server.matches import Applied, MatchEntry, MatchRepository
@@ -213,6 +214,9 @@ def encode(
         "ruleset": ruleset,
         "analysis": analysis,
     }
+    if ruleset.get("rotation", "off") != "off":  # docs/spec/rules.md §10: seats change hands
+        events = (event for event, _at_ms in entry.events[:upto])
+        document["pairs"] = [list(pair) for pair in players_by_game(events)]
     head = patches.dumps(document)
     body = f'{head[:-1]},"frames":[{",".join(encoded)}]}}'.encode()
     return ReplayBody(match_id, upto, live, body, etag_of(body))
