@@ -194,12 +194,14 @@ def encode(
     state dropped once read: a build that kept them all made the collector's full passes stop
     the loop for 0.3-0.8 s when it ran in the server process."""
     encoded: list[str] = []
+    events: list[domain.Event] = []
     before: list[JsonObject | None] = [None]
 
     def framed(states: Iterable[Applied]) -> Iterator[Applied]:
         for applied in states:
             frame, before[0] = frame_of(applied, before[0], now, show_all=not live)
             encoded.append(patches.dumps(frame))
+            events.append(applied.event)
             yield applied
             pause()
 
@@ -215,7 +217,6 @@ def encode(
         "analysis": analysis,
     }
     if ruleset.get("rotation", "off") != "off":  # docs/spec/rules.md §10: seats change hands
-        events = (event for event, _at_ms in entry.events[:upto])
         document["pairs"] = [list(pair) for pair in players_by_game(events)]
     head = patches.dumps(document)
     body = f'{head[:-1]},"frames":[{",".join(encoded)}]}}'.encode()
