@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import signal
@@ -22,6 +23,7 @@ from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
 from server.records.http import records_bp
 from server.service import GameService
+from server.workers import ReadWorkers
 
 if TYPE_CHECKING:  # imported only when a message queue is configured
     from server.cluster import Cluster
@@ -33,6 +35,7 @@ def create_app(
     config: ServerConfig | None = None, store: EventStore | None = None
 ) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
+    store_given = store is not None
     if store is None:
         # Called directly from greenthreads for every backend: under eventlet psycopg waits
         # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
@@ -71,6 +74,7 @@ def create_app(
         unload_idle_s=config.unload_idle_s,
         presence=None if cluster is None else cluster.presence(config.grace_s),
         leases=None if cluster is None else cluster.leases(),
+        read_workers=_read_workers(config, store_given),
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
@@ -105,6 +109,17 @@ def create_app(
     return app, socketio
 
 
+def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+    """The worker processes of the heavy reads (server/workers.py): they open the store by its
+    URL, so only when this app opened it from `config.store_url` itself and it is not in
+    memory. Stopped when this process ends (and each worker also ends by itself)."""
+    if not config.read_workers or store_given or config.store_url.startswith("memory:"):
+        return None
+    workers = ReadWorkers(config.store_url, size=config.read_workers, max_waiting=config.read_queue)
+    atexit.register(workers.close)
+    return workers
+
+
 def _cluster(config: ServerConfig) -> Cluster | None:
     """The Redis side of several processes, or None for one process alone (the default, which
     imports nothing of it)."""
@@ -118,7 +133,7 @@ def _cluster(config: ServerConfig) -> Cluster | None:
 def _register_error_pages(app: Flask) -> None:
     @app.errorhandler(ServerError)
     def server_error(exc: ServerError) -> tuple[Response, int]:
-        return jsonify(exc.to_json()), exc.http_status
+        return exc.reply()
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
