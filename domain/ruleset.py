@@ -20,6 +20,7 @@ Win = Literal["reserve_hand_waste", "reserve_hand"]
 Enforcement = Literal["call", "enforce", "lenient"]
 WrongCallPenalty = Literal["none", "lose_turn_after_3"]
 MatchKind = Literal["points", "wins"]
+Rotation = Literal["off", "winner_out", "loser_out"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "first_player": get_args(FirstPlayer),
@@ -31,10 +32,14 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "win": get_args(Win),
     "enforcement": get_args(Enforcement),
     "wrong_call_penalty": get_args(WrongCallPenalty),
+    "rotation": get_args(Rotation),
 }
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
 RESERVES_PER_PLAYER = (1, 2)
+# A rotation table (docs/spec/rules.md §10) holds at most this many people: two seated, the others
+# waiting.
+ROTATION_MAX_PEOPLE = 4
 
 
 def parse_match(text: str) -> tuple[MatchKind, int]:
@@ -74,6 +79,7 @@ class Ruleset:
     wrong_call_penalty: WrongCallPenalty = "none"
     move_time_limit_s: int | None = None
     match: str = "points:300"
+    rotation: Rotation = "off"
     name: str = field(default="classic", compare=False)
 
     def __post_init__(self) -> None:
@@ -155,7 +161,7 @@ class Ruleset:
 
 
 # The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
-VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1}
+VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1, "rotation": "off"}
 
 # The options that count something: whole numbers (a float cannot count cards when dealing).
 _WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")
@@ -197,6 +203,8 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "beginner": _preset("beginner", enforcement="lenient"),
     "italian-two-reserves": _preset("italian-two-reserves", reserves_per_player=2),
+    # §10 "Crapette a quattro giocatori" read literally: the winner gives up his seat.
+    "italian-four": _preset("italian-four", rotation="winner_out"),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -208,4 +216,5 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
     "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
+    "italian-four": "Italian variant for 3 or 4 people: the winner gives his seat to the next.",
 }

@@ -59,9 +59,10 @@ class View:
     draw_offer: int | None
     legal: tuple[Action, ...] = field(default=())
     emptied: tuple[str, ...] = ()  # houses the player to move emptied this turn (refill_at_once)
+    session: dict[str, Any] | None = None  # a rotation table's people (Session.to_json)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "match_id": self.match_id,
             "game_index": self.game_index,
             "version": self.version,
@@ -90,6 +91,9 @@ class View:
             "emptied": list(self.emptied),
             "legal": [dict(a.to_json(), text=a.notation()) for a in self.legal],
         }
+        if self.session is not None:
+            data["session"] = self.session
+        return data
 
 
 def view(state: MatchState, viewer: int | None) -> View:
@@ -108,6 +112,7 @@ def view(state: MatchState, viewer: int | None) -> View:
         "game_scores": state.game_scores,
         "match_over": state.finished,
         "match_winner": state.winner,
+        "session": state.session.to_json() if state.session is not None else None,
     }
     if game is None:
         return View(
