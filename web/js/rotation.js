@@ -169,6 +169,11 @@ export class RotationPanel {
    * A seat change happened (a SeatsRotated event): say who leaves and who sits, in the live
    * region; the person who gets a seat hears the chime (Settings) as on his turn.
    */
+  /** A new game is dealt: the seat change before it is news no more. */
+  clear() {
+    $("seat-change").textContent = "";
+  }
+
   announce(ev, mode, myName) {
     const text = seatChangeWords(ev, mode, myName);
     $("seat-change").textContent = text;

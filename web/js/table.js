@@ -299,7 +299,10 @@ class TablePage {
     if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
     if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
     this.log(ev, ctx);
-    if (ev.type === "GameStarted") $("end-faults").textContent = "";
+    if (ev.type === "GameStarted") {
+      $("end-faults").textContent = "";
+      this.rotation.clear();
+    }
     if (GAME_ENDS.has(ev.type)) this.revealFaults(this.view?.game_index);
     if (ev.type === "CrapetteCalled") {
       const right = ev.verdict === "right";
@@ -569,10 +572,14 @@ class TablePage {
       text = t("end.session_next", { a: players[0], b: players[1], target });
     }
     $("end-match").textContent = text;
+    // Between games the totals are in "At this table"; the session's end ranks everybody here.
     const table = $("end-games");
     table.innerHTML = "";
+    table.classList.toggle("standings", sessionOver);
+    table.hidden = !sessionOver;
+    if (!sessionOver) return;
     const caption = table.createCaption();
-    caption.textContent = sessionOver ? t("end.final_standings") : t("end.standings");
+    caption.textContent = t("end.final_standings");
     const head = table.createTHead().insertRow();
     for (const text of ["#", t("rotation.col_player"), t("rotation.col_points"), t("rotation.col_wins")]) {
       const th = document.createElement("th");
@@ -597,6 +604,7 @@ class TablePage {
   drawGames(view, players) {
     const table = $("end-games");
     table.innerHTML = "";
+    table.hidden = false;
     const head = table.insertRow();
     for (const text of [t("end.game"), players[0], players[1]]) {
       const th = document.createElement("th");
