@@ -17,7 +17,7 @@ import pytest
 from tests.browser.axe import serious_violations
 from tests.browser.conftest import PHONE
 from tests.browser.ui import PILE_CODE, WAIT_MS, view
-from tests.integration.harness import ServerProcess
+from tests.integration.harness import Client, ServerProcess
 
 pytestmark = pytest.mark.browser
 
@@ -250,6 +250,13 @@ def test_three_people_two_games_seats_change_and_totals(
         assert {n: int(rows[n][2]) for n in rows} == {"Ann": 0, "Bob": 1, "Cid": 0}
         wait_text(page, "end-match", "Next game: Cid v Bob")
     cid.screenshot(path=str(artifact_dir / "rotation-seated.png"))
+    # A reload after the seat change: Ann waits, and the game's end still says she played it.
+    ann.reload()
+    ann.wait_for_function(
+        "window.crapette && window.crapette.view && window.crapette.waiting", timeout=WAIT_MS
+    )
+    wait_text(ann, "end-title", "Game 1: Bob wins — you resigned")
+    wait_text(ann, "queue-you-text", "you are next")
 
     # Game 2: the two people now seated are ready; Cid plays, then resigns: Bob has two wins.
     for page in (cid, bob):
@@ -301,7 +308,7 @@ def test_queue_and_totals_fit_a_phone(
 ) -> None:
     opened = server.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
-    server.join(match_id, "Bob")
+    bob_token = server.join(match_id, "Bob")["seat_token"]
     server.join(match_id, LONG)
     dan = server.join(match_id, "Dan")
     assert dan["waiting"] is True and dan["seat"] is None
@@ -332,4 +339,20 @@ def test_queue_and_totals_fit_a_phone(
     page.screenshot(path=str(artifact_dir / "rotation-phone.png"), full_page=True)
     found = serious_violations(page)
     assert not found, "\n".join(found)
+
+    # italian-four is `winner_out`: Bob resigns, so Ann won and gives up her seat to the first
+    # of the queue; Dan is next now.
+    bob = Client(server, bob_token).connect()
+    try:
+        bob.join(match_id)
+        assert bob.send(match_id, {"do": "resign", "seat": 1})["ok"]
+    finally:
+        bob.close()
+    wait_text(page, "seat-change", f"Ann won game 1 and leaves the seat; {LONG} sits down.")
+    wait_text(page, "queue-you-text", "you are next")
+    assert queue_names(page) == ["Dan", "Ann"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    box = page.locator("[data-testid=seat-change]").bounding_box()
+    assert box is not None and box["x"] + box["width"] <= width + 1, box
+    page.screenshot(path=str(artifact_dir / "rotation-phone-change.png"), full_page=True)
     assert not page.errors  # type: ignore[attr-defined]
