@@ -9,6 +9,7 @@ here from the games' own scores. A phone-size check: the queue and the totals st
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 
 from tests.browser.axe import serious_violations
 from tests.browser.conftest import PHONE
+from tests.browser.test_languages import OTHERS, assert_no_english
 from tests.browser.ui import PILE_CODE, WAIT_MS, view
 from tests.integration.harness import Client, ServerProcess
 
@@ -355,4 +357,51 @@ def test_queue_and_totals_fit_a_phone(
     box = page.locator("[data-testid=seat-change]").bounding_box()
     assert box is not None and box["x"] + box["width"] <= width + 1, box
     page.screenshot(path=str(artifact_dir / "rotation-phone-change.png"), full_page=True)
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def patient_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server whose grace period outlasts a test: a seated person who never came is not
+    counted ready, so the next game waits and the seat change stays on the page."""
+    process = ServerProcess(tmp_path_factory.mktemp("patient"), grace_s=600.0).start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_a_waiting_person_reads_the_table_in_his_language(
+    patient_server: ServerProcess, new_page: Any, lang: str
+) -> None:
+    server = patient_server
+    opened = server.open_table(name="Ann", preset="italian-four", options={"rotation": "loser_out"})
+    match_id = opened["match_id"]
+    server.join(match_id, "Bob")
+    server.join(match_id, "Cid")
+    dan = server.join(match_id, "Dan")
+    page = new_page()
+    page.goto(f"{server.url}/rules?lang={lang}")
+    saved = json.dumps({"seat": None, "seat_token": dan["seat_token"], "name": "Dan"})
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
+    page.goto(f"{server.url}/table/{match_id}")
+    page.wait_for_function(
+        "window.crapette && window.crapette.view && window.crapette.waiting", timeout=WAIT_MS
+    )
+    ann = Client(server, opened["seat_token"]).connect()
+    try:
+        ann.join(match_id)
+        assert ann.send(match_id, {"do": "resign", "seat": 0})["ok"]
+    finally:
+        ann.close()
+    # The seat change (notice and log), the queue notice, the people and the game's end.
+    page.wait_for_function(
+        "() => document.querySelector('#log li[data-type=SeatsRotated]')"
+        " && document.querySelector('#queue li')?.dataset.name === 'Dan'"
+        " && document.querySelector('[data-testid=seat-change]').textContent",
+        timeout=WAIT_MS,
+    )
+    assert page.locator("#queue-you").is_visible() and page.locator("#game-end").is_visible()
+    assert_no_english(page, lang, "a rotation table", frozenset({"ann", "bob", "cid", "dan"}))
     assert not page.errors  # type: ignore[attr-defined]
