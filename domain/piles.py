@@ -61,8 +61,20 @@ def house_indices(houses_per_player: int) -> tuple[int, ...]:
 
 def layout_piles(houses_per_player: int, reserves_per_player: int = 1) -> tuple[str, ...]:
     """The names of the piles that exist in a layout, in engine order."""
+    known = LAYOUTS.get((houses_per_player, reserves_per_player))
+    return known if known is not None else _layout(houses_per_player, reserves_per_player)
+
+
+def _layout(houses_per_player: int, reserves_per_player: int) -> tuple[str, ...]:
     houses = set(house_indices(houses_per_player))
     absent = set() if reserves_per_player == 2 else set(SECOND_RESERVE)
     return tuple(
         n for i, n in enumerate(ALL_PILES) if (i not in HOUSES or i in houses) and i not in absent
     )
+
+
+# The layouts the rules allow (houses_per_player 4 or 2, reserves_per_player 1 or 2), worked out
+# once: every view lists the piles of its layout.
+LAYOUTS: dict[tuple[int, int], tuple[str, ...]] = {
+    (houses, reserves): _layout(houses, reserves) for houses in (4, 2) for reserves in (1, 2)
+}

@@ -125,7 +125,7 @@ class Ruleset:
     def to_json(self) -> dict[str, Any]:
         """Every option written out, plus the preset label under ``"preset"``."""
         data: dict[str, Any] = {"preset": self.name}
-        data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"})
+        data.update({name: getattr(self, name) for name in OPTION_NAMES})
         return data
 
     def to_record_json(self) -> dict[str, Any]:
@@ -162,6 +162,9 @@ class Ruleset:
 
 # The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
 VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1, "rotation": "off"}
+
+# Every option of a ruleset (its fields but the preset label), in field order.
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Ruleset) if f.name != "name")
 
 # The options that count something: whole numbers (a float cannot count cards when dealing).
 _WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")

@@ -8,7 +8,7 @@ shown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.actions import Action
@@ -98,12 +98,30 @@ class View:
 
 def view(state: MatchState, viewer: int | None) -> View:
     """What `viewer` (seat 0, seat 1, or None for a spectator) may see of the match now."""
+    return seat_view(public_view(state), state, viewer)
+
+
+def seat_view(public: View, state: MatchState, viewer: int | None) -> View:
+    """`public` (the `public_view` of `state`) as `viewer` sees it: a seat's view is the public
+    one plus its seat and that seat's legal actions; a spectator's is the public one. Whoever
+    shows one position to several viewers builds its public view once."""
+    if viewer is None:
+        return public
+    legal: tuple[Action, ...] = ()
+    if state.game is not None and not state.finished:
+        legal = tuple(legal_actions(state, viewer))
+    return replace(public, viewer=viewer, legal=legal)
+
+
+def public_view(state: MatchState) -> View:
+    """What everyone may see of the match now: a spectator's view (no seat, no legal actions).
+    Nothing in it depends on who looks: face-down cards are hidden from the seats as well."""
     game = state.game
     ruleset = state.ruleset
     common: dict[str, Any] = {
         "match_id": state.match_id,
         "version": state.version,
-        "viewer": viewer,
+        "viewer": None,
         "ruleset": ruleset.to_json(),
         "preset": ruleset.name,
         "players": state.players,
@@ -132,9 +150,6 @@ def view(state: MatchState, viewer: int | None) -> View:
             draw_offer=None,
             **common,
         )
-    legal: tuple[Action, ...] = ()
-    if viewer in (0, 1) and not state.finished:
-        legal = tuple(legal_actions(state, viewer))
     window = game.window
     open_window = window is not None and not window.called and not game.over
     return View(
@@ -160,7 +175,6 @@ def view(state: MatchState, viewer: int | None) -> View:
             "move_started_at_ms": game.move_started_at_ms,
         },
         draw_offer=game.draw_offer,
-        legal=legal,
         emptied=tuple(ALL_PILES[h] for h in sorted(game.emptied)),
         **common,
     )
@@ -179,7 +193,7 @@ def visible_piles(game: GameState) -> dict[str, list[str | None]]:
         elif hidden and (i in RESERVE or i in SECOND_RESERVE) and cards:
             shown[name] = [None] * (len(cards) - 1) + [str(cards[-1])]
         else:
-            shown[name] = [str(c) for c in cards]
+            shown[name] = list(map(str, cards))
     return shown
 
 

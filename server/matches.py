@@ -181,9 +181,11 @@ class MatchRepository:
     def seat_of(self, entry: MatchEntry, token: str) -> int:
         """The seat a token owns; a token not (yet) known to this cache may be one just handed
         out by another process: the table is read again once before it is refused."""
-        if entry.table.seat_of(token) is None:
-            with entry.lock:
-                self.refresh(entry)
+        seat = entry.table.seat_of(token)
+        if seat is not None:
+            return seat
+        with entry.lock:
+            self.refresh(entry)
         return entry.seat_of(token)
 
     def learned(self, stream: str, version: int) -> None:

@@ -24,7 +24,7 @@ from server.matches import Applied
 from server.payloads import SeatMessage, TableJson
 from server.publisher import CatchUp
 from server.service import GameService
-from server.updates import update_payload, view_json
+from server.updates import update_payload, update_payloads, view_json
 
 log = logging.getLogger(__name__)
 
@@ -70,21 +70,22 @@ class SocketPublisher:
         folds every event (its own writes, and the others' through server.feed) in version
         order under the match's lock, and a joining client's backlog is sent under that same
         lock, so each client gets each version exactly once, whichever process wrote it."""
-        for viewer in _VIEWERS:
-            room = room_of(match_id, viewer)
-            if not self.occupied(room):
-                continue
-            last = items[-1].version
-            for item in items:
-                payload = update_payload(
-                    match_id,
-                    item.version,
-                    item.event,
-                    item.state,
-                    viewer,
-                    final=item.version == last,
-                    at_ms=item.at_ms,
-                )
+        viewers = [v for v in _VIEWERS if self.occupied(room_of(match_id, v))]
+        if not viewers:
+            return
+        last = items[-1].version
+        for item in items:
+            payloads = update_payloads(
+                match_id,
+                item.version,
+                item.event,
+                item.state,
+                viewers,
+                final=item.version == last,
+                at_ms=item.at_ms,
+            )
+            for viewer, payload in zip(viewers, payloads, strict=True):
+                room = room_of(match_id, viewer)
                 self.socketio.emit("update", payload, to=room, ignore_queue=True)
         for item in items:
             if type(item.event) is domain.SeatsRotated:

@@ -25,7 +25,14 @@ class RecordingPublisher:
     def table_changed(self, match_id: str, table: TableJson) -> None:
         self.tables.append((match_id, table))
 
-    def joined(self, client: str, match_id: str, viewer: int | None, catch_up: CatchUp) -> None:
+    def joined(
+        self,
+        client: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
         self.joins.append((client, match_id, viewer, catch_up))
 
 
