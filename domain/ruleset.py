@@ -20,6 +20,7 @@ Win = Literal["reserve_hand_waste", "reserve_hand"]
 Enforcement = Literal["call", "enforce", "lenient"]
 WrongCallPenalty = Literal["none", "lose_turn_after_3"]
 MatchKind = Literal["points", "wins"]
+HandsPerPlayer = Literal[1, 3]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "first_player": get_args(FirstPlayer),
@@ -35,6 +36,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
 RESERVES_PER_PLAYER = (1, 2)
+HANDS_PER_PLAYER: tuple[int, ...] = get_args(HandsPerPlayer)
 
 
 def parse_match(text: str) -> tuple[MatchKind, int]:
@@ -63,6 +65,7 @@ class Ruleset:
     reserve_size: int = 13
     houses_per_player: int = 4
     reserves_per_player: int = 1
+    hands_per_player: HandsPerPlayer = 1
     first_player: FirstPlayer = "lower_reserve"
     waste_playable: WastePlayable = "never"
     empty_house: EmptyHouse = "any"
@@ -90,6 +93,8 @@ class Ruleset:
             or self.reserves_per_player not in RESERVES_PER_PLAYER
         ):
             raise RulesetError(f"reserves_per_player is 1 or 2, not {self.reserves_per_player!r}")
+        if type(self.hands_per_player) is not int or self.hands_per_player not in HANDS_PER_PLAYER:
+            raise RulesetError(f"hands_per_player is 1 or 3, not {self.hands_per_player!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
@@ -155,10 +160,16 @@ class Ruleset:
 
 
 # The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
-VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1}
+VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1, "hands_per_player": 1}
 
 # The options that count something: whole numbers (a float cannot count cards when dealing).
-_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")
+_WHOLE_NUMBERS = (
+    "reserve_size",
+    "houses_per_player",
+    "reserves_per_player",
+    "hands_per_player",
+    "move_time_limit_s",
+)
 
 
 def _preset(name: str, **changes: Any) -> Ruleset:
@@ -197,6 +208,7 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "beginner": _preset("beginner", enforcement="lenient"),
     "italian-two-reserves": _preset("italian-two-reserves", reserves_per_player=2),
+    "italian-three-hands": _preset("italian-three-hands", hands_per_player=3),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -208,4 +220,5 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
     "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
+    "italian-three-hands": "Italian variant: three hands each (H, I and J), turn from any of them.",
 }

@@ -24,7 +24,6 @@ from domain.piles import (
     FIRST_FOUNDATION,
     FIRST_HOUSE,
     FOUNDATIONS,
-    HAND,
     HOUSES,
     INDEX,
     RESERVE,
@@ -33,7 +32,7 @@ from domain.piles import (
     WASTE,
 )
 from domain.priority import legal_steps, priority
-from domain.state import GameState, Piles
+from domain.state import GameState, Piles, hand_cards, loose_cards
 
 Step = tuple[int, int]
 Choice = Step | str  # a move, or "turn" / "discard" / "pass"
@@ -63,8 +62,8 @@ def evaluate(game: GameState, p: Piles, seat: int, turn_over: bool) -> float:
     value = (
         OPPONENT_RESERVE * (len(p[RESERVE[other]]) + len(p[SECOND_RESERVE[other]]))
         - RESERVE_CARD * (len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]]))
-        + OPPONENT_LOOSE * (len(p[HAND[other]]) + len(p[SHOWN[other]]) + len(p[WASTE[other]]))
-        - LOOSE_CARD * (len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]]))
+        + OPPONENT_LOOSE * loose_cards(p, other)
+        - LOOSE_CARD * loose_cards(p, seat)
         + FOUNDATION_CARD * sum(map(len, p[FOUNDATIONS[0] : FOUNDATIONS[-1] + 1]))
     )
     # Houses that do not exist in a two-house layout are always empty: leave them out.
@@ -113,7 +112,7 @@ class _Search:
         if p[SHOWN[seat]]:
             if discard_ok:
                 enders.append("discard")
-        elif p[HAND[seat]] or p[WASTE[seat]]:
+        elif hand_cards(p, seat) or p[WASTE[seat]]:
             if turn_ok:
                 enders.append("turn")
         elif pass_ok:
@@ -122,7 +121,7 @@ class _Search:
 
     def won(self, p: Piles) -> bool:
         seat = self.seat
-        if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]]:
+        if p[RESERVE[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]] or hand_cards(p, seat):
             return False
         return not (p[WASTE[seat]] and self.win_needs_waste)
 
@@ -235,6 +234,7 @@ def _best_allowed(
         if isinstance(action, Move):
             v = search.step_value(game, (INDEX[action.src], INDEX[action.dst]))
         else:
-            v = search.ender_value(game, action.notation())
+            # A turn from any hand looks alike: the card is face down wherever it lies.
+            v = search.ender_value(game, "turn" if isinstance(action, Turn) else action.notation())
         scored.append((v, order if not isinstance(action, Move) else -order, action))
     return max(scored, key=lambda item: (item[0], item[1]))[2]

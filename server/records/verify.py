@@ -25,7 +25,7 @@ from server.records.errors import (
 from server.records.schema import load_record
 from server.records.text import action_notation
 
-_ACTION_KEYS = ("do", "seat", "from", "to", "move")
+_ACTION_KEYS = ("do", "seat", "from", "to", "move", "hand")
 _RESULT_KEYS = ("outcome", "winner", "score", "penalties", "reason")
 
 
