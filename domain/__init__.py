@@ -20,7 +20,7 @@ from domain.actions import (
     parse_action,
 )
 from domain.cards import Card
-from domain.commands import Act, Command, StartGame, StartMatch
+from domain.commands import Act, Command, JoinQueue, LeaveQueue, StartGame, StartMatch
 from domain.engine import (
     STALEMATE_TURNS,
     check,
@@ -51,6 +51,9 @@ from domain.events import (
     MatchStarted,
     MatchWon,
     Passed,
+    PlayerLeftQueue,
+    PlayerQueued,
+    SeatsRotated,
     TimeExpired,
     TurnEnded,
     WasteTurnedOver,
@@ -59,10 +62,10 @@ from domain.events import (
 )
 from domain.piles import ALL_PILES, is_pile
 from domain.positions import position_from_text, position_to_text
-from domain.ruleset import PRESET_DESCRIPTIONS, PRESETS, Ruleset
+from domain.ruleset import PRESET_DESCRIPTIONS, PRESETS, ROTATION_MAX_PEOPLE, Ruleset
 from domain.sequences import single_moves
-from domain.state import CallWindow, GameResult, GameState, MatchState
-from domain.views import View, redact, view, visible_piles
+from domain.state import CallWindow, GameResult, GameState, MatchState, Session
+from domain.views import View, public_view, redact, seat_view, view, visible_piles
 
 __all__ = [
     "ALL_PILES",
@@ -71,6 +74,7 @@ __all__ = [
     "PLAY_ACTIONS",
     "PRESETS",
     "PRESET_DESCRIPTIONS",
+    "ROTATION_MAX_PEOPLE",
     "STALEMATE_TURNS",
     "AcceptDraw",
     "Act",
@@ -96,6 +100,8 @@ __all__ = [
     "GameState",
     "GameWon",
     "HandCardTurned",
+    "JoinQueue",
+    "LeaveQueue",
     "MatchStarted",
     "MatchState",
     "MatchWon",
@@ -104,10 +110,14 @@ __all__ = [
     "OfferDraw",
     "Pass",
     "Passed",
+    "PlayerLeftQueue",
+    "PlayerQueued",
     "Resign",
     "Ruleset",
     "RulesError",
     "RulesetError",
+    "SeatsRotated",
+    "Session",
     "StartGame",
     "StartMatch",
     "TimeExpired",
@@ -131,7 +141,9 @@ __all__ = [
     "play",
     "position_from_text",
     "position_to_text",
+    "public_view",
     "redact",
+    "seat_view",
     "single_moves",
     "view",
     "visible_piles",

@@ -36,4 +36,20 @@ class Act:
     at_ms: int
 
 
-Command = StartMatch | StartGame | Act
+@dataclass(frozen=True, slots=True)
+class JoinQueue:
+    """A person joins a rotation table (docs/spec/rules.md §10) and waits for a seat."""
+
+    name: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveQueue:
+    """A waiting person leaves a rotation table."""
+
+    name: str
+    at_ms: int
+
+
+Command = StartMatch | StartGame | Act | JoinQueue | LeaveQueue

@@ -21,7 +21,7 @@ from domain.actions import (
     TimeOut,
     Turn,
 )
-from domain.commands import Act, Command, StartGame, StartMatch
+from domain.commands import Act, Command, JoinQueue, LeaveQueue, StartGame, StartMatch
 from domain.derived import Step
 from domain.errors import RulesError
 from domain.events import (
@@ -41,6 +41,9 @@ from domain.events import (
     MatchStarted,
     MatchWon,
     Passed,
+    PlayerLeftQueue,
+    PlayerQueued,
+    SeatsRotated,
     TimeExpired,
     TurnEnded,
     WasteTurnedOver,
@@ -61,8 +64,9 @@ from domain.piles import (
     WASTE,
 )
 from domain.priority import MESSAGES, Level, legal_steps, priority
+from domain.ruleset import ROTATION_MAX_PEOPLE
 from domain.sequences import is_sequence_move, single_moves
-from domain.state import GameState, MatchState, Piles
+from domain.state import GameState, MatchState, Piles, Session
 
 STALEMATE_TURNS = 400
 
@@ -107,12 +111,17 @@ def play(state: MatchState | None, command: Command) -> tuple[list[Event], Match
     if isinstance(command, StartMatch):
         if state is not None:
             raise RulesError("match started", "this match has already started")
+        if command.ruleset.rotation != "off" and command.players[0] == command.players[1]:
+            raise RulesError("name taken", "at a rotation table every player has his own name")
         event = MatchStarted(command.match_id, command.ruleset, command.players, command.at_ms)
         return [event], evolve(None, event)
     if state is None:
         raise RulesError("no match", "start the match first")
     if state.finished:
         raise RulesError("match over", "this match is over")
+    if isinstance(command, (JoinQueue, LeaveQueue)):
+        queued = _queue_event(state, command)
+        return [queued], evolve(state, queued)
     scratch = _Scratch(state)
     if isinstance(command, StartGame):
         scratch.emit(_start_game(state, command))
@@ -126,6 +135,25 @@ def play(state: MatchState | None, command: Command) -> tuple[list[Event], Match
     _act(scratch, command)
     scratch.remember()
     return scratch.events, scratch.state
+
+
+def _queue_event(state: MatchState, command: JoinQueue | LeaveQueue) -> Event:
+    """A person joins or leaves the queue of a rotation table (docs/spec/rules.md §10)."""
+    session = state.session
+    if session is None:
+        raise RulesError("no rotation", "only a rotation table has a queue")
+    name = command.name
+    if isinstance(command, LeaveQueue):
+        if name not in session.queue:
+            raise RulesError("not waiting", f"{name} is not waiting for a seat")
+        return PlayerLeftQueue(name, command.at_ms)
+    if not isinstance(name, str) or not name:
+        raise RulesError("no name", "a player has a name")
+    if name in session.people:
+        raise RulesError("name taken", f"{name} is already a player of this table")
+    if len(session.people) >= ROTATION_MAX_PEOPLE:
+        raise RulesError("table full", f"a rotation table holds {ROTATION_MAX_PEOPLE} people")
+    return PlayerQueued(name, command.at_ms)
 
 
 def _start_game(state: MatchState, command: StartGame) -> GameStarted:
@@ -399,11 +427,40 @@ def _stalemate(scratch: _Scratch, reason: str, at: int) -> None:
 
 def _match_end(scratch: _Scratch, at: int) -> None:
     match = scratch.state
+    if match.session is not None:
+        _session_end(scratch, match, match.session, at)
+        return
     kind, target = match.ruleset.match_kind, match.ruleset.match_target
     counts = match.totals if kind == "points" else match.wins
     if max(counts) >= target and counts[0] != counts[1]:
         winner = 0 if counts[0] > counts[1] else 1
         scratch.emit(MatchWon(winner, match.totals, at))
+
+
+def _session_end(scratch: _Scratch, match: MatchState, session: Session, at: int) -> None:
+    """After a game at a rotation table (docs/spec/rules.md §10): the session ends when one
+    person's total (or wins) reaches the target alone at the top; otherwise, after a game with a
+    winner, one seated person gives his seat to the first of the queue and goes to its back."""
+    kind, target = match.ruleset.match_kind, match.ruleset.match_target
+    counts = session.totals if kind == "points" else session.wins
+    best = max(counts)
+    if best >= target and counts.count(best) == 1:
+        person = session.people[counts.index(best)]
+        if person in match.players:  # only the seated score: always so
+            scratch.emit(MatchWon(match.players.index(person), match.totals, at, person))
+            return
+    game = scratch.game
+    result = game.result
+    if result is None or result.kind == "stalemate" or result.winner is None:
+        return  # after a stalemate nobody moves
+    if not session.queue:
+        return
+    winner = result.winner
+    seat = winner if session.mode == "winner_out" else 1 - winner
+    left, entered = match.players[seat], session.queue[0]
+    players = (entered, match.players[1]) if seat == 0 else (match.players[0], entered)
+    queue = (*session.queue[1:], left)
+    scratch.emit(SeatsRotated(game.game_index, left, entered, seat, players, queue, at))
 
 
 def _time_out(scratch: _Scratch, action: TimeOut, at: int) -> None:

@@ -219,6 +219,42 @@ class MatchWon(_Named):
     winner: int
     totals: tuple[int, int]
     at_ms: int
+    # At a rotation table (docs/spec/rules.md §10) the person whose session total reached the
+    # target; `winner` is his seat then. Left out of the payload when unset (every other match).
+    player: str | None = None
+
+
+# -- rotation tables (docs/spec/rules.md §10): the people of a session beyond the seated pair --
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerQueued(_Named):
+    """A person joined the table: he waits at the back of the queue."""
+
+    name: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeftQueue(_Named):
+    """A waiting person left the table for good (his total stays in the session)."""
+
+    name: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsRotated(_Named):
+    """After game `game_index` was won, `left` gave up seat `seat` to `entered`, the first of
+    the queue, and went to its back: `players` sit in seats 0 and 1 from now on, `queue` waits."""
+
+    game_index: int
+    left: str
+    entered: str
+    seat: int
+    players: tuple[str, str]
+    queue: tuple[str, ...]
+    at_ms: int
 
 
 Event = (
@@ -240,12 +276,15 @@ Event = (
     | GameStalemated
     | GameResigned
     | MatchWon
+    | PlayerQueued
+    | PlayerLeftQueue
+    | SeatsRotated
 )
 
 # Every event class by its name (the stored event's type), read from the `Event` union above.
 EVENT_TYPES: dict[str, type[Any]] = {cls.__name__: cls for cls in get_args(Event)}
 
-_PAIRS = ("players", "score", "totals", "penalties")
+_PAIRS = ("players", "score", "totals", "penalties", "queue")
 
 
 def _dump(name: str, value: Any) -> Any:
@@ -290,6 +329,8 @@ def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
         for name, unset in _UNSET.items():
             if payload[name] == unset:
                 del payload[name]
+    if type(event) is MatchWon and event.player is None:
+        del payload["player"]  # a two-seat match's MatchWon stays as it always was
     return type(event).__name__, payload
 
 

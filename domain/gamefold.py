@@ -41,7 +41,7 @@ from domain.piles import (
     WASTE,
 )
 from domain.ruleset import Ruleset
-from domain.state import CallWindow, GameResult, GameState, Piles, loose_cards
+from domain.state import CallWindow, GameResult, GameState, Piles, loose_count
 
 # Actions are immutable, so the call window of a turn, discard or pass shares one per seat.
 _TURN = (Turn(0), Turn(1))
@@ -107,7 +107,7 @@ def fresh_game(
         window=None,
         turn_productive=False,
         turn_founded=False,
-        turn_start_cards=loose_cards(p, first),
+        turn_start_cards=loose_count(p, first),
         streaks=(0, 0),
         targets=(0, 0),
         quiet_turns=0,
@@ -396,7 +396,7 @@ def _turn_ended(game: GameState, event: TurnEnded, index: int) -> GameState:
         window=window,
         turn_productive=False,
         turn_founded=False,
-        turn_start_cards=loose_cards(p, nxt),
+        turn_start_cards=loose_count(p, nxt),
         streaks=(streaks[0], streaks[1]),
         targets=(targets[0], targets[1]),
         quiet_turns=quiet,

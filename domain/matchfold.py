@@ -15,9 +15,12 @@ from domain.events import (
     GameWon,
     MatchStarted,
     MatchWon,
+    PlayerLeftQueue,
+    PlayerQueued,
+    SeatsRotated,
 )
 from domain.gamefold import evolve_game, new_game
-from domain.state import MatchState
+from domain.state import MatchState, Session
 
 # The states `decide` reached while judging its last command, as (state, event, next state): folding
 # exactly that event onto exactly that state again gives the same state, so `evolve` reuses it
@@ -82,7 +85,15 @@ def _match_started(state: MatchState | None, event: MatchStarted) -> MatchState:
         version=1,
         started_at_ms=event.at_ms,
         previous_first=None,
+        session=_new_session(event),
     )
+
+
+def _new_session(event: MatchStarted) -> Session | None:
+    mode = event.ruleset.rotation
+    if mode == "off":
+        return None
+    return Session(mode, event.players, (0, 0), (0, 0), (), (), None)
 
 
 def _game_started(state: MatchState, event: GameStarted) -> MatchState:
@@ -101,6 +112,9 @@ def _game_ended(state: MatchState, event: GameWon | GameStalemated | GameResigne
     winner = new.result.winner if new.result is not None else None
     if winner is not None and not isinstance(event, GameStalemated):
         wins = (wins[0] + (winner == 0), wins[1] + (winner == 1))
+    session = state.session
+    if session is not None:
+        session = _scored(session, state.players, (s0, s1), wins, state.wins)
     return _with(
         state,
         game=new,
@@ -108,7 +122,62 @@ def _game_ended(state: MatchState, event: GameWon | GameStalemated | GameResigne
         totals=(state.totals[0] + s0, state.totals[1] + s1),
         wins=wins,
         game_scores=(*state.game_scores, (s0, s1)),
+        session=session,
     )
+
+
+def _scored(
+    session: Session,
+    players: tuple[str, str],
+    score: tuple[int, int],
+    wins: tuple[int, int],
+    wins_before: tuple[int, int],
+) -> Session:
+    """The session with a game's score and win added to the two people who played it."""
+    totals, person_wins = list(session.totals), list(session.wins)
+    for seat in (0, 1):
+        person = session.people.index(players[seat])
+        totals[person] += score[seat]
+        person_wins[person] += wins[seat] - wins_before[seat]
+    return session._replace(totals=tuple(totals), wins=tuple(person_wins))
+
+
+def _seats_rotated(state: MatchState, event: SeatsRotated) -> MatchState:
+    session = state.session
+    if session is None:
+        raise RulesError("no rotation", "SeatsRotated at a table without rotation")
+    new = session._replace(queue=event.queue, last=event)
+    return _with(state, players=event.players, session=new, **_pair_totals(new, event.players))
+
+
+def _pair_totals(session: Session, players: tuple[str, str]) -> dict[str, tuple[int, int]]:
+    """The match's `totals` and `wins` by seat: those of the people seated."""
+    a, b = session.people.index(players[0]), session.people.index(players[1])
+    return {
+        "totals": (session.totals[a], session.totals[b]),
+        "wins": (session.wins[a], session.wins[b]),
+    }
+
+
+def _player_queued(state: MatchState, event: PlayerQueued) -> MatchState:
+    session = state.session
+    if session is None:
+        raise RulesError("no rotation", "PlayerQueued at a table without rotation")
+    new = session._replace(
+        people=(*session.people, event.name),
+        totals=(*session.totals, 0),
+        wins=(*session.wins, 0),
+        queue=(*session.queue, event.name),
+    )
+    return _with(state, session=new)
+
+
+def _player_left_queue(state: MatchState, event: PlayerLeftQueue) -> MatchState:
+    session = state.session
+    if session is None:
+        raise RulesError("no rotation", "PlayerLeftQueue at a table without rotation")
+    queue = tuple(name for name in session.queue if name != event.name)
+    return _with(state, session=session._replace(queue=queue, gone=(*session.gone, event.name)))
 
 
 def _match_won(state: MatchState, event: MatchWon) -> MatchState:
@@ -127,4 +196,7 @@ _EVOLVE: dict[type[Event], Callable[[MatchState, Any], MatchState]] = {
     GameStalemated: _game_ended,
     GameResigned: _game_ended,
     MatchWon: _match_won,
+    PlayerQueued: _player_queued,
+    PlayerLeftQueue: _player_left_queue,
+    SeatsRotated: _seats_rotated,
 }

@@ -72,6 +72,14 @@ def layout_piles(
     houses_per_player: int, reserves_per_player: int = 1, hands_per_player: int = 1
 ) -> tuple[str, ...]:
     """The names of the piles that exist in a layout, in engine order."""
+    key = (houses_per_player, reserves_per_player, hands_per_player)
+    known = LAYOUTS.get(key)
+    return known if known is not None else _layout(*key)
+
+
+def _layout(
+    houses_per_player: int, reserves_per_player: int, hands_per_player: int
+) -> tuple[str, ...]:
     houses = set(house_indices(houses_per_player))
     absent = set() if reserves_per_player == 2 else set(SECOND_RESERVE)
     if hands_per_player != 3:
@@ -79,3 +87,13 @@ def layout_piles(
     return tuple(
         n for i, n in enumerate(ALL_PILES) if (i not in HOUSES or i in houses) and i not in absent
     )
+
+
+# The layouts the rules allow (houses_per_player 4 or 2, reserves_per_player 1 or 2,
+# hands_per_player 1 or 3), worked out once: every view lists the piles of its layout.
+LAYOUTS: dict[tuple[int, int, int], tuple[str, ...]] = {
+    (houses, reserves, hands): _layout(houses, reserves, hands)
+    for houses in (4, 2)
+    for reserves in (1, 2)
+    for hands in (1, 3)
+}

@@ -93,6 +93,7 @@ def position_from_text(
         game=game,
         finished=False,
         winner=None,
+        session=None,
         version=2,
         started_at_ms=0,
         previous_first=to_move,

@@ -21,6 +21,7 @@ Enforcement = Literal["call", "enforce", "lenient"]
 WrongCallPenalty = Literal["none", "lose_turn_after_3"]
 MatchKind = Literal["points", "wins"]
 HandsPerPlayer = Literal[1, 3]
+Rotation = Literal["off", "winner_out", "loser_out"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "first_player": get_args(FirstPlayer),
@@ -32,11 +33,15 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "win": get_args(Win),
     "enforcement": get_args(Enforcement),
     "wrong_call_penalty": get_args(WrongCallPenalty),
+    "rotation": get_args(Rotation),
 }
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
 RESERVES_PER_PLAYER = (1, 2)
 HANDS_PER_PLAYER: tuple[int, ...] = get_args(HandsPerPlayer)
+# A rotation table (docs/spec/rules.md §10) holds at most this many people: two seated, the others
+# waiting.
+ROTATION_MAX_PEOPLE = 4
 
 
 def parse_match(text: str) -> tuple[MatchKind, int]:
@@ -77,6 +82,7 @@ class Ruleset:
     wrong_call_penalty: WrongCallPenalty = "none"
     move_time_limit_s: int | None = None
     match: str = "points:300"
+    rotation: Rotation = "off"
     name: str = field(default="classic", compare=False)
 
     def __post_init__(self) -> None:
@@ -124,7 +130,7 @@ class Ruleset:
     def to_json(self) -> dict[str, Any]:
         """Every option written out, plus the preset label under ``"preset"``."""
         data: dict[str, Any] = {"preset": self.name}
-        data.update({f.name: getattr(self, f.name) for f in fields(self) if f.name != "name"})
+        data.update({name: getattr(self, name) for name in OPTION_NAMES})
         return data
 
     def to_record_json(self) -> dict[str, Any]:
@@ -160,7 +166,14 @@ class Ruleset:
 
 
 # The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
-VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1, "hands_per_player": 1}
+VARIANT_DEFAULTS: dict[str, object] = {
+    "reserves_per_player": 1,
+    "hands_per_player": 1,
+    "rotation": "off",
+}
+
+# Every option of a ruleset (its fields but the preset label), in field order.
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Ruleset) if f.name != "name")
 
 # The options that count something: whole numbers (a float cannot count cards when dealing).
 _WHOLE_NUMBERS = (
@@ -209,6 +222,8 @@ PRESETS: dict[str, Ruleset] = {
     "beginner": _preset("beginner", enforcement="lenient"),
     "italian-two-reserves": _preset("italian-two-reserves", reserves_per_player=2),
     "italian-three-hands": _preset("italian-three-hands", hands_per_player=3),
+    # §10 "Crapette a quattro giocatori" read literally: the winner gives up his seat.
+    "italian-four": _preset("italian-four", rotation="winner_out"),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -221,4 +236,5 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
     "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
     "italian-three-hands": "Italian variant: three hands each (H, I and J), turn from any of them.",
+    "italian-four": "Italian variant for 3 or 4 people: the winner gives his seat to the next.",
 }

@@ -38,8 +38,14 @@ def hand_cards(p: Piles, seat: int) -> int:
     return len(p[HAND[seat]]) + len(p[SECOND_HAND[seat]]) + len(p[THIRD_HAND[seat]])
 
 
-def loose_cards(p: Piles, seat: int) -> int:
-    """Cards in the seat's hand(s), X and waste: what a stalemate target and a score count."""
+def reserve_count(p: Piles, seat: int) -> int:
+    """Cards in the seat's reserve and second reserve (§10) of the table `p`."""
+    return len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])
+
+
+def loose_count(p: Piles, seat: int) -> int:
+    """Cards in the seat's hand(s, §10), X and waste of the table `p`: what a stalemate target
+    and a score count."""
     return hand_cards(p, seat) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
 
@@ -216,12 +222,11 @@ class GameState(_Fields):
 
     def loose_cards(self, seat: int) -> int:
         """Cards in the seat's hand(s, §10), X and waste."""
-        return loose_cards(self.p, seat)
+        return loose_count(self.p, seat)
 
     def reserve_cards(self, seat: int) -> int:
         """Cards in the seat's reserve and second reserve (§10)."""
-        p = self.p
-        return len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]])
+        return reserve_count(self.p, seat)
 
     def penalty(self, seat: int) -> int:
         """2 per reserve card (of either reserve, §10) + 1 per hand, X and waste card
@@ -307,9 +312,37 @@ def _sealed(new: _Unsealed) -> GameState:
 _new = tuple.__new__
 
 
+class Session(NamedTuple):
+    """The people of a rotation table (docs/spec/rules.md §10) beyond the seated pair.
+
+    `people` in the order they joined (the first two seated first); `totals` and `wins` are each
+    person's, aligned with `people`, whatever seats he played in; `queue` waits for a seat, next
+    first; `gone` left the table. `last` is the last seat change (None before the first)."""
+
+    mode: str  # "winner_out" or "loser_out"
+    people: tuple[str, ...]
+    totals: tuple[int, ...]
+    wins: tuple[int, ...]
+    queue: tuple[str, ...]
+    gone: tuple[str, ...]
+    last: Any  # domain.events.SeatsRotated | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "people": list(self.people),
+            "totals": list(self.totals),
+            "wins": list(self.wins),
+            "queue": list(self.queue),
+        }
+
+
 class MatchState(NamedTuple):
     """A match: its ruleset and players, totals, finished games' scores and the current game.
-    `game` and `version` come last: every event changes them (`with_game`)."""
+    `game` and `version` come last: every event changes them (`with_game`).
+
+    At a rotation table `players` is the pair seated now, `totals` and `wins` their session
+    totals, and `session` holds everyone (None at any other table)."""
 
     ruleset: Ruleset
     players: tuple[str, str]
@@ -322,6 +355,7 @@ class MatchState(NamedTuple):
     winner: int | None
     started_at_ms: int
     previous_first: int | None
+    session: Session | None
     game: GameState | None
     version: int
 

@@ -8,7 +8,7 @@ shown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.actions import Action
@@ -59,9 +59,10 @@ class View:
     draw_offer: int | None
     legal: tuple[Action, ...] = field(default=())
     emptied: tuple[str, ...] = ()  # houses the player to move emptied this turn (refill_at_once)
+    session: dict[str, Any] | None = None  # a rotation table's people (Session.to_json)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "match_id": self.match_id,
             "game_index": self.game_index,
             "version": self.version,
@@ -90,16 +91,37 @@ class View:
             "emptied": list(self.emptied),
             "legal": [dict(a.to_json(), text=a.notation()) for a in self.legal],
         }
+        if self.session is not None:
+            data["session"] = self.session
+        return data
 
 
 def view(state: MatchState, viewer: int | None) -> View:
     """What `viewer` (seat 0, seat 1, or None for a spectator) may see of the match now."""
+    return seat_view(public_view(state), state, viewer)
+
+
+def seat_view(public: View, state: MatchState, viewer: int | None) -> View:
+    """`public` (the `public_view` of `state`) as `viewer` sees it: a seat's view is the public
+    one plus its seat and that seat's legal actions; a spectator's is the public one. Whoever
+    shows one position to several viewers builds its public view once."""
+    if viewer is None:
+        return public
+    legal: tuple[Action, ...] = ()
+    if state.game is not None and not state.finished:
+        legal = tuple(legal_actions(state, viewer))
+    return replace(public, viewer=viewer, legal=legal)
+
+
+def public_view(state: MatchState) -> View:
+    """What everyone may see of the match now: a spectator's view (no seat, no legal actions).
+    Nothing in it depends on who looks: face-down cards are hidden from the seats as well."""
     game = state.game
     ruleset = state.ruleset
     common: dict[str, Any] = {
         "match_id": state.match_id,
         "version": state.version,
-        "viewer": viewer,
+        "viewer": None,
         "ruleset": ruleset.to_json(),
         "preset": ruleset.name,
         "players": state.players,
@@ -108,6 +130,7 @@ def view(state: MatchState, viewer: int | None) -> View:
         "game_scores": state.game_scores,
         "match_over": state.finished,
         "match_winner": state.winner,
+        "session": state.session.to_json() if state.session is not None else None,
     }
     if game is None:
         return View(
@@ -127,9 +150,6 @@ def view(state: MatchState, viewer: int | None) -> View:
             draw_offer=None,
             **common,
         )
-    legal: tuple[Action, ...] = ()
-    if viewer in (0, 1) and not state.finished:
-        legal = tuple(legal_actions(state, viewer))
     window = game.window
     open_window = window is not None and not window.called and not game.over
     return View(
@@ -155,7 +175,6 @@ def view(state: MatchState, viewer: int | None) -> View:
             "move_started_at_ms": game.move_started_at_ms,
         },
         draw_offer=game.draw_offer,
-        legal=legal,
         emptied=tuple(ALL_PILES[h] for h in sorted(game.emptied)),
         **common,
     )
@@ -177,7 +196,7 @@ def visible_piles(game: GameState) -> dict[str, list[str | None]]:
         elif hidden and (i in RESERVE or i in SECOND_RESERVE) and cards:
             shown[name] = [None] * (len(cards) - 1) + [str(cards[-1])]
         else:
-            shown[name] = [str(c) for c in cards]
+            shown[name] = list(map(str, cards))
     return shown
 
 

@@ -42,7 +42,7 @@ def create_app(
     # No route reads more than a record upload (20 MB) plus its multipart wrapping: Werkzeug
     # refuses a longer body before anything reads it (a structured 413, below).
     app.config["MAX_CONTENT_LENGTH"] = 21 * 1024 * 1024
-    origins = OriginPolicy(config.allowed_origins)
+    origins = OriginPolicy(config.allowed_origins, behind_proxy=config.behind_proxy)
     queue: dict[str, str] = {}
     if config.message_queue:
         # Room emits go through Redis to every process, which delivers to its own members.

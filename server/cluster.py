@@ -127,16 +127,16 @@ class SharedPresence(Presence):
         if not self._connected_anywhere(match_id, seat):
             self.redis.set(away, self.clock(), px=_KEY_TTL_MS)
 
-    def connected(self, entry: MatchEntry | TableOf, seat: int) -> bool:
-        if entry.table.seats[seat].bot is not None:
+    def person_connected(self, entry: MatchEntry | TableOf, place: int) -> bool:
+        if entry.table.people[place].bot is not None:
             return True
-        return self._connected_anywhere(entry.match_id, seat)
+        return self._connected_anywhere(entry.match_id, place)
 
-    def seat_json(self, entry: MatchEntry | TableOf, seat: int) -> PresenceJson:
-        table_seat = entry.table.seats[seat]
-        if table_seat.bot is not None or table_seat.free:
-            return super().seat_json(entry, seat)
-        conn, away = self._keys(entry.match_id, seat)
+    def person_json(self, entry: MatchEntry | TableOf, place: int) -> PresenceJson:
+        person = entry.table.people[place]
+        if person.bot is not None or person.free:
+            return super().person_json(entry, place)
+        conn, away = self._keys(entry.match_id, place)
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrange(conn, 0, -1, withscores=True)
             pipe.get(away)

@@ -164,7 +164,8 @@ def get_table(match_id: str) -> Response:
 @bp.post("/api/tables/<match_id>/join")
 def join_seat(match_id: str) -> Response:
     data = schemas.load(schemas.JOIN_SEAT, _body())
-    return jsonify(_service().lobby.join_seat(match_id, data["name"], data["seat"]))
+    lobby = _service().lobby
+    return jsonify(lobby.join_seat(match_id, data["name"], data["seat"], bot=data["bot"]))
 
 
 @bp.post("/api/tables/<match_id>/rematch")

@@ -16,6 +16,7 @@ from server import schemas
 from server import tables as t
 from server.autopilot import Autopilot
 from server.errors import (
+    CommandConflictError,
     ForbiddenError,
     InvalidInputError,
     NoRematchOfferError,
@@ -23,14 +24,16 @@ from server.errors import (
     SeatTakenError,
     TooEarlyError,
 )
-from server.lobbyview import LobbyProjection, LobbyRow
+from server.lobbyview import LobbyProjection, LobbyRow, new_session_facts
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import (
     Done,
     JsonObject,
+    PersonJson,
     PresetJson,
     RematchAnswerJson,
     RematchOfferJson,
+    RotationJson,
     SeatTicket,
     TableJson,
 )
@@ -251,9 +254,13 @@ class Lobby:
         table = row.table
         seen = TableOf(table.match_id, table)
         ready = self.autopilot.ready_at(seen, None if row.finished else row.over_game)
-        return self._json(
+        table_json = self._json(
             seen, row.status, row.totals, row.games_played, row.version, ready, row.over_game
         )
+        if row.rotation is not None or table.rotation != "off":
+            facts = row.rotation or new_session_facts([s.name or "" for s in table.seats])
+            table_json["rotation"] = self._rotation_json(seen, facts, row.status)
+        return table_json
 
     def table(self, match_id: str) -> TableJson:
         return self.table_json(self.repo.find(match_id))
@@ -264,7 +271,71 @@ class Lobby:
         totals = (0, 0) if state is None else state.totals
         played = 0 if state is None else state.games_played
         ready, over = self.autopilot.ready(entry), self._over_game(entry)
-        return self._json(entry, entry.status, totals, played, entry.version, ready, over)
+        table_json = self._json(entry, entry.status, totals, played, entry.version, ready, over)
+        if entry.table.rotation != "off":
+            facts = self._session_facts(entry)
+            table_json["rotation"] = self._rotation_json(entry, facts, entry.status)
+        return table_json
+
+    @staticmethod
+    def _session_facts(entry: MatchEntry) -> JsonObject:
+        """A loaded rotation table's session in the lobby projection's words (`LobbyRow`)."""
+        state = entry.state
+        session = state.session if state is not None else None
+        if state is None or session is None:
+            return new_session_facts([s.name or "" for s in entry.table.seats])
+        change = session.last
+        last_change = None
+        if change is not None:
+            last_change = {
+                "game_index": change.game_index,
+                "version": entry.last_rotation_version,
+                "left": change.left,
+                "entered": change.entered,
+                "seat": change.seat,
+            }
+        return {
+            "totals": dict(zip(session.people, session.totals, strict=True)),
+            "wins": dict(zip(session.people, session.wins, strict=True)),
+            "queue": list(session.queue),
+            "last_change": last_change,
+            "winner": state.players[state.winner] if state.winner is not None else None,
+        }
+
+    def _rotation_json(
+        self, seen: MatchEntry | TableOf, facts: JsonObject, status: str
+    ) -> RotationJson:
+        """The `rotation` object of a rotation table (docs/protocol.md, rotation tables)."""
+        table = seen.table
+        queue: list[str] = list(facts["queue"])
+        people: list[PersonJson] = []
+        for place, person in enumerate(table.people):
+            if person.free:
+                continue
+            name = person.name
+            seat = table.seat_of_place(place)
+            people.append(
+                {
+                    "name": name,
+                    "bot": person.bot,
+                    "connected": self.presence.person_connected(seen, place),
+                    "seat": seat,
+                    "waiting": queue.index(name) if name in queue else None,
+                    "total": int(facts["totals"].get(name, 0)),
+                    "wins": int(facts["wins"].get(name, 0)),
+                }
+            )
+        live = status in ("open", "playing")
+        return {
+            "mode": table.rotation,
+            "max_people": domain.ROTATION_MAX_PEOPLE,
+            "can_join": live and len(people) < domain.ROTATION_MAX_PEOPLE,
+            "people": people,
+            "seated": [person.name for person in table.seats],
+            "queue": queue,
+            "last_change": facts["last_change"],
+            "winner": facts["winner"],
+        }
 
     def _json(
         self,
@@ -302,6 +373,7 @@ class Lobby:
                 if table.rematch_declined is None
                 else {"seat": table.rematch_declined.seat, "at_ms": table.rematch_declined.at_ms}
             ),
+            "rotation": None,
         }
 
     @staticmethod
@@ -325,7 +397,11 @@ class Lobby:
 
     # -- seats ---------------------------------------------------------------------------------
 
-    def join_seat(self, match_id: str, name: str, seat: int | None = None) -> SeatTicket:
+    def join_seat(
+        self, match_id: str, name: str, seat: int | None = None, *, bot: str | None = None
+    ) -> SeatTicket:
+        """Take a free seat; at a rotation table whose seats are taken, join its queue (a person,
+        or with `bot` a bot: docs/protocol.md, rotation tables)."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
@@ -334,10 +410,17 @@ class Lobby:
                     "This table expired: nobody joined it in time. Open a new one from the lobby."
                 )
             free = [i for i, s in enumerate(entry.table.seats) if s.free]
+            rotation = entry.table.rotation != "off"
+            if rotation and not free and seat is None:
+                return self._queue(entry, name, bot)
+            if bot is not None:
+                raise SeatTakenError("A bot joins only the queue of a rotation table.")
             if seat is not None and seat not in free or not free:
                 raise SeatTakenError(
                     "That seat is already taken." if free else "This table is full."
                 )
+            if rotation and any(person.name == name for person in entry.table.people):
+                raise SeatTakenError(f"{name} is already at this table: choose another name.")
             seat = free[0] if seat is None else seat
             token = t.new_seat_token()
             data = {
@@ -350,32 +433,110 @@ class Lobby:
             self.presence.seated(match_id, seat)
             self._announce(entry)
             self.autopilot.follow_up(entry)
+        if rotation:
+            return {
+                "match_id": match_id,
+                "seat": seat,
+                "seat_token": token,
+                "waiting": False,
+                "name": name,
+            }
         return {"match_id": match_id, "seat": seat, "seat_token": token}
+
+    def _queue(self, entry: MatchEntry, name: str, bot: str | None) -> SeatTicket:
+        """A person (or a bot) joins a rotation table's queue: the table stream keeps his token,
+        the match stream his place in the queue (`domain.JoinQueue`). The caller holds the lock."""
+        people = entry.table.people
+        if not entry.live:
+            raise SeatTakenError("This table's session is over.")
+        if len(people) >= domain.ROTATION_MAX_PEOPLE:
+            raise SeatTakenError(
+                f"This table is full: {domain.ROTATION_MAX_PEOPLE} people sit or wait at it."
+            )
+        if bot is not None:
+            if bot not in self.autopilot.bot_names():
+                message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+                raise InvalidInputError(message, details={"bot": [message]})
+            taken = {person.name for person in people}
+            name = next(
+                f"{bot} bot{'' if n == 1 else f' {n}'}"
+                for n in range(1, 9)
+                if f"{bot} bot{'' if n == 1 else f' {n}'}" not in taken
+            )
+        if any(person.name == name for person in people):
+            raise SeatTakenError(f"{name} is already at this table: choose another name.")
+        command = domain.JoinQueue(name, self.clock())
+        try:
+            events = domain.decide(entry.state, command)
+        except domain.RulesError as exc:
+            raise SeatTakenError(exc.message) from None
+        place = len(people)
+        token = t.new_seat_token() if bot is None else None
+        data = {
+            "place": place,
+            "name": name,
+            "token_hash": None if token is None else t.hash_token(token),
+            "bot": bot,
+            "at_ms": self.clock(),
+        }
+        self.repo.append_table(entry, t.PERSON_QUEUED, data)
+        if not self.repo.append_match(entry, events, f"queue-{place}"):
+            self.repo.refresh(entry, with_table=False)  # another process moved on: again
+            self.repo.append_match(entry, domain.decide(entry.state, command), f"queue-{place}")
+        if token is not None:
+            self.presence.seated(entry.match_id, place)
+        self._announce(entry)
+        return {
+            "match_id": entry.match_id,
+            "seat": None,
+            "seat_token": token,
+            "waiting": True,
+            "name": name,
+        }
 
     def seat_for(self, match_id: str, token: str | None) -> int | None:
         """The seat a token owns at this table; None for a spectator (no token)."""
         entry = self.repo.find(match_id)
         return None if token is None else self.repo.seat_of(entry, token)
 
-    def connect(self, match_id: str, seat: int) -> None:
-        """A seat's client joined; a returning owner sends away the bot that stood in for him."""
+    def person_for(self, match_id: str, token: str | None) -> tuple[int, int | None] | None:
+        """(place, seat now or None while waiting) of the person a token is at this table;
+        None for a spectator (no token)."""
+        if token is None:
+            return None
+        entry = self.repo.find(match_id)
+        if entry.table.place_of(token) is None:
+            with entry.lock:
+                self.repo.refresh(entry)  # a person who joined through another process
+        place = entry.place_of(token)
+        return place, entry.table.seat_of_place(place)
+
+    def connect(self, match_id: str, place: int) -> None:
+        """A person's client joined; a returning owner sends away the bot that stood in for him."""
         entry = self.repo.find(match_id)
         with entry.lock:
-            self.presence.connect(match_id, seat)
+            self.presence.connect(match_id, place)
             self.repo.refresh(entry)  # a takeover claimed through another process, just now
-            mine = entry.table.seats[seat]
+            mine = entry.table.people[place]
             if mine.takeover or (mine.forfeited and not mine.abandoned):
-                self.repo.append_table(
-                    entry, t.SEAT_RETURNED, {"seat": seat, "at_ms": self.clock()}
-                )
-                entry.bots.pop(seat, None)
+                seat = entry.table.seat_of_place(place)
+                data = {"seat": place if seat is None else seat, "at_ms": self.clock()}
+                self.repo.append_table(entry, t.SEAT_RETURNED, self._placed(entry, data, place))
+                if seat is not None:
+                    entry.bots.pop(seat, None)
             self._announce(entry)
 
-    def disconnect(self, match_id: str, seat: int) -> None:
+    def disconnect(self, match_id: str, place: int) -> None:
         entry = self.repo.find(match_id)
         with entry.lock:
-            self.presence.disconnect(match_id, seat)
+            self.presence.disconnect(match_id, place)
             self._announce(entry)
+
+    @staticmethod
+    def _placed(entry: MatchEntry, data: JsonObject, place: int) -> JsonObject:
+        """A seat event's data, naming the person's place at a rotation table (`server.tables`:
+        a seat is not a person there); unchanged elsewhere, where a place is its seat."""
+        return data if entry.table.rotation == "off" else {**data, "place": place}
 
     def claim(self, match_id: str, token: str, what: str) -> Done:
         """Claim the seat of an opponent away past the grace period: a bot takes it over
@@ -397,11 +558,13 @@ class Lobby:
                     claimable_at_ms=claimable_at_ms,
                 )
             at_ms = self.clock()
+            place = entry.table.seated[absent]
             if what == "bot":
                 data = {"seat": absent, "bot": "steady", "takeover": True, "at_ms": at_ms}
-                self.repo.append_table(entry, t.BOT_SEATED, data)
+                self.repo.append_table(entry, t.BOT_SEATED, self._placed(entry, data, place))
             else:
-                self.repo.append_table(entry, t.SEAT_FORFEITED, {"seat": absent, "at_ms": at_ms})
+                data = {"seat": absent, "at_ms": at_ms}
+                self.repo.append_table(entry, t.SEAT_FORFEITED, self._placed(entry, data, place))
                 self.autopilot.follow_up(entry)
             self._announce(entry)
         return {"ok": True}
@@ -432,12 +595,35 @@ class Lobby:
         for him at once, until the opponent reaches the match target (docs/web.md)."""
         entry = self.repo.find(match_id)
         with entry.lock:
-            seat = entry.seat_of(token)
             self.repo.refresh(entry)
+            if entry.table.rotation != "off":
+                return self._leave_queue(entry, token)
+            seat = entry.seat_of(token)
             if not entry.live:
                 raise NotPlayingError("There is no match in play at this table.")
             data = {"seat": seat, "at_ms": self.clock(), "abandoned": True}
             self.repo.append_table(entry, t.SEAT_FORFEITED, data)
             self.autopilot.follow_up(entry)
             self._announce(entry)
+        return {"ok": True}
+
+    def _leave_queue(self, entry: MatchEntry, token: str) -> Done:
+        """`abandon` at a rotation table: a waiting person leaves it for good; a seated one is
+        told to resign his game first (his seat would otherwise stay with nobody in it)."""
+        place = entry.place_of(token)
+        if not entry.live:
+            raise NotPlayingError("There is no match in play at this table.")
+        if entry.table.seat_of_place(place) is not None:
+            raise CommandConflictError(
+                "You are seated: resign the game if you must, and leave once you are waiting."
+            )
+        name = entry.table.people[place].name or ""
+        command = domain.LeaveQueue(name, self.clock())
+        try:
+            events = domain.decide(entry.state, command)
+        except domain.RulesError as exc:
+            raise NotPlayingError(exc.message) from None
+        if not self.repo.append_match(entry, events, f"leave-{place}"):
+            raise CommandConflictError("The table changed meanwhile: send it again.")
+        self._announce(entry)
         return {"ok": True}

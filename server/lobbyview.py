@@ -44,6 +44,9 @@ class LobbyRow:
     games_played: int = 0
     last_event_ms: int = 0
     game_running: bool = False  # a game started and not over yet
+    # A rotation table's session (docs/spec/rules.md §10), as `session_facts` reads it from a
+    # loaded match: totals and wins by name, the queue, the last seat change, the winner.
+    rotation: dict[str, Any] | None = None
 
     @property
     def over_game(self) -> int | None:
@@ -114,15 +117,24 @@ class LobbyProjection:
         row.last_event_ms = at_ms
         if kind == "MatchStarted":
             row.started = True
+            if data["ruleset"].get("rotation", "off") != "off":
+                names = list(data["players"])
+                row.rotation = new_session_facts(names)
         elif kind == "GameStarted":
             row.game_running = True
         elif kind == "MatchWon":
             row.finished = True
+            if row.rotation is not None:
+                row.rotation["winner"] = data.get("player")
         elif kind in _GAME_ENDS:
             s0, s1 = data["score"]
             row.totals = (row.totals[0] + int(s0), row.totals[1] + int(s1))
             row.games_played += 1
             row.game_running = False
+            if row.rotation is not None:
+                _scored(row.rotation, row.table, (int(s0), int(s1)), data.get("winner"))
+        elif row.rotation is not None:
+            _session_event(row, kind, data)
 
     def row(self, match_id: str) -> LobbyRow | None:
         with self._lock:
@@ -179,6 +191,48 @@ class LobbyProjection:
             self._saved_position = position
 
 
+def new_session_facts(names: list[str]) -> dict[str, Any]:
+    return {
+        "totals": {name: 0 for name in names},
+        "wins": {name: 0 for name in names},
+        "queue": [],
+        "last_change": None,
+        "winner": None,
+    }
+
+
+def _scored(
+    facts: dict[str, Any], table: Table, score: tuple[int, int], winner: int | None
+) -> None:
+    for seat, person in enumerate(table.seats):
+        name = person.name or ""
+        facts["totals"][name] = facts["totals"].get(name, 0) + score[seat]
+        if winner == seat:
+            facts["wins"][name] = facts["wins"].get(name, 0) + 1
+
+
+def _session_event(row: LobbyRow, kind: str, data: dict[str, Any]) -> None:
+    """A rotation table's queue and seat changes (the lobby's copy of `domain.Session`)."""
+    facts = row.rotation
+    assert facts is not None
+    if kind == "PlayerQueued":
+        facts["totals"][data["name"]] = 0
+        facts["wins"][data["name"]] = 0
+        facts["queue"].append(data["name"])
+    elif kind == "PlayerLeftQueue":
+        facts["queue"] = [name for name in facts["queue"] if name != data["name"]]
+    elif kind == "SeatsRotated":
+        facts["queue"] = list(data["queue"])
+        row.table = row.table.with_pair((data["players"][0], data["players"][1]))
+        facts["last_change"] = {
+            "game_index": data["game_index"],
+            "version": row.version,
+            "left": data["left"],
+            "entered": data["entered"],
+            "seat": data["seat"],
+        }
+
+
 def _json_default(value: object) -> object:
     if isinstance(value, frozenset):  # a table's ready seats
         return sorted(value)
@@ -189,7 +243,10 @@ def _row_from_json(data: dict[str, Any]) -> LobbyRow:
     table = dict(data["table"])
     if "ready" in table:
         table["ready"] = frozenset(table["ready"])
-    table["seats"] = tuple(Seat(**seat) for seat in table["seats"])
+    people = table.pop("people", None) or table.pop("seats")  # "seats": saved before rotation
+    table["people"] = tuple(Seat(**seat) for seat in people)
+    table.pop("seats", None)
+    table["seated"] = tuple(table.get("seated", (0, 1)))
     for key in ("rematch_offer", "rematch_declined"):
         if table.get(key) is not None:
             table[key] = RematchAnswer(**table[key])
@@ -202,4 +259,5 @@ def _row_from_json(data: dict[str, Any]) -> LobbyRow:
         games_played=int(data["games_played"]),
         last_event_ms=int(data["last_event_ms"]),
         game_running=bool(data.get("game_running", False)),
+        rotation=data.get("rotation"),
     )

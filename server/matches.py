@@ -70,6 +70,7 @@ class MatchEntry:
     # A bot's call waiting for its human-like delay: (version it was chosen at, seat, call, due).
     pending_call: tuple[int, int, domain.Call, int] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
+    last_rotation_version: int = 0  # the version of the last SeatsRotated (rotation tables)
     # When a client last asked for this match (loading it counts): an idle entry leaves memory.
     touched_ms: int = field(default_factory=lambda: now_ms())
 
@@ -91,8 +92,17 @@ class MatchEntry:
         """The seat this token owns at this table."""
         seat = self.table.seat_of(token)
         if seat is None:
+            if self.table.place_of(token) is not None:
+                raise ForbiddenError("You are waiting for a seat at this table.")
             raise ForbiddenError("This seat token does not belong to this table.")
         return seat
+
+    def place_of(self, token: str) -> int:
+        """The place of the person this token is (seated or waiting: docs/spec/rules.md §10)."""
+        place = self.table.place_of(token)
+        if place is None:
+            raise ForbiddenError("This seat token does not belong to this table.")
+        return place
 
 
 class MatchRepository:
@@ -171,9 +181,11 @@ class MatchRepository:
     def seat_of(self, entry: MatchEntry, token: str) -> int:
         """The seat a token owns; a token not (yet) known to this cache may be one just handed
         out by another process: the table is read again once before it is refused."""
-        if entry.table.seat_of(token) is None:
-            with entry.lock:
-                self.refresh(entry)
+        seat = entry.table.seat_of(token)
+        if seat is not None:
+            return seat
+        with entry.lock:
+            self.refresh(entry)
         return entry.seat_of(token)
 
     def learned(self, stream: str, version: int) -> None:
@@ -210,6 +222,8 @@ class MatchRepository:
             self.on_applied(entry.match_id, applied)
 
     def _apply(self, entry: MatchEntry, event: Event, at_ms: int, metadata: JsonObject) -> Applied:
+        if type(event) is domain.SeatsRotated:
+            self._seats_rotated(entry, event)
         entry.state = domain.evolve(entry.state, event)
         entry.version += 1
         entry.events.append((event, at_ms))
@@ -220,6 +234,19 @@ class MatchRepository:
         if isinstance(command_id, str):
             entry.commands[command_id] = entry.version
         return Applied(entry.version, event, entry.state, at_ms)
+
+    def _seats_rotated(self, entry: MatchEntry, event: domain.SeatsRotated) -> None:
+        """A rotation table's new pair (docs/spec/rules.md §10): the table learns who sits where
+        now, and the bots made for the old seats are dropped (a seat may now hold another)."""
+        table = entry.table
+        names = {person.name for person in table.people}
+        if not set(event.players) <= names:  # a person queued through another process
+            for record in self.store.read(table_stream(entry.match_id), table.version + 1):
+                table = evolve_table(table, record.type, record.data)
+        entry.table = table.with_pair(event.players)
+        entry.bots.clear()
+        entry.pending_call = None
+        entry.last_rotation_version = entry.version + 1
 
     # -- writing -------------------------------------------------------------------------------
 

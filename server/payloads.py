@@ -57,6 +57,7 @@ class TableJson(TypedDict):
     ready_game: int | None
     rematch_offer: RematchOfferJson | None  # an offer waiting for the other seat's answer
     rematch_declined: RematchDeclinedJson | None  # the last offer was declined
+    rotation: RotationJson | None  # a rotation table's people (None at any other table)
 
 
 class RematchOfferJson(TypedDict):
@@ -83,11 +84,45 @@ class RematchAnswerJson(TypedDict):
 
 
 class SeatTicket(TypedDict):
-    """A seat just taken: the token is its owner's only proof, shown once."""
+    """A seat just taken: the token is its owner's only proof, shown once. At a rotation table
+    a person may join the queue instead (`seat` None, `waiting` True; a bot has no token)."""
 
     match_id: str
+    seat: int | None
+    seat_token: str | None
+    waiting: NotRequired[bool]
+    name: NotRequired[str]
+
+
+class PersonJson(TypedDict):
+    """A person at a rotation table (docs/protocol.md, rotation tables)."""
+
+    name: str | None
+    bot: str | None
+    connected: bool
+    seat: int | None  # where he sits now; None while waiting
+    waiting: int | None  # his place in the queue, 0 = next; None while seated
+    total: int
+    wins: int
+
+
+class SeatChangeJson(TypedDict):
+    game_index: int
+    version: int
+    left: str
+    entered: str
     seat: int
-    seat_token: str
+
+
+class RotationJson(TypedDict):
+    mode: str
+    max_people: int
+    can_join: bool
+    people: list[PersonJson]
+    seated: list[str | None]
+    queue: list[str]
+    last_change: SeatChangeJson | None
+    winner: str | None
 
 
 class Done(TypedDict):
@@ -103,6 +138,17 @@ class CommandDone(TypedDict):
     ok: bool
     version: int
     duplicate: NotRequired[bool]  # True: this command id was applied before; nothing new
+
+
+class SeatMessage(TypedDict):
+    """The `seat` message: a rotation table's person changed place (docs/protocol.md)."""
+
+    match_id: str
+    seat: int | None
+    waiting: bool
+    name: str
+    version: int
+    view: ViewJson | None
 
 
 class Update(TypedDict):

@@ -1,6 +1,10 @@
 """Presence: which seats have a client connected to this process, and since when a seat's owner
 is away. It is a fact of this process, not of the game, so it is kept in memory, never stored.
 
+It is kept per *place* (a person at the table, `Table.people`): at a rotation table (docs/spec/
+rules.md §10) a person's seat changes between games while his connections stay; elsewhere a
+place is its seat. `connected` and `seat_json` take a seat and ask about the person in it.
+
 `Lobby.connect`/`disconnect` (a socket joins or leaves a seat) count here; the lobby's table view
 and `Lobby.claim` (a seat away past the grace period may be claimed) read it."""
 
@@ -13,7 +17,8 @@ from server.matches import MatchEntry
 from server.payloads import PresenceJson
 from server.tables import Table
 
-SeatKey = tuple[str, int]  # (match id, seat)
+SeatKey = tuple[str, int]  # (match id, place)
+MAX_PLACES = 4  # domain.ROTATION_MAX_PEOPLE: people at one table
 
 
 @dataclass(frozen=True)
@@ -33,46 +38,53 @@ class Presence:
         self._connections: dict[SeatKey, int] = {}
         self._away_since: dict[SeatKey, int] = {}
 
-    def seated(self, match_id: str, seat: int) -> None:
+    def seated(self, match_id: str, place: int) -> None:
         """A seat just taken over HTTP counts as away only from now, not from the server's
         start: its owner's socket has not had time to connect."""
-        if self._connections.get((match_id, seat), 0) == 0:
-            self._away_since[(match_id, seat)] = self.clock()
+        if self._connections.get((match_id, place), 0) == 0:
+            self._away_since[(match_id, place)] = self.clock()
 
-    def connect(self, match_id: str, seat: int) -> None:
-        key = (match_id, seat)
+    def connect(self, match_id: str, place: int) -> None:
+        key = (match_id, place)
         self._connections[key] = self._connections.get(key, 0) + 1
         self._away_since.pop(key, None)
 
-    def disconnect(self, match_id: str, seat: int) -> None:
-        key = (match_id, seat)
+    def disconnect(self, match_id: str, place: int) -> None:
+        key = (match_id, place)
         self._connections[key] = max(0, self._connections.get(key, 0) - 1)
         if self._connections[key] == 0:
             self._away_since[key] = self.clock()
 
     def connected(self, entry: MatchEntry | TableOf, seat: int) -> bool:
         """A bot is always there; a person when at least one of his clients is connected."""
-        if entry.table.seats[seat].bot is not None:
+        return self.person_connected(entry, entry.table.seated[seat])
+
+    def person_connected(self, entry: MatchEntry | TableOf, place: int) -> bool:
+        if entry.table.people[place].bot is not None:
             return True
-        return self._connections.get((entry.match_id, seat), 0) > 0
+        return self._connections.get((entry.match_id, place), 0) > 0
 
     def anyone_seated_here(self, match_id: str) -> bool:
-        """Has either seat a client connected to this process?"""
-        return any(self._connections.get((match_id, seat), 0) > 0 for seat in (0, 1))
+        """Has anyone at this table a client connected to this process?"""
+        return any(self._connections.get((match_id, p), 0) > 0 for p in range(MAX_PLACES))
 
     def last_seen_ms(self, match_id: str) -> int:
-        """When the last client of a seat of this match left (0: none left since the start)."""
-        return max(self._away_since.get((match_id, seat), 0) for seat in (0, 1))
+        """When the last client of a person of this match left (0: none left since the start)."""
+        return max(self._away_since.get((match_id, p), 0) for p in range(MAX_PLACES))
 
     def seat_json(self, entry: MatchEntry | TableOf, seat: int) -> PresenceJson:
         """`connected`, and for an absent owner since when and from when his seat is claimable."""
-        if self.connected(entry, seat) or entry.table.seats[seat].free:
+        return self.person_json(entry, entry.table.seated[seat])
+
+    def person_json(self, entry: MatchEntry | TableOf, place: int) -> PresenceJson:
+        person = entry.table.people[place]
+        if self.person_connected(entry, place) or person.free:
             return {
-                "connected": not entry.table.seats[seat].free,
+                "connected": not person.free,
                 "away_since_ms": None,
                 "claimable_at_ms": None,
             }
-        since = self._away_since.get((entry.match_id, seat), self.started_ms)
+        since = self._away_since.get((entry.match_id, place), self.started_ms)
         return {
             "connected": False,
             "away_since_ms": since,

@@ -7,10 +7,22 @@ The publisher is built before the service parts and handed to them: it needs not
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
+from domain import MatchState
 from server.matches import Applied
 from server.payloads import TableJson
+
+
+@dataclass(frozen=True)
+class CatchUp:
+    """What a joining client missed: every update after its last version (`backlog`), or, when
+    it has none to give (or one this match never reached), a snapshot of `state` at `version`."""
+
+    version: int
+    state: MatchState | None
+    backlog: list[Applied] | None  # None: a snapshot
 
 
 class Publisher(Protocol):
@@ -20,10 +32,33 @@ class Publisher(Protocol):
     def table_changed(self, match_id: str, table: TableJson) -> None:
         """The table's lobby view (`Lobby.table_json`) changed: seats, presence, totals."""
 
+    def joined(
+        self,
+        client: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
+        """A client (a Socket.IO session id) joins the match as `viewer` and is sent what it
+        missed; `person` (place, name) is who it is, seated or waiting at a rotation table
+        (None: a spectator). Called under the match's lock (`Reads.join`): no live update
+        comes between."""
+
 
 class NoPublisher:
     def applied(self, match_id: str, items: list[Applied]) -> None:
         pass
 
     def table_changed(self, match_id: str, table: TableJson) -> None:
+        pass
+
+    def joined(
+        self,
+        client: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
         pass

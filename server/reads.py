@@ -5,8 +5,8 @@ Every read first folds what other writers appended (`repo.refresh`, under the en
 short step), then does its heavy part without the lock: events and snapshots are only ever
 appended, so a version once seen can be read while play goes on. A view at any version costs at
 most SNAPSHOT_EVERY folds; a replay is built in slices that let other greenthreads run and is
-cached (server/replays.py). The backlog is read by the socket handler under the entry's lock
-right after joining, so that no live update can slip between it and the next."""
+cached (server/replays.py). A client joining (`join`) enters the match's room and gets its
+backlog under the entry's lock, so that no live update can slip between it and the next."""
 
 from __future__ import annotations
 
@@ -14,18 +14,46 @@ from server.errors import NotFoundError
 from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
 from server.payloads import JsonObject, ViewAt
+from server.publisher import CatchUp, NoPublisher, Publisher
 from server.replays import ReplayBody, ReplayCache, build, pause_point, paused
 from server.updates import view_json
 
 
 class Reads:
-    def __init__(self, repo: MatchRepository, cache: ReplayCache | None = None) -> None:
+    def __init__(
+        self,
+        repo: MatchRepository,
+        publisher: Publisher | None = None,
+        cache: ReplayCache | None = None,
+    ) -> None:
         self.repo = repo
+        self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.cache = cache if cache is not None else ReplayCache()
 
     def history(self, entry: MatchEntry, after_version: int) -> list[Applied]:
         """The events after `after_version` with the state after each (for a reconnect)."""
         return list(self.repo.states_between(entry, after_version, entry.version))
+
+    def join(self, client: str, match_id: str, place: int | None, last_version: int | None) -> int:
+        """`client` joins the match as the person at `place` (`Table.people`; None: a
+        spectator), from the seat that person has now (none while he waits at a rotation
+        table), and is sent every update after `last_version`, or a snapshot when it has none
+        or gives one this match never reached. Returns the match's version the client is now
+        at. Without rotation a place is its seat."""
+        entry = self.repo.find(match_id)
+        with entry.lock:
+            # What other processes wrote that this one has not folded yet (none, alone), folded
+            # and sent to the room before this client enters it: its backlog below covers it.
+            self.repo.refresh(entry)
+            if last_version is None or last_version > entry.version:
+                backlog = None
+            else:
+                backlog = self.history(entry, last_version)
+            seat = None if place is None else entry.table.seat_of_place(place)
+            person = None if place is None else (place, entry.table.people[place].name)
+            catch_up = CatchUp(entry.version, entry.state, backlog)
+            self.publisher.joined(client, match_id, seat, catch_up, person)
+            return entry.version
 
     def view_at(self, match_id: str, version: int | None) -> ViewAt:
         """The spectator's view after `version` events (None: now)."""

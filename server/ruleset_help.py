@@ -176,6 +176,18 @@ OPTIONS: tuple[OptionHelp, ...] = (
         "choice",
         (("none", "nothing"), ("lose_turn_after_3", "the next turn, after three wrong calls")),
     ),
+    OptionHelp(
+        "rotation",
+        "Table of 3 or 4",
+        "Italian variant for 3 or 4 people: after a won game one player gives his seat to the "
+        "next.",
+        "choice",
+        (
+            ("off", "off (two players)"),
+            ("winner_out", "the winner gives up his seat"),
+            ("loser_out", "the loser gives up his seat (king of the table)"),
+        ),
+    ),
 )
 
 

@@ -65,6 +65,8 @@ class CreateTableSchema(_Strict):
 class JoinSeatSchema(_Strict):
     name = fields.String(required=True, validate=_NAME)
     seat = fields.Integer(load_default=None, allow_none=True, validate=_SEAT, strict=True)
+    # A bot for a rotation table's queue (docs/protocol.md, rotation tables); checked by the lobby.
+    bot = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
 
 
 class RematchSchema(_Strict):

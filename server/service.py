@@ -70,7 +70,7 @@ class GameService:
             self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock
         )
         self.play = Play(self.repo, self.autopilot, clock=clock)
-        self.reads = Reads(self.repo)
+        self.reads = Reads(self.repo, self.publisher)
         self.upkeep = Upkeep(
             self.repo,
             self.presence,

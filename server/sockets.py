@@ -17,12 +17,14 @@ from typing import TypeVar
 
 from flask_socketio import SocketIO
 
+import domain
 from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
-from server.payloads import TableJson
+from server.payloads import SeatMessage, TableJson
+from server.publisher import CatchUp
 from server.service import GameService
-from server.updates import update_payload, view_json
+from server.updates import update_payload, update_payloads, view_json
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,11 @@ class SocketPublisher:
         self.shared = shared
         self.members: dict[str, set[str]] = {}  # room -> sids
         self.sessions: dict[str, tuple[str, int | None]] = {}  # sid -> (match, viewer)
+        # sid -> (place, name) of the person a client is, seated or waiting (not a spectator)
+        self.people: dict[str, tuple[int, str | None]] = {}
+        # A table's lobby view by match id, for the `table` message after a seat change: the
+        # lobby's, given by `register` (the publisher is built before the service).
+        self.table_of: Callable[[str], TableJson] | None = None
         self.lock = threading.Lock()
 
     def occupied(self, room: str) -> bool:
@@ -63,22 +70,68 @@ class SocketPublisher:
         folds every event (its own writes, and the others' through server.feed) in version
         order under the match's lock, and a joining client's backlog is sent under that same
         lock, so each client gets each version exactly once, whichever process wrote it."""
-        for viewer in _VIEWERS:
-            room = room_of(match_id, viewer)
-            if not self.occupied(room):
-                continue
-            last = items[-1].version
-            for item in items:
-                payload = update_payload(
-                    match_id,
-                    item.version,
-                    item.event,
-                    item.state,
-                    viewer,
-                    final=item.version == last,
-                    at_ms=item.at_ms,
-                )
+        viewers = [v for v in _VIEWERS if self.occupied(room_of(match_id, v))]
+        if not viewers:
+            return
+        last = items[-1].version
+        for item in items:
+            payloads = update_payloads(
+                match_id,
+                item.version,
+                item.event,
+                item.state,
+                viewers,
+                final=item.version == last,
+                at_ms=item.at_ms,
+            )
+            for viewer, payload in zip(viewers, payloads, strict=True):
+                room = room_of(match_id, viewer)
                 self.socketio.emit("update", payload, to=room, ignore_queue=True)
+        for item in items:
+            if type(item.event) is domain.SeatsRotated:
+                self._reseat(match_id, item.event, items[-1])
+
+    def _reseat(self, match_id: str, event: domain.SeatsRotated, last: Applied) -> None:
+        """A rotation table's seat change: each client of the two people who changed place
+        moves to his new room and gets his new view (`seat`, docs/protocol.md) after the
+        batch's updates, before any later one."""
+        with self.lock:
+            moving = [
+                (sid, self.people[sid][1])
+                for sid, (match, _viewer) in self.sessions.items()
+                if match == match_id
+                and sid in self.people
+                and self.people[sid][1] in (event.left, event.entered)
+            ]
+        for sid, name in moving:
+            viewer = event.players.index(name) if name in event.players else None
+            self._move(sid, match_id, viewer)
+            message: SeatMessage = {
+                "match_id": match_id,
+                "seat": viewer,
+                "waiting": viewer is None,
+                "name": name or "",
+                "version": last.version,
+                "view": view_json(last.state, viewer),
+            }
+            self.socketio.emit("seat", message, to=sid, ignore_queue=True)
+        if self.table_of is not None:
+            table = self.table_of(match_id)
+            for viewer in _VIEWERS:  # every process tells its own clients: it folds this too
+                room = room_of(match_id, viewer)
+                if self.occupied(room):
+                    self.socketio.emit("table", table, to=room, ignore_queue=True)
+
+    def _move(self, sid: str, match_id: str, viewer: int | None) -> None:
+        with self.lock:
+            old = self.sessions.get(sid)
+            if old is None:
+                return
+            self.members.get(room_of(*old), set()).discard(sid)
+            self.members.setdefault(room_of(match_id, viewer), set()).add(sid)
+            self.sessions[sid] = (match_id, viewer)
+        self.socketio.server.leave_room(sid, room_of(*old), namespace=NAMESPACE)
+        self.socketio.server.enter_room(sid, room_of(match_id, viewer), namespace=NAMESPACE)
 
     def table_changed(self, match_id: str, table: TableJson) -> None:
         for viewer in _VIEWERS:
@@ -88,27 +141,80 @@ class SocketPublisher:
             if self.shared or self.occupied(room):
                 self.socketio.emit("table", table, to=room)
 
-    def enter(self, sid: str, match_id: str, viewer: int | None) -> None:
+    def enter(
+        self,
+        sid: str,
+        match_id: str,
+        viewer: int | None,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
+        """`sid` watches `match_id` as `viewer` (a seat, or None); `person` (place, name): the
+        person it is, seated or waiting (None: a spectator)."""
         room = room_of(match_id, viewer)
         self.socketio.server.enter_room(sid, room, namespace=NAMESPACE)
         with self.lock:
             self.members.setdefault(room, set()).add(sid)
             self.sessions[sid] = (match_id, viewer)
+            if person is not None:
+                self.people[sid] = person
+
+    def joined(
+        self,
+        sid: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
+        """Into the viewer's room, then what the client missed: a snapshot, or every update.
+        `person` (place, name): who the client is, seated or waiting (None: a spectator)."""
+        self.enter(sid, match_id, viewer, person)
+        if catch_up.backlog is None:
+            view = view_json(catch_up.state, viewer)
+            snapshot = {"match_id": match_id, "version": catch_up.version, "view": view}
+            self.socketio.emit("snapshot", snapshot, to=sid)
+            return
+        for item in catch_up.backlog:
+            payload = update_payload(
+                match_id,
+                item.version,
+                item.event,
+                item.state,
+                viewer,
+                final=item.version == catch_up.version,
+                at_ms=item.at_ms,
+            )
+            self.socketio.emit("update", payload, to=sid)
+
+    def name_of(self, sid: str) -> str | None:
+        """The name of the person `sid` is (None: a spectator)."""
+        with self.lock:
+            person = self.people.get(sid)
+        return None if person is None else person[1]
+
+    def viewer_of(self, sid: str) -> int | None:
+        """The seat `sid` watches from (None: a spectator's view, or not at a table)."""
+        with self.lock:
+            session = self.sessions.get(sid)
+        return None if session is None else session[1]
 
     def leave(self, sid: str) -> tuple[str, int | None] | None:
+        """Stop sending `sid` its table: (match id, the person's place or None)."""
         with self.lock:
             session = self.sessions.pop(sid, None)
+            person = self.people.pop(sid, None)
             if session is None:
                 return None
             room = room_of(*session)
             self.members.get(room, set()).discard(sid)
         self.socketio.server.leave_room(sid, room, namespace=NAMESPACE)
-        return session
+        return session[0], None if person is None else person[0]
 
 
 def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
     """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
     lobby, play, reads = service.lobby, service.play, service.reads
+    publisher.table_of = lobby.table
 
     def on(event: str) -> Callable[[AnyHandler], AnyHandler]:
         """Register a handler `(sid, *args)` with the Socket.IO server itself."""
@@ -152,41 +258,22 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     def join_table(sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.JOIN_TABLE, payload)
         match_id = data["match_id"]
-        seat = lobby.seat_for(match_id, data["seat_token"])
-        entry = service.repo.find(match_id)
+        found = lobby.person_for(match_id, data["seat_token"])
         _leave(sid)
-        last = data["last_version"]
-        with entry.lock:
-            # What other processes wrote that this one has not folded yet (none, alone), folded
-            # and sent to the room before this client enters it: its backlog below covers it.
-            service.repo.refresh(entry)
-            publisher.enter(sid, match_id, seat)
-            if last is None or last > entry.version:
-                snapshot = {
-                    "match_id": match_id,
-                    "version": entry.version,
-                    "view": view_json(entry.state, seat),
-                }
-                socketio.emit("snapshot", snapshot, to=sid)
-            else:
-                for item in reads.history(entry, last):
-                    final = item.version == entry.version
-                    payload = update_payload(
-                        match_id,
-                        item.version,
-                        item.event,
-                        item.state,
-                        seat,
-                        final=final,
-                        at_ms=item.at_ms,
-                    )
-                    socketio.emit("update", payload, to=sid)
-            version = entry.version
-        if seat is not None:
-            lobby.connect(match_id, seat)  # tells the whole table, us included
+        place = None if found is None else found[0]
+        # Snapshot or backlog, as the person's seat is once the match is caught up (a seat
+        # change may come with it): the viewer the client was filed under.
+        version = reads.join(sid, match_id, place, data["last_version"])
+        seat = publisher.viewer_of(sid)
+        if place is not None:
+            lobby.connect(match_id, place)  # tells the whole table, us included
         else:
-            socketio.emit("table", lobby.table_json(entry), to=sid)
-        return {"ok": True, "match_id": match_id, "seat": seat, "version": version}
+            socketio.emit("table", lobby.table(match_id), to=sid)
+        ack: dict[str, object] = {"ok": True, "match_id": match_id, "seat": seat}
+        if place is not None and service.repo.find(match_id).table.rotation != "off":
+            ack.update(waiting=seat is None, name=publisher.name_of(sid))
+        ack["version"] = version
+        return ack
 
     @on("command")
     @guarded("command")

@@ -18,8 +18,7 @@ from typing import Any
 import domain
 from domain.analysis import analyse
 from eventstore import EventStore
-
-MATCH_PREFIX = "match-"
+from server.tables import MATCH_PREFIX
 
 
 def since_ms(text: str) -> int:
@@ -100,36 +99,31 @@ class PlayerStats:
 
 
 def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
-    """Each seat's figures in one match (its finished games only); [] for no match."""
+    """Each player's figures in one match (its finished games only); [] for no match. At a
+    rotation table (docs/spec/rules.md §10) each person counts the games he played, in whatever
+    seat; his `recent` entry names his last seat, opponent and their session totals."""
     if not events or not isinstance(events[0], domain.MatchStarted):
         return []
     started: domain.MatchStarted = events[0]
     analysis = analyse(events)
+    pairs = _pairs(events)
     last = events[-1]
     finished = isinstance(last, domain.MatchWon)
-    winner = last.winner if isinstance(last, domain.MatchWon) else None
-    seats = [PlayerStats(name) for name in started.players]
-    for seat, stats in enumerate(seats):
-        stats.matches = 1
-        stats.matches_won = int(winner == seat)
-        stats.last_played_ms = started.at_ms
-        stats.recent = [
-            {
-                "match_id": match_id,
-                "seat": seat,
-                "opponent": started.players[1 - seat],
-                "started_at_ms": started.at_ms,
-                "games": len(analysis.games),
-                "totals": [analysis.scores[-1][1], analysis.scores[-1][2]]
-                if analysis.scores
-                else [0, 0],
-                "finished": finished,
-                "won": winner == seat if finished else None,
-            }
-        ]
+    winner: str | None = None
+    if isinstance(last, domain.MatchWon):
+        winner = last.player or (pairs[-1] if pairs else started.players)[last.winner]
+    people = {name: PlayerStats(name) for name in started.players}
+    for event in events:
+        if isinstance(event, domain.PlayerQueued):
+            people[event.name] = PlayerStats(event.name)
+    totals = dict.fromkeys(people, 0)
+    played = dict.fromkeys(people, 0)
+    last_pair: dict[str, tuple[str, str]] = {name: started.players for name in started.players}
     for game in analysis.games:
-        for seat, stats in enumerate(seats):
+        pair = pairs[game.game_index]
+        for seat, name in enumerate(pair):
             summary = game.seats[seat]
+            stats = people[name]
             stats.games += 1
             stats.wins += int(game.winner == seat)
             stats.points += game.score[seat]
@@ -139,7 +133,41 @@ def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
             stats.wrong_calls += summary.wrong_calls
             stats.missed_calls += summary.missed_calls
             stats.to_foundations += summary.to_foundations
-    return seats
+            totals[name] += game.score[seat]
+            played[name] += 1
+            last_pair[name] = pair
+    for name, stats in people.items():
+        at = last_pair.get(name)  # the pair of his last game (None: he never played one)
+        stats.matches = 1
+        stats.matches_won = int(winner == name)
+        stats.last_played_ms = started.at_ms
+        stats.recent = [
+            {
+                "match_id": match_id,
+                "seat": at.index(name) if at is not None else None,
+                "opponent": at[1 - at.index(name)] if at is not None else None,
+                "started_at_ms": started.at_ms,
+                "games": played[name],
+                "totals": [totals[at[0]], totals[at[1]]] if at is not None else [0, 0],
+                "finished": finished,
+                "won": winner == name if finished else None,
+            }
+        ]
+    return list(people.values())
+
+
+def _pairs(events: list[domain.Event]) -> list[tuple[str, str]]:
+    """Who sat in seats 0 and 1 in each game, by game index (a rotation table's seats change
+    after a won game: `SeatsRotated`)."""
+    first = events[0]
+    assert isinstance(first, domain.MatchStarted)
+    pair, pairs = first.players, []
+    for event in events:
+        if isinstance(event, domain.SeatsRotated):
+            pair = event.players
+        elif isinstance(event, domain.GameStarted):
+            pairs.append(pair)
+    return pairs
 
 
 def stored_events(store: EventStore, stream: str) -> list[domain.Event]:

@@ -22,6 +22,9 @@ REMATCH_DECLINED = "RematchDeclined"  # data: seat (who declines), at_ms
 REMATCH_OPENED = "RematchOpened"  # data: match_id of the new table (the offer was accepted)
 TABLE_EXPIRED = "TableExpired"  # an open table nobody joined in time: out of the lobby, kept
 NEXT_GAME_READY = "NextGameReady"  # data: seat, game_index (the game just over), at_ms
+# A person joins a rotation table's queue (docs/spec/rules.md §10): data: place (his index among
+# the people), name, token_hash (None for a bot), bot, at_ms.
+PERSON_QUEUED = "PersonQueued"
 
 # How long a seated bot waits after the last event before it acts (a table's "bot pace"): long
 # enough for a person to follow each action and to call a fault before the bot's next one.
@@ -29,12 +32,17 @@ BOT_PACES: dict[str, float] = {"relaxed": 2.0, "normal": 1.0, "quick": 0.4}
 DEFAULT_BOT_PACE = "normal"
 
 
+# The two streams of a match in the store: the domain's events, and the lobby's facts.
+MATCH_PREFIX = "match-"
+TABLE_PREFIX = "table-"
+
+
 def table_stream(match_id: str) -> str:
-    return f"table-{match_id}"
+    return f"{TABLE_PREFIX}{match_id}"
 
 
 def match_stream(match_id: str) -> str:
-    return f"match-{match_id}"
+    return f"{MATCH_PREFIX}{match_id}"
 
 
 def new_match_id() -> str:
@@ -75,11 +83,17 @@ class RematchAnswer:
 
 @dataclass(frozen=True)
 class Table:
+    """The lobby facts of a table. `people` are the people at it, by place: the two first
+    seated, then (at a rotation table, docs/spec/rules.md §10) those who joined the queue;
+    `seated` the places in seats 0 and 1 now (always (0, 1) without rotation), learned from the
+    match's `SeatsRotated` events (`with_pair`). `seats` is the two seated people."""
+
     match_id: str
     ruleset: JsonObject
     preset: str
     created_at_ms: int
-    seats: tuple[Seat, Seat] = (Seat(), Seat())
+    people: tuple[Seat, ...] = (Seat(), Seat())
+    seated: tuple[int, int] = (0, 1)
     rematch_of: str | None = None
     rematch: str | None = None
     rematch_offer: RematchAnswer | None = None  # the offer waiting for the other seat's answer
@@ -93,27 +107,58 @@ class Table:
     version: int = 0
 
     @property
+    def seats(self) -> tuple[Seat, Seat]:
+        return self.people[self.seated[0]], self.people[self.seated[1]]
+
+    @property
     def full(self) -> bool:
         return not any(seat.free for seat in self.seats)
 
-    def seat_of(self, token: str | None) -> int | None:
-        """The seat a token owns, compared in constant time."""
+    @property
+    def rotation(self) -> str:
+        """The table's `rotation` option (docs/spec/rules.md §10): "off" for two people."""
+        return str(self.ruleset.get("rotation", "off"))
+
+    def place_of(self, token: str | None) -> int | None:
+        """The place of the person a token is, compared in constant time."""
         if not token:
             return None
         digest = hash_token(token)
-        for index, seat in enumerate(self.seats):
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+        for index, person in enumerate(self.people):
+            if person.token_hash is not None and hmac.compare_digest(person.token_hash, digest):
                 return index
         return None
 
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat a token owns now (None: no such person, or he waits for a seat)."""
+        return self.seat_of_place(self.place_of(token))
+
+    def seat_of_place(self, place: int | None) -> int | None:
+        return self.seated.index(place) if place in self.seated else None
+
+    def place_named(self, name: str) -> int:
+        return next(i for i, person in enumerate(self.people) if person.name == name)
+
+    def with_pair(self, players: tuple[str, str]) -> Table:
+        """The table once `players` sit in seats 0 and 1 (a rotation table's seat change)."""
+        return replace(self, seated=(self.place_named(players[0]), self.place_named(players[1])))
+
     def bot_seats(self) -> dict[int, str]:
+        """The seats a bot plays now: {seat: bot name}."""
         return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
 
 
+def _place(data: JsonObject) -> int:
+    """The place a seat event is about: written since rotation tables exist; before them a seat
+    was always its first taker's place."""
+    place = data.get("place")
+    return int(data["seat"] if place is None else place)
+
+
 def _with_seat(table: Table, index: int, seat: Seat) -> Table:
-    seats = list(table.seats)
-    seats[index] = seat
-    return replace(table, seats=(seats[0], seats[1]))
+    people = list(table.people)
+    people[index] = seat
+    return replace(table, people=tuple(people))
 
 
 def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Table:
@@ -133,22 +178,26 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
     table = replace(table, version=table.version + 1)
     if event_type == SEAT_TAKEN:
         return _with_seat(
-            table, data["seat"], Seat(name=data["name"], token_hash=data["token_hash"])
+            table, _place(data), Seat(name=data["name"], token_hash=data["token_hash"])
         )
+    if event_type == PERSON_QUEUED:
+        person = Seat(name=data["name"], token_hash=data.get("token_hash"), bot=data.get("bot"))
+        return replace(table, people=(*table.people, person))
     if event_type == BOT_SEATED:
-        seat = table.seats[data["seat"]]
+        place = _place(data)
+        seat = table.people[place]
         if data.get("takeover"):
-            return _with_seat(table, data["seat"], replace(seat, bot=data["bot"], takeover=True))
-        return _with_seat(table, data["seat"], Seat(name=data["name"], bot=data["bot"]))
+            return _with_seat(table, place, replace(seat, bot=data["bot"], takeover=True))
+        return _with_seat(table, place, Seat(name=data["name"], bot=data["bot"]))
     if event_type == SEAT_RETURNED:
-        seat = table.seats[data["seat"]]
-        return _with_seat(
-            table, data["seat"], replace(seat, bot=None, takeover=False, forfeited=False)
-        )
+        place = _place(data)
+        seat = table.people[place]
+        return _with_seat(table, place, replace(seat, bot=None, takeover=False, forfeited=False))
     if event_type == SEAT_FORFEITED:
-        seat = table.seats[data["seat"]]
+        place = _place(data)
+        seat = table.people[place]
         abandoned = bool(data.get("abandoned", False))
-        return _with_seat(table, data["seat"], replace(seat, forfeited=True, abandoned=abandoned))
+        return _with_seat(table, place, replace(seat, forfeited=True, abandoned=abandoned))
     if event_type == NEXT_GAME_READY:
         game = int(data["game_index"])
         ready = table.ready if game == table.ready_game else frozenset()

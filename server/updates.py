@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import domain
 from server.payloads import EventJson, JsonObject, ReplayFrame, Update, ViewJson
 
@@ -49,16 +51,36 @@ def update_payload(
     """`final` is False for an event that other events of the same batch follow: its position is
     already past when the client sees it, so its view offers no legal actions (a client acting on
     it would only be refused). `at_ms`: when the event was recorded (a live replay's timing)."""
-    view = view_json(state, viewer)
-    if view is not None and not final:
-        view["legal"] = []
-    return {
-        "match_id": match_id,
-        "version": version,
-        "at_ms": at_ms,
-        "event": event_json(event, viewer, state),
-        "view": view,
-    }
+    return update_payloads(match_id, version, event, state, (viewer,), final, at_ms)[0]
+
+
+def update_payloads(
+    match_id: str,
+    version: int,
+    event: domain.Event,
+    state: domain.MatchState,
+    viewers: Sequence[Viewer],
+    final: bool = True,
+    at_ms: int | None = None,
+) -> list[Update]:
+    """`update_payload` for each of `viewers`, in their order: the position's public view is
+    built once and each viewer's made from it (`domain.seat_view`)."""
+    public = domain.public_view(state)
+    payloads: list[Update] = []
+    for viewer in viewers:
+        view = domain.seat_view(public, state, viewer).to_json()
+        if not final:
+            view["legal"] = []
+        payloads.append(
+            {
+                "match_id": match_id,
+                "version": version,
+                "at_ms": at_ms,
+                "event": event_json(event, viewer, state),
+                "view": view,
+            }
+        )
+    return payloads
 
 
 def replay_frame(

@@ -97,11 +97,15 @@ def play_match(
     max_games: int,
     on_game: Callable[[GameReport], None] | None = None,
     check_every_event: bool = True,
+    waiting: Sequence[PlayingBot] = (),
 ) -> MatchReport:
-    """Play one match (until it is won or `max_games` games were played) and report it."""
+    """Play one match (until it is won or `max_games` games were played) and report it. At a
+    rotation table (docs/spec/rules.md §10) the `waiting` bots join the queue at the start, and
+    each game is played by the pair the engine seats."""
     import domain
 
     report = MatchReport(match_id, (bots[0].name, bots[1].name))
+    by_name = {bot.name: bot for bot in (*bots, *waiting)}
     now = START_MS
     state = _apply(
         report,
@@ -109,12 +113,16 @@ def play_match(
         domain.StartMatch(match_id, ruleset, (bots[0].name, bots[1].name), now),
         check_every_event,
     )
+    for bot in waiting:
+        now += STEP_MS
+        state = _apply(report, state, domain.JoinQueue(bot.name, now), check_every_event)
     while not state.finished and len(report.games) < max_games:
         seed = next(seeds)
         now += STEP_MS
         state = _apply(report, state, domain.StartGame(seed, None, now), check_every_event)
-        game = GameReport(match_id, state.games_played, seed, report.bots)
-        state, now = _play_game(report, state, bots, game, now, check_every_event)
+        pair = (by_name[state.players[0]], by_name[state.players[1]])
+        game = GameReport(match_id, state.games_played, seed, (pair[0].name, pair[1].name))
+        state, now = _play_game(report, state, pair, game, now, check_every_event)
         report.games.append(game)
         if on_game is not None:
             on_game(game)

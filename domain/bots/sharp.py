@@ -32,7 +32,7 @@ from domain.piles import (
     WASTE,
 )
 from domain.priority import legal_steps, priority
-from domain.state import GameState, Piles, hand_cards, loose_cards
+from domain.state import GameState, Piles, hand_cards, loose_count, reserve_count
 
 Step = tuple[int, int]
 Choice = Step | str  # a move, or "turn" / "discard" / "pass"
@@ -60,10 +60,10 @@ def evaluate(game: GameState, p: Piles, seat: int, turn_over: bool) -> float:
     """How good the table `p` is for `seat` (higher is better), mid-turn or at its end."""
     other = 1 - seat
     value = (
-        OPPONENT_RESERVE * (len(p[RESERVE[other]]) + len(p[SECOND_RESERVE[other]]))
-        - RESERVE_CARD * (len(p[RESERVE[seat]]) + len(p[SECOND_RESERVE[seat]]))
-        + OPPONENT_LOOSE * loose_cards(p, other)
-        - LOOSE_CARD * loose_cards(p, seat)
+        OPPONENT_RESERVE * reserve_count(p, other)
+        - RESERVE_CARD * reserve_count(p, seat)
+        + OPPONENT_LOOSE * loose_count(p, other)
+        - LOOSE_CARD * loose_count(p, seat)
         + FOUNDATION_CARD * sum(map(len, p[FOUNDATIONS[0] : FOUNDATIONS[-1] + 1]))
     )
     # Houses that do not exist in a two-house layout are always empty: leave them out.

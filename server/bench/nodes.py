@@ -60,7 +60,7 @@ def _phase(
             serve = [
                 sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
                 "--port", str(port), "--store", url, "--async-mode", async_mode, "--quiet",
-                "--message-queue", message_queue, "--node-id", name,
+                "--message-queue", message_queue, "--node-id", name, "--behind-proxy",
                 # Every simulated player comes from this one address (through HAProxy's).
                 "--rate-limit", "all=off",
             ]  # fmt: skip

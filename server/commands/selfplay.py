@@ -76,12 +76,12 @@ class Tally:
         self.calls: Counter[str] = Counter()
         self.points: Counter[str] = Counter()
 
-    def add(self, game: GameReport, swapped: bool) -> None:
+    def add(self, game: GameReport) -> None:
         self.games += 1
         self.actions += game.actions
         self.faults += sum(game.faults.values())
         self.calls.update(game.calls)
-        labels = ("B", "A") if swapped else ("A", "B")
+        labels = tuple(name[-2] for name in game.bots)  # `steady bot (A)`: who sat where
         for seat in (0, 1):
             self.points[labels[seat]] += game.score[seat]
         if game.winner is None:
@@ -92,12 +92,15 @@ class Tally:
 
     def summary(self, seconds: float) -> dict[str, Any]:
         a, b = self.bots
+        # At a rotation table (docs/spec/rules.md §10) two more bots wait: C plays as A, D as B.
+        kinds = {"A": a, "B": b, "C": a, "D": b}
+        labels = ["A", "B"] + [x for x in "CD" if x in self.points or x in self.wins_by_bot]
         return {
             "games": self.games,
-            "bots": {"A": a, "B": b},
+            "bots": {label: kinds[label] for label in labels},
             "wins_by_seat": {"0": self.wins_by_seat[0], "1": self.wins_by_seat[1]},
-            "wins_by_bot": {f"A:{a}": self.wins_by_bot["A"], f"B:{b}": self.wins_by_bot["B"]},
-            "points_by_bot": {f"A:{a}": self.points["A"], f"B:{b}": self.points["B"]},
+            "wins_by_bot": {f"{x}:{kinds[x]}": self.wins_by_bot[x] for x in labels},
+            "points_by_bot": {f"{x}:{kinds[x]}": self.points[x] for x in labels},
             "stalemates": self.stalemates,
             "average_actions": round(self.actions / self.games, 1) if self.games else 0.0,
             "faults": self.faults,
@@ -158,9 +161,15 @@ def run_selfplay(
             _Named(make_bot(names[0], seed=derive_seed(seed, "bot", match_number, 0)), labels[0]),
             _Named(make_bot(names[1], seed=derive_seed(seed, "bot", match_number, 1)), labels[1]),
         )
+        waiting: tuple[_Named, ...] = ()
+        if ruleset.rotation != "off":  # a table of four: two more bots wait for a seat
+            waiting = tuple(
+                _Named(make_bot(bots[i], seed=derive_seed(seed, "bot", match_number, 2 + i)), x)
+                for i, x in enumerate("CD")
+            )
 
-        def on_game(game: GameReport, swapped: bool = swapped) -> None:
-            tally.add(game, swapped)
+        def on_game(game: GameReport) -> None:
+            tally.add(game)
             if progress is not None:
                 progress.update(1)
 
@@ -171,6 +180,7 @@ def run_selfplay(
             seed_stream,
             1 if single_games else games - tally.games,
             on_game,
+            waiting=waiting,
         )
         if export_dir is not None:
             exported.append(_export(report, export_dir))
@@ -179,14 +189,15 @@ def run_selfplay(
 
 
 def _print_summary(summary: dict[str, Any], preset: str) -> None:
-    a, b = summary["bots"]["A"], summary["bots"]["B"]
+    bots = summary["bots"]
+    against = " against ".join(f"{kind} ({label})" for label, kind in bots.items())
+    wins = "   ".join(f"{x} {k}: {summary['wins_by_bot'][f'{x}:{k}']}" for x, k in bots.items())
+    points = "   ".join(f"{x}: {summary['points_by_bot'][f'{x}:{k}']}" for x, k in bots.items())
     out = [
-        f"{summary['games']} games of {preset}: {a} (A) against {b} (B)",
-        f"  wins by bot   A {a}: {summary['wins_by_bot'][f'A:{a}']}   "
-        f"B {b}: {summary['wins_by_bot'][f'B:{b}']}   stalemates: {summary['stalemates']}",
+        f"{summary['games']} games of {preset}: {against}",
+        f"  wins by bot   {wins}   stalemates: {summary['stalemates']}",
         f"  wins by seat  0: {summary['wins_by_seat']['0']}   1: {summary['wins_by_seat']['1']}",
-        f"  points        A: {summary['points_by_bot'][f'A:{a}']}   "
-        f"B: {summary['points_by_bot'][f'B:{b}']}",
+        f"  points        {points}",
         f"  actions/game  {summary['average_actions']}   faults: {summary['faults']}   calls: "
         f"{summary['calls']['right']} right, {summary['calls']['wrong']} wrong",
         f"  {summary['seconds']} s, {summary['games_per_second']} games/s",

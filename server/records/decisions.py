@@ -25,6 +25,7 @@ from domain import (
     HandCardTurned,
     MatchWon,
     Passed,
+    SeatsRotated,
     TimeExpired,
     TurnEnded,
     WasteTurnedOver,
@@ -149,6 +150,8 @@ def describe(
             match_result = {"finished": True, "winner": event.winner, "totals": list(event.totals)}
         elif isinstance(event, (DrawOffered, DrawAccepted, TimeExpired)):
             pass  # the action itself says it all
+        elif isinstance(event, SeatsRotated):
+            pass  # the game's `seat_change` (docs/spec/records.md §3), not the action's
         else:
             # An event of a newer engine: refuse rather than write a record that loses it.
             raise RecordError(f"{type(event).__name__} has no place in a record of this version")

@@ -17,20 +17,26 @@ from dataclasses import replace
 from typing import Any
 
 import domain
-from domain import Act, GameStarted, MatchStarted, MatchWon, RulesError
+from domain import (
+    Act,
+    GameStarted,
+    MatchStarted,
+    MatchWon,
+    PlayerLeftQueue,
+    PlayerQueued,
+    RulesError,
+    SeatsRotated,
+)
 from domain.deal import packs_from_seed
 from eventstore import EventStore, StreamNameError
 from server.records.decisions import action_of, describe
 from server.records.errors import MatchNotFoundError, RecordError
 from server.records.schema import ALGORITHM, FORMAT, dump_record, load_record
+from server.tables import MATCH_PREFIX, match_stream
 
 
 class ExportError(RecordError):
     """The stream is not a match the engine can explain (so no honest record can be written)."""
-
-
-def match_stream(match_id: str) -> str:
-    return f"match-{match_id}"
 
 
 def export_match(store: EventStore, match_id: str, public: bool | None = None) -> dict[str, Any]:
@@ -82,8 +88,13 @@ def record_from_events(events: Sequence[Any], public: bool | None = None) -> dic
         event = events[i]
         if isinstance(event, GameStarted):
             deals.append(event)
-            record["games"].append(_game_entry(event))
+            record["games"].append(_game_entry(event, state))
             number_of = {}
+            state = domain.evolve(state, event)
+            i += 1
+            continue
+        if isinstance(event, PlayerQueued | PlayerLeftQueue) and state.session is not None:
+            record.setdefault("queue", []).append(_queue_entry(event, record["games"]))
             state = domain.evolve(state, event)
             i += 1
             continue
@@ -94,13 +105,12 @@ def record_from_events(events: Sequence[Any], public: bool | None = None) -> dic
         entry = _entry(action, batch, game, number_of)
         number_of[i] = len(game["actions"]) + 1
         game["actions"].append(entry)
+        for done in batch:
+            if isinstance(done, SeatsRotated):
+                game["seat_change"] = seat_change_json(done)
         state = after
         i += len(batch)
-    record["result"] = {
-        "finished": state.finished,
-        "winner": state.winner,
-        "totals": list(state.totals),
-    }
+    record["result"] = match_result_json(state)
     if public is None:
         public = not state.finished
     running = state.game is not None and not state.game.over
@@ -119,7 +129,44 @@ def record_from_events(events: Sequence[Any], public: bool | None = None) -> dic
     return dump_record(load_record(record))
 
 
-def _game_entry(event: GameStarted) -> dict[str, Any]:
+def match_result_json(state: domain.MatchState) -> dict[str, Any]:
+    """The record's `result`; at a rotation table also the winner's name and every person's
+    total and wins (docs/spec/records.md §3)."""
+    result: dict[str, Any] = {
+        "finished": state.finished,
+        "winner": state.winner,
+        "totals": list(state.totals),
+    }
+    session = state.session
+    if session is not None:
+        result["player"] = state.players[state.winner] if state.winner is not None else None
+        result["people"] = [
+            {"name": name, "total": total, "wins": wins}
+            for name, total, wins in zip(session.people, session.totals, session.wins, strict=True)
+        ]
+    return result
+
+
+def seat_change_json(event: SeatsRotated) -> dict[str, Any]:
+    return {"left": event.left, "entered": event.entered, "seat": event.seat}
+
+
+def _queue_entry(
+    event: PlayerQueued | PlayerLeftQueue, games: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Where in the match a person joined or left the queue: after how many actions of the last
+    game dealt (`game` None: before the first deal)."""
+    last = games[-1] if games else None
+    return {
+        "do": "join" if isinstance(event, PlayerQueued) else "leave",
+        "name": event.name,
+        "game": last["index"] if last is not None else None,
+        "after": len(last["actions"]) if last is not None else 0,
+        "at_ms": event.at_ms,
+    }
+
+
+def _game_entry(event: GameStarted, state: domain.MatchState) -> dict[str, Any]:
     if event.seed is not None:
         packs = packs_from_seed(event.seed)
         deal: dict[str, Any] = {
@@ -131,8 +178,11 @@ def _game_entry(event: GameStarted) -> dict[str, Any]:
     else:
         assert event.packs is not None
         deal = {"packs": [[card.code for card in pack] for pack in event.packs]}
-    return {
-        "index": event.game_index,
+    entry: dict[str, Any] = {"index": event.game_index}
+    if state.session is not None:  # a rotation table: who played this game, and what followed
+        entry["players"] = list(state.players)
+        entry["seat_change"] = None
+    return entry | {
         "started_at_ms": event.at_ms,
         "deal": deal,
         "first_player": event.first_player,
@@ -216,7 +266,7 @@ def export_all(
     to look at (for a progress bar), then one item per match: its record, None when it started
     before `since_ms`, or the RecordError that stops it from being exported (one bad match does
     not stop a bulk export)."""
-    streams = store.list_streams("match-")
+    streams = store.list_streams(MATCH_PREFIX)
     yield len(streams)
     for stream in streams:
         first = store.read(stream, 1, 1)

@@ -15,17 +15,13 @@ from typing import Any
 import domain
 from eventstore import EventStore
 from server.records.errors import MatchExistsError, RecordFormatError
-from server.records.export import match_stream
 from server.records.schema import load_record
 from server.records.text import from_text
 from server.records.verify import Verified, ruleset_of, verify_record
 from server.schemas import MATCH_ID_PATTERN
+from server.tables import match_stream, table_stream
 
 MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger is not a record
-
-
-def table_stream(match_id: str) -> str:
-    return f"table-{match_id}"
 
 
 def parse_record_file(text: str) -> dict[str, Any]:

@@ -48,6 +48,15 @@ class Table:
             )
         self._do(StartGame(seed, cards, self.now))  # type: ignore[arg-type]
 
+    def join(self, name: str, after_ms: int = 300) -> list[domain.Event]:
+        """`name` joins a rotation table's queue (docs/spec/rules.md §10)."""
+        self.now += after_ms
+        return self._do(domain.JoinQueue(name, self.now))
+
+    def leave(self, name: str, after_ms: int = 300) -> list[domain.Event]:
+        self.now += after_ms
+        return self._do(domain.LeaveQueue(name, self.now))
+
     def act(self, action: domain.Action, after_ms: int = 700) -> list[domain.Event]:
         self.now += after_ms
         return self._do(Act(action, self.now))

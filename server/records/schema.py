@@ -161,8 +161,24 @@ class DealSchema(_Strict):
                 raise ValidationError(f"pack {seat} does not hold 52 different cards", "packs")
 
 
+class SeatChangeSchema(_Strict):
+    """A rotation table's seat change after a won game (docs/spec/rules.md §10)."""
+
+    left = fields.String(required=True, validate=utf8_text)
+    entered = fields.String(required=True, validate=utf8_text)
+    seat = _seat()
+
+
+def _names() -> fields.List[str]:
+    return fields.List(fields.String(validate=utf8_text), validate=validate.Length(equal=2))
+
+
 class GameSchema(_Strict):
     index = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+    # A rotation table's game: the two people who played it (seat 0, seat 1) and the seat change
+    # that followed it (None: nobody moved). Absent from the records of every other table.
+    players = _names()
+    seat_change = fields.Nested(SeatChangeSchema, allow_none=True)
     started_at_ms = fields.Integer(strict=True, required=True)
     deal = fields.Nested(DealSchema, required=True)
     first_player = _seat()
@@ -171,10 +187,34 @@ class GameSchema(_Strict):
     result = fields.Nested(GameResultSchema, allow_none=True, load_default=None)
 
 
+class PersonSchema(_Strict):
+    """A person of a rotation table: his session total and games won."""
+
+    name = fields.String(required=True, validate=utf8_text)
+    total = fields.Integer(strict=True, required=True)
+    wins = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+
+
 class MatchResultSchema(_Strict):
     finished = fields.Boolean(required=True)
     winner = fields.Integer(strict=True, allow_none=True, validate=validate.OneOf([0, 1]))
     totals = _pair()
+    # A rotation table: the session's winner by name, and everyone's totals in joining order.
+    player = fields.String(allow_none=True, validate=utf8_text)
+    people = fields.List(fields.Nested(PersonSchema), validate=validate.Length(min=2, max=4))
+
+
+class QueueSchema(_Strict):
+    """Someone joined (`join`) or left (`leave`) a rotation table's queue: after `after` actions
+    of game `game` (`null`: before the first game was dealt), at `at_ms`."""
+
+    do = fields.String(required=True, validate=validate.OneOf(["join", "leave"]))
+    name = fields.String(required=True, validate=utf8_text)
+    game = fields.Integer(
+        strict=True, required=True, allow_none=True, validate=validate.Range(min=0)
+    )
+    after = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+    at_ms = fields.Integer(strict=True, required=True)
 
 
 # An option's value: a name, a number, or none (e.g. `move_time_limit_s`).
@@ -195,6 +235,7 @@ class RecordSchema(_Strict):
     started_at_ms = fields.Integer(strict=True, required=True)
     live = fields.Boolean(load_default=False)
     result = fields.Nested(MatchResultSchema, required=True)
+    queue = fields.List(fields.Nested(QueueSchema))  # a rotation table's comings and goings
     games = fields.List(fields.Nested(GameSchema), required=True)
 
     @validates_schema

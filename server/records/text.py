@@ -136,6 +136,16 @@ def to_text(record: dict[str, Any]) -> str:
     lines += _tag("Finished", "yes" if result["finished"] else "no")
     lines += _tag("Winner", "-" if result.get("winner") is None else str(result["winner"]))
     lines += _tag("Totals", _pair(result["totals"]))
+    # A rotation table (docs/spec/records.md §3): the name comes last, so it may hold spaces.
+    if "player" in result:
+        lines += _tag("SessionWinner", "-" if result["player"] is None else result["player"])
+    for person in result.get("people", []):
+        lines += _tag("Person", f"{person['total']} {person['wins']} {person['name']}")
+    for entry in record.get("queue", []):
+        game = "-" if entry["game"] is None else str(entry["game"] + 1)
+        lines += _tag(
+            "Queue", f"{entry['do']} {game} {entry['after']} {entry['at_ms']} {entry['name']}"
+        )
     for game in record["games"]:
         lines.append("")
         lines += _game_text(game)
@@ -144,6 +154,17 @@ def to_text(record: dict[str, Any]) -> str:
 
 def _game_text(game: dict[str, Any]) -> list[str]:
     lines = _tag("Game", str(game["index"] + 1))
+    if "players" in game:
+        lines += _tag("Player0", game["players"][0])
+        lines += _tag("Player1", game["players"][1])
+    if "seat_change" in game:
+        change = game["seat_change"]
+        if change is None:
+            lines += _tag("SeatChange", "-")
+        else:
+            lines += _tag("SeatChange", str(change["seat"]))
+            lines += _tag("Left", change["left"])
+            lines += _tag("Entered", change["entered"])
     lines += _tag("GameStarted", str(game["started_at_ms"]))
     deal = game["deal"]
     if deal.get("algorithm") is not None:
@@ -384,14 +405,56 @@ def _match_header(head: _Section) -> dict[str, Any]:
         "winner": _seat_or_none(head.need("Winner"), line, "Winner"),
         "totals": _int_pair(head.need("Totals"), line, "Totals"),
     }
+    winner = head.pop("SessionWinner", required=False)
+    if winner is not None:
+        record["result"]["player"] = None if winner == "-" else winner
+    people = head.repeated.get("Person")
+    if people is not None:
+        head.pop("Person")
+        record["result"]["people"] = [_person(text, line) for text in people]
+    queue = head.repeated.get("Queue")
+    if queue is not None:
+        head.pop("Queue")
+        record["queue"] = [_queue_entry(text, line) for text in queue]
     head.done()
     return record
+
+
+def _person(text: str, line: int) -> dict[str, Any]:
+    """`[Person "182 2 Ann"]`: total, games won, name."""
+    total, wins, name = (text.split(" ", 2) + ["", ""])[:3]
+    return {"name": name, "total": _int(total, line, "Person"), "wins": _int(wins, line, "Person")}
+
+
+def _queue_entry(text: str, line: int) -> dict[str, Any]:
+    """`[Queue "join 2 3 1764435732700 Dan"]`: join or leave, after action 3 of game 2 (`-`:
+    before the first game), at that time, the name."""
+    do, game, after, at_ms, name = (text.split(" ", 4) + [""] * 4)[:5]
+    return {
+        "do": do,
+        "name": name,
+        "game": None if game == "-" else _int(game, line, "Queue") - 1,
+        "after": _int(after, line, "Queue"),
+        "at_ms": _int(at_ms, line, "Queue"),
+    }
 
 
 def _game(section: _Section, moves: list[tuple[int, str]]) -> dict[str, Any]:
     line = section.first_line
     index = _int(section.need("Game"), line, "Game") - 1
     game: dict[str, Any] = {"index": index}
+    first = section.pop("Player0", required=False)
+    if first is not None:
+        game["players"] = [first, section.need("Player1")]
+    changed = section.pop("SeatChange", required=False)
+    if changed is not None:
+        game["seat_change"] = None
+        if changed != "-":
+            game["seat_change"] = {
+                "left": section.need("Left"),
+                "entered": section.need("Entered"),
+                "seat": _int(changed, line, "SeatChange"),
+            }
     game["started_at_ms"] = _int(section.need("GameStarted"), line, "GameStarted")
     deal: dict[str, Any] = {}
     for tag, key in (("Deal", "algorithm"), ("Seed", "seed"), ("Commitment", "commitment")):

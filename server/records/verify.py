@@ -22,6 +22,7 @@ from server.records.errors import (
     RecordMismatchError,
     RecordRefusedError,
 )
+from server.records.export import match_result_json, seat_change_json
 from server.records.schema import load_record
 from server.records.text import action_notation
 
@@ -45,11 +46,53 @@ def verify_record(record: object) -> Verified:
     verified = Verified(loaded)
     state = _start_match(loaded, verified)
     games = loaded["games"]
+    queue = _Queue(loaded, verified)
+    state = queue.play(state, None, 0)
     for game in games:
-        state = _verify_game(state, game, verified)
+        state = _verify_game(state, game, verified, queue)
+    queue.all_played()
     _check_match_result(state, loaded)
     verified.summary = _summary(loaded, verified)
     return verified
+
+
+class _Queue:
+    """A rotation record's comings and goings (`queue`), played into the match where the record
+    puts them: after `after` actions of game `game` (docs/spec/records.md §3)."""
+
+    def __init__(self, record: dict[str, Any], verified: Verified) -> None:
+        self.entries: list[dict[str, Any]] = list(record.get("queue") or [])
+        self.verified = verified
+        self.played = 0
+
+    def play(self, state: domain.MatchState, game: int | None, after: int) -> domain.MatchState:
+        while self.played < len(self.entries):
+            entry = self.entries[self.played]
+            if (entry["game"], entry["after"]) != (game, after):
+                break
+            command: domain.Command
+            if entry["do"] == "join":
+                command = domain.JoinQueue(entry["name"], entry["at_ms"])
+            else:
+                command = domain.LeaveQueue(entry["name"], entry["at_ms"])
+            number = game + 1 if game is not None else 1
+            try:
+                events, state = domain.play(state, command)
+            except RulesError as exc:
+                notation = f"{entry['do']} {entry['name']}"
+                reason = f"{exc.rule}: {exc.message}"
+                raise RecordRefusedError(number, after, notation, reason) from None
+            self.verified.batches.append(events)
+            self.played += 1
+        return state
+
+    def all_played(self) -> None:
+        if self.played < len(self.entries):
+            entry = self.entries[self.played]
+            raise RecordFormatError(
+                f"queue[{self.played}] ({entry['do']} {entry['name']}) is placed after action "
+                f"{entry['after']} of game {entry['game']}, which the record does not hold"
+            )
 
 
 def ruleset_of(record: dict[str, Any]) -> domain.Ruleset:
@@ -116,9 +159,13 @@ def _deal_command(game: dict[str, Any], number: int) -> StartGame:
 
 
 def _verify_game(
-    state: domain.MatchState, game: dict[str, Any], verified: Verified
+    state: domain.MatchState, game: dict[str, Any], verified: Verified, queue: _Queue
 ) -> domain.MatchState:
     number = game["index"] + 1
+    if "players" in game and game["players"] != list(state.players):
+        raise RecordMismatchError(
+            number, None, "players", " - ".join(game["players"]), " - ".join(state.players)
+        )
     command = _deal_command(game, number)
     try:
         events, state = domain.play(state, command)
@@ -143,11 +190,14 @@ def _verify_game(
     number_of: dict[int, int] = {}
     engine_result: dict[str, Any] | None = None
     actions = game["actions"]
+    state = queue.play(state, game["index"], 0)
     for n, stated in enumerate(actions, start=1):
         if engine_result is not None:
             raise RecordRefusedError(number, n, action_notation(stated), "the game is over")
         state, engine_result = _verify_action(state, game, n, stated, number_of, verified)
+        state = queue.play(state, game["index"], n)
     last = len(actions) or None
+    _check_seat_change(state, game, last)
     stated_result = game.get("result")
     if stated_result is None and engine_result is not None:
         raise RecordMismatchError(
@@ -281,13 +331,27 @@ def _same_card(said: object, engine: object) -> bool:
     return said == engine
 
 
+def _check_seat_change(state: domain.MatchState, game: dict[str, Any], last: int | None) -> None:
+    """A rotation record's `seat_change` after this game is the engine's (None: nobody moved)."""
+    session = state.session
+    if session is None or "seat_change" not in game:
+        return
+    change = session.last
+    engine = seat_change_json(change) if change and change.game_index == game["index"] else None
+    if game["seat_change"] != engine:
+        raise RecordMismatchError(
+            game["index"] + 1, last, "seat change", _show(game["seat_change"]), _show(engine)
+        )
+
+
 def _check_match_result(state: domain.MatchState, record: dict[str, Any]) -> None:
     stated = record["result"]
-    engine = {"finished": state.finished, "winner": state.winner, "totals": list(state.totals)}
+    engine = match_result_json(state)
     games = record["games"]
     last_game = len(games)
     last_action = len(games[-1]["actions"]) if games else None
-    for key in ("totals", "winner", "finished"):
+    keys = ["totals", "winner", "finished"] + [k for k in ("player", "people") if k in stated]
+    for key in keys:
         if stated.get(key) != engine[key]:
             raise RecordMismatchError(
                 max(last_game, 1),
@@ -325,8 +389,10 @@ def _summary(record: dict[str, Any], verified: Verified) -> str:
     games = record["games"]
     seeds = sum(1 for g in games if g["deal"].get("seed"))
     winner = record["result"].get("winner")  # optional: an unfinished match may leave it out
+    if record["games"] and "players" in record["games"][-1]:  # rotation: the last pair's seats
+        players = record["games"][-1]["players"]
     outcome = (
-        f"{players[winner]} wins the match"
+        f"{record['result'].get('player') or players[winner]} wins the match"
         if record["result"]["finished"] and winner is not None
         else "match not finished"
     )

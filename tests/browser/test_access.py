@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.browser.axe import serious_violations
-from tests.browser.ui import WAIT_MS
+from tests.browser.ui import WAIT_MS, create_table
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -84,17 +84,7 @@ def low_contrast(page: Any) -> list[str]:
 
 
 def open_bot_table(page: Any, server: ServerProcess, **choices: str) -> str:
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Ann")
-    page.select_option("#opponent", "random")
-    for select, value in choices.items():
-        page.select_option(f"#{select}", value)
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
-    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
-    match_id: str = page.url.rsplit("/", 1)[1]
-    return match_id
+    return create_table(page, server, "Ann", {"opponent": "random", **choices})
 
 
 def my_turn(page: Any) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from server import languages
-from tests.browser.ui import WAIT_MS
+from tests.browser.ui import WAIT_MS, create_table
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -139,15 +139,7 @@ def test_the_browser_language_is_the_default_and_the_switch_changes_it(
 
 
 def _sit_at_a_bot_table(page: Any, server: ServerProcess, lang: str) -> str:
-    page.goto(f"{server.url}/?lang={lang}")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Cleo")
-    page.select_option("#opponent", "random")
-    page.select_option("#bot-pace", "quick")
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
-    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
-    return str(page.url.rsplit("/", 1)[1])
+    return create_table(page, server, "Cleo", {"opponent": "random", "bot-pace": "quick"}, lang)
 
 
 @pytest.mark.parametrize("lang", OTHERS)

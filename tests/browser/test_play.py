@@ -12,6 +12,7 @@ from tests.browser.ui import (
     WAIT_MS,
     board_piles,
     click_move,
+    create_table,
     drag,
     message,
     version,
@@ -27,19 +28,11 @@ MAX_ACTIONS = 120  # bound on the search for a priority fault to call
 
 
 def open_table_in_lobby(page: Any, server: ServerProcess, name: str) -> str:
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", name)
-    page.select_option("#preset", "classic")
+    match_id = create_table(page, server, name, {"preset": "classic"})
     assert "Crapette" in page.inner_text("[data-testid=preset-desc]")
-    page.click("#create-btn")
-    invite = page.locator("[data-testid=invite-url]")
-    invite.wait_for(timeout=WAIT_MS)
     assert page.locator("#invite .qr svg").count() == 1
-    url: str = invite.input_value()
-    assert "/table/m-" in url
     page.click("[data-testid=go-table]")
-    return url.rsplit("/", 1)[1]
+    return match_id
 
 
 def join_by_link(page: Any, server: ServerProcess, match_id: str, name: str) -> None:

@@ -3,31 +3,15 @@ a spectator follows as a spectator), and unanswered (the opponent left, or time 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser.ui import WAIT_MS
+from tests.browser.ui import WAIT_MS, seated_page
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
-
-
-def seated_page(new_page: Any, server: ServerProcess, match_id: str, seat: int, token: str) -> Any:
-    """A browser that took this seat earlier (its token in localStorage), at the table."""
-    page = new_page()
-    page.goto(server.url + "/rules")  # any page of the server's origin, to reach its storage
-    saved = json.dumps({"seat": seat, "seat_token": token, "name": ("Ann", "Bob")[seat]})
-    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
-    page.goto(f"{server.url}/table/{match_id}")
-    page.wait_for_function(
-        "s => window.crapette && window.crapette.view && window.crapette.seat === s",
-        arg=seat,
-        timeout=WAIT_MS,
-    )
-    return page
 
 
 def rematch_text(page: Any) -> str:

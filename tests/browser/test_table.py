@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from tests.browser.conftest import PHONE
 from tests.browser.ui import (
     WAIT_MS,
     board_piles,
+    create_table,
     message,
+    seated_page,
     version,
     view,
     wait_idle,
@@ -20,6 +23,8 @@ from tests.browser.ui import (
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
+
+WEB = Path(__file__).resolve().parents[2] / "web"
 
 
 def assert_board_is_view(page: Any) -> None:
@@ -47,16 +52,8 @@ def test_bot_game_keyboard_reconnect_and_spectator(
     server: ServerProcess, new_page: Any, artifact_dir: Path
 ) -> None:
     page = new_page()
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Cleo")
-    page.select_option("#opponent", "random")
-    page.select_option("#bot-pace", "quick")
-    page.select_option("#limit", "120")
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
-    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
-    match_id = page.url.rsplit("/", 1)[1]
+    choices = {"opponent": "random", "bot-pace": "quick", "limit": "120"}
+    match_id = create_table(page, server, "Cleo", choices)
     assert "bot" in page.inner_text(".tray.top .seat-info")
     assert page.evaluate("window.crapette.table.bot_pace") == "quick"  # the lobby's choice
 
@@ -144,15 +141,8 @@ def test_resign_ends_the_match_then_replay_and_rematch(
     server: ServerProcess, new_page: Any, artifact_dir: Path
 ) -> None:
     page = new_page()
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Dora")
-    page.select_option("#opponent", "steady")
-    page.select_option("#match", "wins:1")
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+    match_id = create_table(page, server, "Dora", {"opponent": "steady", "match": "wins:1"})
     wait_my_turn(page)
-    match_id = page.url.rsplit("/", 1)[1]
     page.click("#btn-resign")
     # A stray tap does not resign: it opens the choice of this game or the whole match.
     assert page.locator("[data-testid=resign-menu]").is_visible()
@@ -210,3 +200,90 @@ def test_keyboard_choices_in_a_players_words(server: ServerProcess, new_page: An
         "7♠ from your turned card to Bob's waste",
         "discard your turned card",
     ]
+
+
+def test_a_resignation_right_after_a_call_replaces_the_verdict_banner(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """The call's verdict banner must not stay over the final position when the game ends
+    (here by a resignation) before the banner's own few seconds are up."""
+    created = server.open_table(name="Ann", preset="classic", match="wins:2")
+    match_id = created["match_id"]
+    joined = server.join(match_id, "Bob")
+    pages = [
+        seated_page(new_page, server, match_id, s["seat"], s["seat_token"], name)
+        for s, name in ((created, "Ann"), (joined, "Bob"))
+    ]
+    for page in pages:
+        wait_idle(page)
+        # Slow the banner's own timer right down, as a loaded machine would: only the end of the
+        # game may take it away.
+        page.evaluate(
+            """() => { const c = window.crapette, show = c.showBanner.bind(c);
+                       c.showBanner = (title, text) => show(title, text, 600000); }"""
+        )
+    to_move = view(pages[0])["to_move"]  # type: ignore[index]
+    mover = next(p for p in pages if p.evaluate("window.crapette.seat") == to_move)
+    caller = next(p for p in pages if p is not mover)
+    legal = [a for a in view(mover)["legal"] if a["do"] in ("move", "turn")]  # type: ignore[index]
+    before = version(mover)
+    mover.evaluate("a => window.crapette.act(a)", legal[0])
+    wait_version_above(caller, before)
+    caller.wait_for_function(
+        "window.crapette.view.legal.some(a => a.do === 'call')", timeout=WAIT_MS
+    )
+    caller.keyboard.press("c")  # right or wrong, the verdict shows in the banner
+    for page in pages:
+        page.locator("[data-testid=banner]").wait_for(state="visible", timeout=WAIT_MS)
+    caller.click("#btn-resign")
+    caller.click("#btn-resign-game")
+    for page in pages:
+        page.locator("[data-testid=game-end]").wait_for(state="visible", timeout=WAIT_MS)
+        assert "resign" in page.inner_text("[data-testid=end-title]")
+        assert page.locator("[data-testid=banner]").is_hidden()
+    assert not (pages[0].errors or pages[1].errors), pages[0].errors + pages[1].errors
+
+
+FILL_RULE = "priority: fill the empty house from your reserve first"  # domain/priority.py
+FILL_KEY = "rule.priority_fill_the_empty_house_from_your_reserve_first"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "da", "it", "fi"])
+def test_a_fault_s_rule_is_worded_from_the_reader_s_side(
+    server: ServerProcess, new_page: Any, lang: str
+) -> None:
+    """The end-of-game list says the broken rule to the offender as his own ("your reserve"),
+    to his opponent and a spectator in the third person; a right call names the offender."""
+    words = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    page = new_page()
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    said = page.evaluate(
+        """async (rule) => {
+          const w = await import("/static/js/words.js");
+          const fault = {seat: 0, rule, missed: true};
+          const ev = {type: "HandCardTurned", seat: 0, card: "7S/0"};
+          const call = {type: "CrapetteCalled", caller: 1, verdict: "right", rule};
+          const out = {};
+          for (const [who, viewer] of [["ann", 0], ["bob", 1], ["watcher", null]]) {
+            const ctx = {viewer, players: ["Ann", "Bob"], piles: {}};
+            out[who] = {
+              line: w.faultLineWords(fault, ev, ctx),
+              unknown: w.faultLineWords(fault, null, ctx),
+              call: w.eventWords(call, ctx),
+            };
+          }
+          return out;
+        }""",
+        FILL_RULE,
+    )
+    yours, theirs = words[FILL_KEY], words[f"{FILL_KEY}.theirs"]
+    named = words[f"{FILL_KEY}.players"].replace("{player}", "Ann")
+    assert yours in said["ann"]["line"] and yours in said["ann"]["call"]
+    for reader in ("bob", "watcher"):
+        assert theirs in said[reader]["line"], said[reader]
+        assert named in said[reader]["unknown"], said[reader]  # the line does not name her
+        assert named in said[reader]["call"], said[reader]  # the caller is named, not her
+    if lang == "en":
+        assert "your" not in said["bob"]["line"] + said["watcher"]["line"]
+        assert said["bob"]["call"].endswith("(fill the empty house from Ann's reserve first)")

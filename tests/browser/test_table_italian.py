@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.ui import WAIT_MS, board_piles, pile_box, view, wait_idle
+from tests.browser.ui import WAIT_MS, board_piles, create_table, pile_box, view, wait_idle
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -18,13 +18,7 @@ pytestmark = pytest.mark.browser
 
 def start(new_page: Any, server: ServerProcess, preset: str, viewport: dict[str, int]) -> Any:
     page = new_page(viewport)
-    page.goto(server.url + "/")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
-    page.fill("#name", "Cleo")
-    page.select_option("#preset", preset)
-    page.select_option("#opponent", "random")
-    page.click("#create-btn")
-    page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+    create_table(page, server, "Cleo", {"preset": preset, "opponent": "random"})
     page.wait_for_function(
         "window.crapette && window.crapette.view && Object.keys(window.crapette.view.piles).length",
         timeout=WAIT_MS,

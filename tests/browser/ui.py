@@ -6,6 +6,7 @@ read the server's view from there only to choose a move, and check results in th
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -119,3 +120,46 @@ def board_piles(page: Any) -> dict[str, list[str | None]]:
     }"""
     )
     return result
+
+
+def seated_page(
+    new_page: Any, server: Any, match_id: str, seat: int, token: str, name: str | None = None
+) -> Any:
+    """A browser that took this seat earlier (its token in localStorage), at the table."""
+    page = new_page()
+    page.goto(server.url + "/rules")  # any page of the server's origin, to reach its storage
+    name = name or ("Ann", "Bob")[seat]
+    saved = json.dumps({"seat": seat, "seat_token": token, "name": name})
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
+    page.goto(f"{server.url}/table/{match_id}")
+    page.wait_for_function(
+        "s => window.crapette && window.crapette.view && window.crapette.seat === s",
+        arg=seat,
+        timeout=WAIT_MS,
+    )
+    return page
+
+
+def create_table(
+    page: Any, server: Any, name: str, choices: dict[str, str] | None = None, lang: str = ""
+) -> str:
+    """Open a table with the lobby's form, as a person does: the name, then each `choices`
+    select (by element id, in order: a preset before the options it fills in), then "Open".
+    Against a bot the lobby goes to the table: returns its match id once the page has a view.
+    Against a person it shows the invite: returns the match id of its link."""
+    page.goto(server.url + "/" + (f"?lang={lang}" if lang else ""))
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    page.fill("#name", name)
+    for select, value in (choices or {}).items():
+        page.select_option(f"#{select}", value)
+    page.click("#create-btn")
+    if (choices or {}).get("opponent"):
+        page.wait_for_url("**/table/m-*", timeout=WAIT_MS)
+        page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+        match_id: str = page.url.rsplit("/", 1)[1]
+        return match_id
+    invite = page.locator("[data-testid=invite-url]")
+    invite.wait_for(timeout=WAIT_MS)
+    url: str = invite.input_value()
+    assert "/table/m-" in url
+    return url.rsplit("/", 1)[1]

@@ -57,7 +57,8 @@ class Cluster:
             name: ServerProcess(
                 data_dir,
                 store_url=self.store_url,
-                extra_args=("--message-queue", redis_url, "--node-id", name),
+                # As deploy/crapette@.service runs them behind deploy/haproxy.cfg.
+                extra_args=("--message-queue", redis_url, "--node-id", name, "--behind-proxy"),
             )
             for name in names
         }

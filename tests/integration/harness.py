@@ -108,8 +108,8 @@ class ServerProcess:
         result: dict[str, Any] = response.json()
         return result
 
-    def join(self, match_id: str, name: str = "Bob") -> dict[str, Any]:
-        response = self.post(f"/api/tables/{match_id}/join", {"name": name})
+    def join(self, match_id: str, name: str = "Bob", **body: Any) -> dict[str, Any]:
+        response = self.post(f"/api/tables/{match_id}/join", {"name": name, **body})
         assert response.status_code == 200, response.text
         result: dict[str, Any] = response.json()
         return result
@@ -146,7 +146,7 @@ class Client:
         self.table: dict[str, Any] | None = None
         self.top = 0  # every update up to this version has arrived (or came before the join)
         self.cond = threading.Condition()
-        for name in ("update", "snapshot", "table", "refused", "error"):
+        for name in ("update", "snapshot", "table", "refused", "error", "seat"):
             self.sio.on(name, self._recorder(name))
 
     def _recorder(self, name: str) -> Callable[[Any], None]:
@@ -200,6 +200,11 @@ class Client:
             "action": action,
         }
         return self.sio.call("command", payload, timeout=WAIT_S)
+
+    def received(self, name: str) -> list[Any]:
+        """Every message of that name received so far, in order."""
+        with self.cond:
+            return [data for kind, data in self.messages if kind == name]
 
     def wait_for(self, predicate: Callable[[Client], bool], what: str) -> None:
         with self.cond:

@@ -369,7 +369,7 @@ export class Replay {
       const item = document.createElement("span");
       item.className = o.rule ? "option fault" : "option";
       item.textContent = o.rule
-        ? t("analysis.option_fault", { option: o.words, rule: ruleWords(o.rule, { viewer: null, players: this.players }) })
+        ? t("analysis.option_fault", { option: o.words, rule: ruleWords(o.rule, { viewer: null, players: this.players }, { offender: seat, actor: seat }) })
         : o.words;
       box.append(i ? " · " : "", item);
     });

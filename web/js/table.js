@@ -31,11 +31,11 @@ import { mountLanguageSwitch, t } from "./i18n.js";
 import {
   capital,
   eventWords,
+  faultLineWords,
   playerWords,
   reasonWords,
   refusalWords,
   resultWords,
-  ruleWords,
 } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -361,13 +361,8 @@ class TablePage {
     const list = document.createElement("ul");
     for (const f of done.faults) {
       const ev = events.get(f.fault_version ?? f.version);
-      const what = ev ? eventWords({ ...ev, fault: null }, ctx) : t("end.an_action");
       const li = document.createElement("li");
-      li.textContent = t("end.fault_line", {
-        what: capital(what),
-        rule: ruleWords(f.rule, ctx),
-        state: f.missed ? t("end.not_called") : t("end.called"),
-      });
+      li.textContent = faultLineWords(f, ev, ctx);
       list.append(li);
     }
     box.append(list);
@@ -437,6 +432,7 @@ class TablePage {
       if (over && matchMedia("(max-width: 1000px)").matches) box.scrollIntoView({ block: "nearest" });
     }
     if (!over) return;
+    this.hideBanner(); // a call's verdict just before the end (then a resignation) is news no more
     const ctx = this.ctx();
     const r = view.result;
     const g = view.game_index + 1;
@@ -646,7 +642,12 @@ class TablePage {
     b.append(h, p);
     b.hidden = false;
     clearTimeout(this.bannerTimer);
-    this.bannerTimer = setTimeout(() => (b.hidden = true), ms);
+    this.bannerTimer = setTimeout(() => this.hideBanner(), ms);
+  }
+
+  hideBanner() {
+    clearTimeout(this.bannerTimer);
+    $("banner").hidden = true;
   }
 }
 

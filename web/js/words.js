@@ -133,10 +133,31 @@ function ruleKey(rule) {
     .toLowerCase();
 }
 
-/** A priority rule broken (a fault) or caught (a right call), in words. */
-export function ruleWords(rule, ctx) {
+/**
+ * A priority rule broken (a fault) or caught (a right call), in words. A rule that names the
+ * offender's pile says it from the reader's side: "your reserve" to the offender himself,
+ * "their reserve" in a sentence about him (`actor`, as pileWords), else "Bob's reserve".
+ * `offender` unknown: the rule's plain form.
+ */
+export function ruleWords(rule, ctx, { offender, actor } = {}) {
   const key = `rule.${ruleKey(rule)}`;
-  return has(key) ? t(key) : inWords(rule, ctx);
+  if (!has(key)) return inWords(rule, ctx);
+  if (offender === undefined || offender === null || offender === ctx.viewer) return t(key);
+  if (offender === actor && has(`${key}.theirs`)) return t(`${key}.theirs`);
+  if (has(`${key}.players`)) return t(`${key}.players`, { player: playerName(offender, ctx) });
+  return t(key);
+}
+
+/** One line of the end-of-game list of faults: the action (`ev`, when known), the rule it
+ * broke from the reader's side, and whether it was called. */
+export function faultLineWords(fault, ev, ctx) {
+  const what = ev ? eventWords({ ...ev, fault: null }, ctx) : t("end.an_action");
+  const actor = ev ? fault.seat : undefined; // the sentence names the offender
+  return t("end.fault_line", {
+    what: capital(what),
+    rule: ruleWords(fault.rule, ctx, { offender: fault.seat, actor }),
+    state: fault.missed ? t("end.not_called") : t("end.called"),
+  });
 }
 
 function turnEndWords(reason) {
@@ -195,7 +216,8 @@ function personal(key, seat, ctx, params = {}) {
 export function eventWords(ev, ctx) {
   if (!ev || !ev.type) return null;
   const who = (seat) => playerWords(seat, ctx, true);
-  const faulty = (text) => (ev.fault ? t("log.fault", { text, rule: ruleWords(ev.fault, ctx) }) : text);
+  const faulty = (text) =>
+    ev.fault ? t("log.fault", { text, rule: ruleWords(ev.fault, ctx, { offender: ev.seat, actor: ev.seat }) }) : text;
   switch (ev.type) {
     case "CardMoved": {
       const opts = { actor: ev.seat, card: ev.card };
@@ -229,7 +251,9 @@ export function eventWords(ev, ctx) {
     }
     case "CrapetteCalled": {
       if (ev.verdict === "right") {
-        return personal("log.call_right", ev.caller, ctx, { rule: ruleWords(ev.rule, ctx) });
+        return personal("log.call_right", ev.caller, ctx, {
+          rule: ruleWords(ev.rule, ctx, { offender: 1 - ev.caller, actor: ev.caller }),
+        });
       }
       const text = personal("log.call_wrong", ev.caller, ctx);
       return ev.penalty ? t("log.call_penalty", { text }) : text;

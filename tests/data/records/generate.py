@@ -171,6 +171,29 @@ def preset_game(preset: str, actions: int = 12, seed: str = SEED) -> Callable[[]
     return make
 
 
+def rotation_session() -> Table:
+    """italian-four to two games won (docs/spec/rules.md §10, winner_out): Cid waits from the
+    start, Dan joins during game 2 and leaves before game 4; a stalemate moves nobody."""
+    table = Table("italian-four", match_id="golden-italian-four", match="wins:2")
+    table.join("Cid")
+    for game, (seed, end) in enumerate(
+        [(SEED, "Bob"), (TWO_RESERVES_SEED, None), (SHORTCUT_SEED, "Bob"), (SEED, "Bob")]
+    ):
+        table.deal(seed=seed)
+        play_obediently(table, 3)
+        if game == 1:
+            table.join("Dan")
+        play_obediently(table, 6)
+        if end is None:
+            table.act(domain.OfferDraw(table.game.to_move))
+            table.act(domain.AcceptDraw(1 - table.game.to_move))
+        else:
+            table.act(domain.Resign(table.state.players.index(end)))
+        if game == 2:
+            table.leave("Dan")
+    return table
+
+
 GOLDENS: dict[str, Callable[[], Table]] = {
     "classic-win-recycle": win_with_recycled_waste,
     "classic-calls-resign": calls_and_resignation,
@@ -185,6 +208,7 @@ GOLDENS: dict[str, Callable[[], Table]] = {
     "italian-two-reserves-resign": preset_game("italian-two-reserves", 12, TWO_RESERVES_SEED),
     "classic-multi-card-move": multi_card_move,
     "italian-three-hands-resign": three_hands,
+    "italian-four-session": rotation_session,
 }
 # Goldens whose exported record is then rewritten as a person or another program may write it.
 REWRITES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {

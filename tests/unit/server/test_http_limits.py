@@ -16,6 +16,7 @@ from server.app import create_app
 from server.bodies import MAX_JSON_BYTES, json_depth_over, parse_json
 from server.config import ServerConfig
 from server.errors import InvalidInputError
+from server.origins import OriginPolicy
 
 DEEP = b"[" * 100_000
 DEEP_OBJECT = b'{"a":' * 40_000
@@ -200,3 +201,29 @@ def test_rate_limit_settings() -> None:
     for bad in ("replay", "nothing=1/minute", "replay=often"):
         with pytest.raises(RateLimitError):
             parse_limits((bad,))
+
+
+def test_forwarded_host_counts_only_behind_a_proxy(tmp_path: Path) -> None:
+    """A page of another site that names itself in X-Forwarded-Host passes for the server's own
+    page only where a proxy in front is trusted to set that header (`behind_proxy`)."""
+    url = f"sqlite:///{tmp_path}/origins.sqlite3"
+    evil = {"Origin": "https://evil.example", "X-Forwarded-Host": "evil.example"}
+    evil["X-Forwarded-Proto"] = "https"
+    for proxied in (False, True):
+        config = ServerConfig(async_mode="threading", store_url=url, behind_proxy=proxied)
+        app, _socketio = create_app(config)
+        client = app.test_client()
+        answer = client.post("/api/tables", json={"name": "Ann"}, headers=evil)
+        if proxied:
+            assert answer.status_code == 201, answer.json
+        else:
+            _structured(answer, 403, "forbidden_origin")
+        # The server's own page is accepted either way.
+        own = {"Origin": "http://localhost"}
+        assert client.post("/api/tables", json={"name": "Bo"}, headers=own).status_code == 201
+        app.extensions["crapette_store"].close()
+    # The Socket.IO handshake asks the same policy.
+    environ = {"HTTP_HOST": "play.example:8000", "HTTP_X_FORWARDED_HOST": "evil.example"}
+    assert not OriginPolicy().accepts("http://evil.example", environ)
+    assert OriginPolicy(behind_proxy=True).accepts("http://evil.example", environ)
+    assert OriginPolicy().accepts("http://play.example:8000", environ)

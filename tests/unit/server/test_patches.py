@@ -5,8 +5,10 @@ that has not monkey-patched."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -67,3 +69,70 @@ def test_packets_encode_with_orjson_and_fall_back_to_the_standard_library() -> N
     # What orjson refuses (a lone surrogate, an integer beyond 64 bits) still encodes.
     assert json.loads(patches.dumps({"x": "\ud800"})) == {"x": "\ud800"}
     assert patches.loads(patches.dumps({"n": 2**70})) == {"n": 2**70}
+
+
+def _websocket() -> Any:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from eventlet.websocket import RFC6455WebSocket
+    return RFC6455WebSocket
+
+
+class _Wire:
+    """The server's end of a connection, recording each write."""
+
+    def __init__(self, peer: socket.socket) -> None:
+        self.peer = peer
+        self.writes: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+        self.peer.sendall(data)
+
+
+def _queued_socket(packets: list[Any], websocket: Any, *, upgraded: bool = True) -> Any:
+    """An engine.io socket with `packets` queued, sending through `websocket` once upgraded."""
+    import engineio
+    from engineio.socket import Socket
+
+    eio = Socket(engineio.Server(async_mode="threading"), "sid")
+    eio.upgraded = upgraded
+    eio.coalescing_ws = websocket
+    for pkt in packets:
+        eio.queue.put(pkt)
+    return eio
+
+
+def test_queued_packets_go_out_in_one_write_that_a_client_reads_as_they_were() -> None:
+    from engineio import packet
+
+    patches.coalesced_websocket_writes()
+    websocket = _websocket()
+    server_end, client_end = socket.socketpair()
+    with server_end, client_end:
+        wire = _Wire(server_end)
+        ws = websocket(wire, {}, 13)
+        sent = [
+            packet.Packet(packet.MESSAGE, data='2["update",{"version":7,"view":null}]'),
+            packet.Packet(packet.MESSAGE, data='3["é", {"ok":true}]' + "x" * 70_000),
+            packet.Packet(packet.MESSAGE, data=b"\x00\x01binary"),
+        ]
+        eio = _queued_socket(sent, ws)
+        for pkt in eio.poll():  # what engineio's writer does with what it polled
+            ws.send(pkt.encode())
+        assert len(wire.writes) == 1
+        client = websocket(client_end, {}, 13, client=True)
+        assert [client.wait() for _ in sent] == [pkt.encode() for pkt in sent]
+
+
+def test_a_lone_packet_and_a_socket_not_upgraded_are_left_as_they_are() -> None:
+    from engineio import packet
+
+    patches.coalesced_websocket_writes()
+    one = [packet.Packet(packet.MESSAGE, data="2[1]")]
+    assert _queued_socket(one, object()).poll() == one
+    two = [packet.Packet(packet.MESSAGE, data="2[1]"), packet.Packet(packet.NOOP)]
+    assert _queued_socket(two, object(), upgraded=False).poll() == two
+    assert _queued_socket(two, None).poll() == two

@@ -97,3 +97,34 @@ def test_the_websocket_mask_is_eventlets(data: bytes, mask: Any, offset: int, wh
     length = len(data) if whole else len(data) // 2
     assert apply_mask(data, mask, length, offset) == slow(data, mask, length, offset)
     assert apply_mask(data, mask, None, offset) == slow(data, mask, None, offset)
+
+
+def test_the_updates_of_one_event_share_a_public_view_and_each_is_its_viewers_own() -> None:
+    """`update_payloads` builds a position's public view once for every room; each payload is
+    still what that viewer's own view (`domain.view`) and redaction give, whatever the others."""
+    import random
+
+    import domain
+    from server.bench.engine import game_seed, random_game
+    from server.updates import update_payloads
+
+    played = random_game(domain.PRESETS["beginner"], game_seed("beginner", 5), random.Random(5))
+    state = None
+    viewers = (0, 1, None)
+    for version, event in enumerate(played.events[:120], start=1):
+        state = domain.evolve(state, event)
+        for final in (True, False):
+            payloads = update_payloads("m-x", version, event, state, viewers, final, at_ms=9)
+            for viewer, payload in zip(viewers, payloads, strict=True):
+                view = domain.view(state, viewer).to_json()
+                if not final:
+                    view["legal"] = []
+                assert payload == {
+                    "match_id": "m-x",
+                    "version": version,
+                    "at_ms": 9,
+                    "event": domain.redact(event, viewer, state),
+                    "view": view,
+                }
+    assert state is not None and state.game is not None
+    assert domain.view(state, state.game.to_move).legal  # the seats' legal actions were tested

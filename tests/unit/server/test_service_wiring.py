@@ -8,6 +8,7 @@ import domain
 from eventstore import open_store
 from server.matches import Applied
 from server.payloads import TableJson
+from server.publisher import CatchUp
 from server.service import GameService
 from tests.unit.server.clock import Clock
 
@@ -16,12 +17,23 @@ class RecordingPublisher:
     def __init__(self) -> None:
         self.applied_items: list[tuple[str, list[Applied]]] = []
         self.tables: list[tuple[str, TableJson]] = []
+        self.joins: list[tuple[str, str, int | None, CatchUp]] = []
 
     def applied(self, match_id: str, items: list[Applied]) -> None:
         self.applied_items.append((match_id, items))
 
     def table_changed(self, match_id: str, table: TableJson) -> None:
         self.tables.append((match_id, table))
+
+    def joined(
+        self,
+        client: str,
+        match_id: str,
+        viewer: int | None,
+        catch_up: CatchUp,
+        person: tuple[int, str | None] | None = None,
+    ) -> None:
+        self.joins.append((client, match_id, viewer, catch_up))
 
 
 def test_every_part_tells_the_publisher_it_was_built_with() -> None:
@@ -59,3 +71,16 @@ def test_every_part_tells_the_publisher_it_was_built_with() -> None:
     assert publisher.tables[-1][1]["presence"][seat]["connected"] is True
     service.lobby.disconnect(match_id, seat)
     assert publisher.tables[-1][1]["presence"][seat]["connected"] is False
+
+    # A client joining is sent what it missed through the same publisher: every update after
+    # the version it gives, or a snapshot when it gives none (or one the match never reached).
+    last = done["version"] - 1
+    assert service.reads.join("sid-1", match_id, seat, last) == entry.version
+    client, mid, viewer, catch_up = publisher.joins[-1]
+    assert (client, mid, viewer, catch_up.version) == ("sid-1", match_id, seat, entry.version)
+    assert catch_up.backlog is not None
+    assert [a.version for a in catch_up.backlog] == list(range(last + 1, entry.version + 1))
+    for given in (None, entry.version + 5):
+        assert service.reads.join("sid-2", match_id, None, given) == entry.version
+        assert publisher.joins[-1][3].backlog is None
+        assert publisher.joins[-1][3].state is entry.state
