@@ -35,6 +35,7 @@ from domain.events import (
     HandCardTurned,
     MatchStarted,
     Passed,
+    SeatsRotated,
     TurnEnded,
     WasteTurnedOver,
 )
@@ -197,6 +198,19 @@ class MatchAnalysis:
             "games": [g.to_json() for g in self.games],
             "scores": [[i + 1, a, b] for i, a, b in self.scores],
         }
+
+
+def players_by_game(events: Iterable[Event]) -> list[tuple[str, str]]:
+    """Who sat in seats 0 and 1 in each game dealt, by game index: the match's players, or at a
+    rotation table (docs/spec/rules.md §10) the pair each `SeatsRotated` seated."""
+    pair: tuple[str, str] | None = None
+    pairs: list[tuple[str, str]] = []
+    for event in events:
+        if isinstance(event, MatchStarted | SeatsRotated):
+            pair = event.players
+        elif isinstance(event, GameStarted) and pair is not None:
+            pairs.append(pair)
+    return pairs
 
 
 def analyse(events: Iterable[Event]) -> MatchAnalysis:

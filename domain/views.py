@@ -101,14 +101,17 @@ def view(state: MatchState, viewer: int | None) -> View:
     return seat_view(public_view(state), state, viewer)
 
 
-def seat_view(public: View, state: MatchState, viewer: int | None) -> View:
+def seat_view(
+    public: View, state: MatchState, viewer: int | None, *, with_legal: bool = True
+) -> View:
     """`public` (the `public_view` of `state`) as `viewer` sees it: a seat's view is the public
     one plus its seat and that seat's legal actions; a spectator's is the public one. Whoever
-    shows one position to several viewers builds its public view once."""
+    shows one position to several viewers builds its public view once. `with_legal=False`
+    leaves the legal actions out (a position already past when it is shown)."""
     if viewer is None:
         return public
     legal: tuple[Action, ...] = ()
-    if state.game is not None and not state.finished:
+    if with_legal and state.game is not None and not state.finished:
         legal = tuple(legal_actions(state, viewer))
     return replace(public, viewer=viewer, legal=legal)
 

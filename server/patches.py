@@ -24,7 +24,8 @@ its figure.
    the second waited for the client's delayed ACK, a flat 40 ms per command on Linux loopback.
 5. `json_packet()`: the Socket.IO packet class, given to `SocketIO(serializer=...)`.
    It encodes with orjson (the standard library's encoder cost about as much as deciding the
-   move, for a view of some 3 KB) and skips python-socketio's recursive scan of each outgoing
+   move, for a view of some 3 KB; orjson's option for non-str keys only when needed, as it
+   doubles the time of every encoding) and skips python-socketio's recursive scan of each outgoing
    payload for bytes (on a 24-pile view that scan cost more than deciding the move): everything
    this server sends is JSON. It decodes with the standard library, which accepts all a client
    may send (numbers beyond 64 bits, NaN): the handlers' schemas refuse what they must. What it
@@ -164,14 +165,15 @@ def _orjson() -> Any:
 def dumps(obj: Any, **_options: Any) -> str:
     orjson = _orjson()
     if orjson is not None:
-        try:
-            # Non-str keys: marshmallow reports errors of list items under int keys.
-            encoded: bytes = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS)
-        except TypeError:
-            # What orjson refuses and a client may make us echo: a lone surrogate (JSON's
-            # "\ud800", in a field name or an error message) or an integer beyond 64 bits.
-            pass
-        else:
+        # Non-str keys (marshmallow reports errors of list items under int keys) need an option
+        # that makes every encoding nearly twice as slow: only for what fails without it.
+        for option in (0, orjson.OPT_NON_STR_KEYS):
+            try:
+                encoded: bytes = orjson.dumps(obj, option=option)
+            except TypeError:
+                # What orjson refuses and a client may make us echo: a lone surrogate (JSON's
+                # "\ud800", in a field name or an error message) or an integer beyond 64 bits.
+                continue
             return encoded.decode()
     return _stdlib.dumps(obj, separators=(",", ":"))
 

@@ -189,3 +189,4 @@ class Replay(TypedDict):
     players: list[str | None]
     ruleset: JsonObject
     analysis: JsonObject  # domain.analysis of the finished games (server.knowledge)
+    pairs: NotRequired[list[list[str]]]  # a rotation table: who played each game, by index

@@ -65,12 +65,17 @@ class SocketPublisher:
         with self.lock:
             return bool(self.members.get(room))
 
+    def viewers_here(self, match_id: str) -> list[int | None]:
+        """The viewers whose room of this match has members on this process."""
+        with self.lock:
+            return [v for v in _VIEWERS if self.members.get(room_of(match_id, v))]
+
     def applied(self, match_id: str, items: list[Applied]) -> None:
         """To this process's members only, never through the message queue: every process
         folds every event (its own writes, and the others' through server.feed) in version
         order under the match's lock, and a joining client's backlog is sent under that same
         lock, so each client gets each version exactly once, whichever process wrote it."""
-        viewers = [v for v in _VIEWERS if self.occupied(room_of(match_id, v))]
+        viewers = self.viewers_here(match_id)
         if not viewers:
             return
         last = items[-1].version

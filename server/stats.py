@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import domain
-from domain.analysis import analyse
+from domain.analysis import analyse, players_by_game
 from eventstore import EventStore
 from server.tables import MATCH_PREFIX
 
@@ -106,7 +106,7 @@ def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
         return []
     started: domain.MatchStarted = events[0]
     analysis = analyse(events)
-    pairs = _pairs(events)
+    pairs = players_by_game(events)
     last = events[-1]
     finished = isinstance(last, domain.MatchWon)
     winner: str | None = None
@@ -154,20 +154,6 @@ def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
             }
         ]
     return list(people.values())
-
-
-def _pairs(events: list[domain.Event]) -> list[tuple[str, str]]:
-    """Who sat in seats 0 and 1 in each game, by game index (a rotation table's seats change
-    after a won game: `SeatsRotated`)."""
-    first = events[0]
-    assert isinstance(first, domain.MatchStarted)
-    pair, pairs = first.players, []
-    for event in events:
-        if isinstance(event, domain.SeatsRotated):
-            pair = event.players
-        elif isinstance(event, domain.GameStarted):
-            pairs.append(pair)
-    return pairs
 
 
 def stored_events(store: EventStore, stream: str) -> list[domain.Event]:

@@ -136,12 +136,16 @@ class Table:
     def seat_of_place(self, place: int | None) -> int | None:
         return self.seated.index(place) if place in self.seated else None
 
-    def place_named(self, name: str) -> int:
-        return next(i for i, person in enumerate(self.people) if person.name == name)
+    def place_named(self, name: str) -> int | None:
+        return next((i for i, person in enumerate(self.people) if person.name == name), None)
 
     def with_pair(self, players: tuple[str, str]) -> Table:
-        """The table once `players` sit in seats 0 and 1 (a rotation table's seat change)."""
-        return replace(self, seated=(self.place_named(players[0]), self.place_named(players[1])))
+        """The table once `players` sit in seats 0 and 1 (a rotation table's seat change). A
+        name the table does not know (a stream written without its person) leaves it as it is."""
+        first, second = self.place_named(players[0]), self.place_named(players[1])
+        if first is None or second is None:
+            return self
+        return replace(self, seated=(first, second))
 
     def bot_seats(self) -> dict[int, str]:
         """The seats a bot plays now: {seat: bot name}."""

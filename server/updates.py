@@ -68,9 +68,7 @@ def update_payloads(
     public = domain.public_view(state)
     payloads: list[Update] = []
     for viewer in viewers:
-        view = domain.seat_view(public, state, viewer).to_json()
-        if not final:
-            view["legal"] = []
+        view = domain.seat_view(public, state, viewer, with_legal=final).to_json()
         payloads.append(
             {
                 "match_id": match_id,

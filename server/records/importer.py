@@ -121,7 +121,8 @@ def _append_match(store: EventStore, match_id: str, verified: Verified) -> None:
 
 
 def _append_table(store: EventStore, record: dict[str, Any]) -> None:
-    """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats."""
+    """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats,
+    and at a rotation table everyone who joined its queue."""
     from eventstore import NewEvent
 
     match_id = record["match_id"]
@@ -139,4 +140,8 @@ def _append_table(store: EventStore, record: dict[str, Any]) -> None:
         # No token hash: nobody can act in an imported match, it is there to be replayed.
         taken = {"seat": seat, "name": name, "token_hash": None, "at_ms": record["started_at_ms"]}
         events.append(NewEvent(type="SeatTaken", data=taken))
+    joined = [entry for entry in record.get("queue") or [] if entry["do"] == "join"]
+    for place, entry in enumerate(joined, start=2):  # a rotation table's people who waited
+        queued = {"place": place, "name": entry["name"], "token_hash": None, "bot": None}
+        events.append(NewEvent(type="PersonQueued", data={**queued, "at_ms": entry["at_ms"]}))
     store.append(table_stream(match_id), events, expected_version=0)

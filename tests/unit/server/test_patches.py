@@ -69,6 +69,9 @@ def test_packets_encode_with_orjson_and_fall_back_to_the_standard_library() -> N
     # What orjson refuses (a lone surrogate, an integer beyond 64 bits) still encodes.
     assert json.loads(patches.dumps({"x": "\ud800"})) == {"x": "\ud800"}
     assert patches.loads(patches.dumps({"n": 2**70})) == {"n": 2**70}
+    # Non-str keys (marshmallow's errors of list items) as the standard library writes them.
+    errors = {"details": {"items": {0: ["Not a string."]}}, "n": 1.5}
+    assert patches.dumps(errors) == json.dumps(errors, separators=(",", ":"))
 
 
 def _websocket() -> Any:

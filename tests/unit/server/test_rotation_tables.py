@@ -4,6 +4,8 @@ table object, bots in the queue, leaving, and the lobby projection's copy of it 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,9 +15,12 @@ from eventstore import open_store
 from server.errors import CommandConflictError, ForbiddenError, SeatTakenError
 from server.lobbyview import LobbyProjection
 from server.matches import now_ms
+from server.records.importer import import_record
 from server.service import GameService
 from server.stats import match_stats
 from tests.unit.server.clock import Clock
+
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records" / "italian-four-session.json"
 
 
 def _table(
@@ -197,3 +202,22 @@ def test_statistics_and_the_replay_follow_each_person_across_seats() -> None:
     replay = service.reads.replay(match_id).data()
     kinds = [frame["event"]["type"] for frame in replay["frames"]]
     assert kinds.count("SeatsRotated") == 2 and "PlayerQueued" in kinds
+    assert replay["pairs"] == [["Ann", "Bob"], ["Cid", "Bob"]]
+
+
+def test_an_imported_session_is_listed_and_replayed_with_everyone() -> None:
+    service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
+    record = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    import_record(service.repo.store, record, match_id="m-imported-4")
+    table = service.lobby.table("m-imported-4")
+    rotation = table["rotation"]
+    assert table["status"] == "finished" and rotation is not None
+    assert rotation["winner"] == "Ann" and rotation["seated"] == ["Ann", "Bob"]
+    assert [(p["name"], p["total"]) for p in rotation["people"]] == [
+        ("Ann", 182),
+        ("Bob", 0),
+        ("Cid", 93),
+        ("Dan", 0),
+    ]
+    replay = service.reads.replay("m-imported-4").data()
+    assert replay["pairs"] == [["Ann", "Bob"], ["Cid", "Bob"], ["Cid", "Bob"], ["Ann", "Bob"]]
