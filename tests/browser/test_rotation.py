@@ -79,7 +79,8 @@ def seated_as(page: Any, seat: int | None) -> None:
 def resign_game(page: Any) -> None:
     page.locator("#btn-resign").wait_for(state="visible", timeout=WAIT_MS)
     page.wait_for_function("!document.getElementById('btn-resign').disabled", timeout=WAIT_MS)
-    page.click("#btn-resign")  # opens the choice: this game, or the whole match
+    page.click("#btn-resign")  # opens the choice: this game (a rotation table has no other)
+    assert page.locator("#btn-abandon").is_hidden()  # a seated person resigns, then may leave
     page.click("#btn-resign-game")
 
 
@@ -357,6 +358,26 @@ def test_queue_and_totals_fit_a_phone(
     box = page.locator("[data-testid=seat-change]").bounding_box()
     assert box is not None and box["x"] + box["width"] <= width + 1, box
     page.screenshot(path=str(artifact_dir / "rotation-phone-change.png"), full_page=True)
+
+    # Dan leaves for good (two steps, by keyboard): out of the queue, his total stays, and this
+    # browser watches from now on.
+    page.focus("[data-testid=leave-queue]")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "leave-confirm"
+    page.keyboard.press("Enter")
+    wait_text(page, "message", "You left the table")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#queue li[data-name]')].length === 1",
+        timeout=WAIT_MS,
+    )
+    assert queue_names(page) == ["Ann"]
+    assert people_rows(page)["Dan"] == ["left the table", "0", "0"]
+    assert page.locator("#queue-you").is_hidden()
+    assert page.evaluate("window.crapette.token") is None
+    assert page.evaluate(f"localStorage.getItem('crapette:seat:{match_id}')") is None
+    table = server.get(f"/api/tables/{match_id}").json()
+    assert [p["name"] for p in table["rotation"]["people"]][-1] == "Dan"
+    assert table["rotation"]["queue"] == ["Ann"]
     assert not page.errors  # type: ignore[attr-defined]
 
 

@@ -80,8 +80,24 @@ export function seatChangeWords(ev, mode, me) {
 }
 
 export class RotationPanel {
-  constructor() {
-    this.lastChange = null; // the version of the last seat change announced
+  /** `leave`: what "Leave for good" does (the page sends `abandon`). */
+  constructor(leave) {
+    const menu = (open) => {
+      $("leave-menu").hidden = !open;
+      $("leave-queue").hidden = open;
+    };
+    $("leave-queue").addEventListener("click", () => {
+      menu(true);
+      $("leave-confirm").focus();
+    });
+    $("leave-cancel").addEventListener("click", () => {
+      menu(false);
+      $("leave-queue").focus();
+    });
+    $("leave-confirm").addEventListener("click", () => {
+      menu(false);
+      leave();
+    });
   }
 
   /**

@@ -15,6 +15,7 @@ import { showJoinDetails } from "./join_details.js";
 import {
   commandId,
   emitAck,
+  forgetSeat,
   getJSON,
   loadSeat,
   openSocket,
@@ -95,7 +96,7 @@ class TablePage {
     $("next-game").addEventListener("click", () => this.nextGame());
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     this.notice = new TurnNotice();
-    this.rotation = new RotationPanel();
+    this.rotation = new RotationPanel(() => this.leaveQueue());
     this.session = null; // the people of a rotation table (null at any other)
     mountPrefs(document.querySelector("header.bar"));
     onPrefs(() => (this.board.animate = motionAllowed()));
@@ -444,6 +445,7 @@ class TablePage {
       $("turn").textContent = this.table?.status === "open" ? t("table.waiting_second") : "";
     }
     $("after-match").hidden = !matchOver;
+    $("btn-abandon").hidden = Boolean(this.session); // a seated person resigns, then may leave
     this.rematch.draw();
     const open = this.table?.status === "open";
     // A rotation table takes people into its queue while both seats are taken.
@@ -642,6 +644,28 @@ class TablePage {
       seat_token: this.token,
     }).catch(() => null);
     if (!ack?.ok) this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.no_answer"), "refused");
+  }
+
+  /**
+   * A waiting person leaves a rotation table for good (`abandon`, docs/protocol.md): his total
+   * stays in the session; this browser forgets his token and watches from now on.
+   */
+  async leaveQueue() {
+    const ack = await emitAck(this.socket, "abandon", {
+      match_id: this.matchId,
+      seat_token: this.token,
+    }).catch(() => null);
+    if (!ack?.ok) {
+      this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.no_answer"), "refused");
+      return;
+    }
+    forgetSeat(this.matchId);
+    this.token = null;
+    this.seat = null;
+    this.waiting = false;
+    this.me = null;
+    this.say(t("rotation.you_left"), "info", "stay");
+    await this.onConnect(false);
   }
 
   /** Offer the claim once the opponent has been away longer than the server's grace period. */
