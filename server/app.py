@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -190,7 +192,10 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
 
 def start_cluster(socketio: SocketIO, app: Flask) -> None:
     """With a message queue, two more background tasks: the append feed (server.feed) and the
-    heartbeat that renews this process's presence entries and match leases (server.cluster)."""
+    heartbeat that renews this process's presence entries and match leases (server.cluster);
+    and a clean stop (SIGTERM, SIGINT) that releases the leases before the process ends, so that
+    another process drives its matches at its next heartbeat instead of after they lapse. Call
+    from the main thread (signal handlers)."""
     cluster = app.extensions.get("crapette_cluster")
     if cluster is None:
         return
@@ -211,3 +216,21 @@ def start_cluster(socketio: SocketIO, app: Flask) -> None:
             socketio.sleep(HEARTBEAT_S)
 
     socketio.start_background_task(beat)
+
+    def stop(signum: int) -> None:
+        try:
+            service.autopilot.leases.release()
+        except Exception:  # Redis away: the leases lapse on their own
+            log.exception("releasing the leases failed")
+        finally:
+            # Then end as the signal would have ended the process without this handler.
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        # Only scheduled here: a signal handler may interrupt the event loop itself, where no
+        # green I/O may wait.
+        socketio.start_background_task(stop, signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)

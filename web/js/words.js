@@ -282,6 +282,13 @@ export function eventWords(ev, ctx) {
       return personal("log.resigned", ev.seat, ctx, { score: scoreWords(ev.score, ctx) });
     case "MatchWon":
       return personal("log.match_won", ev.winner, ctx, { totals: (ev.totals ?? []).join("–") });
+    // A rotation table's people (docs/spec/rules.md §10): named, never by seat.
+    case "PlayerQueued":
+      return t("log.queued", { who: ev.name });
+    case "PlayerLeftQueue":
+      return t("log.left_queue", { who: ev.name });
+    case "SeatsRotated":
+      return t("log.seats_rotated", { left: ev.left, entered: ev.entered, n: ev.seat + 1 });
     default:
       return ev.type;
   }
