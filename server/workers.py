@@ -86,43 +86,36 @@ def run_job(store: EventStore, job: Job) -> Answer:
     return Answer(body, etag_of(body), live, os.getpid())
 
 
-def _folded(store: EventStore, match_id: str, upto: int) -> list[Any]:
-    """The match's first `upto` events, each with the state after it (server.matches.Applied)."""
-    import domain
+def _held(store: EventStore, match_id: str, version: int) -> Any:
+    """The match loaded from the store as the server loads it (server.matches.MatchEntry:
+    table, events, snapshots), holding at least `version` events."""
     from server.errors import NotFoundError
-    from server.matches import Applied
-    from server.tables import match_stream
+    from server.matches import MatchRepository
 
-    records = store.read(match_stream(match_id), 1, upto) if upto else []
-    if len(records) != upto:
-        raise NotFoundError(f"The match {match_id} has no version {upto}.")
-    state = None
-    applied = []
-    for record in records:
-        event = domain.event_from_payload(record.type, record.data)
-        state = domain.evolve(state, event)
-        applied.append(Applied(record.version, event, state, record.recorded_at_ms))
-    return applied
+    entry = MatchRepository(store, lambda _m, _a: None).get(match_id)
+    if entry is None:
+        raise NotFoundError(f"There is no table {match_id}.")
+    if entry.version < version:
+        raise NotFoundError(f"The match has only {entry.version} events, not {version}.")
+    return entry
 
 
 def _replay(store: EventStore, job: Job) -> tuple[bytes, bool]:
-    from server.replays import encode
+    from server.replays import replay_of
 
-    applied = _folded(store, job["match_id"], job["version"])
-    now = applied[-1].state if applied else None
-    built = encode(
-        job["match_id"], applied, job["version"], now, job["live"], job["players"], job["ruleset"]
-    )
+    built = replay_of(_held(store, job["match_id"], job["version"]), job["version"])
     return built.body, built.live
 
 
 def _options(store: EventStore, job: Job) -> tuple[bytes, bool]:
     from server import patches
     from server.knowledge import seat_options
+    from server.matches import MatchRepository
 
-    applied = _folded(store, job["match_id"], job["version"])
-    now = applied[-1].state if applied else None
-    options = seat_options(applied, now, job["seat"])
+    version = job["version"]
+    entry = _held(store, job["match_id"], version)
+    now = MatchRepository.state_at(entry, version)
+    options = seat_options(MatchRepository.states_between(entry, 0, version), now, job["seat"])
     return patches.dumps(options).encode(), now is not None and not now.finished
 
 

@@ -49,21 +49,13 @@ def pool(store_url: str) -> Iterator[ReadWorkers]:
 
 
 def _replay_job(store_url: str, match_id: str) -> dict[str, object]:
+    """A replay of the match as it stands: the worker needs only its id and version."""
     store = open_store(store_url)
     try:
-        entry = MatchRepository(store, lambda _m, _a: None).get(match_id)
-        assert entry is not None
-        live = entry.state is not None and not entry.state.finished
-        return {
-            "kind": "replay",
-            "match_id": match_id,
-            "version": entry.version,
-            "live": live,
-            "players": [seat.name for seat in entry.table.seats],
-            "ruleset": entry.table.ruleset,
-        }
+        version = store.stream_version(f"match-{match_id}")
     finally:
         store.close()
+    return {"kind": "replay", "match_id": match_id, "version": version}
 
 
 def _gone(pid: int) -> bool:
@@ -111,6 +103,23 @@ def test_a_refusal_made_in_the_worker_reaches_the_client_as_made(
         pool.run({"kind": "record", "match_id": "m-old000000", "version": 3})
     assert failed.value.http_status == 500 and failed.value.to_json()["code"] == "internal"
     assert pool.restarts == 0 and len(pool.pids()) == 1  # answers, not failures
+
+
+def test_a_match_the_server_does_not_hold_is_read_without_loading_it(store_url: str) -> None:
+    app, _socketio = create_app(ServerConfig(async_mode="threading", store_url=store_url))
+    service = app.extensions["crapette"]
+    client = app.test_client()
+    try:
+        service.repo.evict("m-old000000")  # (the start-up may have loaded it)
+        for path in ("replay", "options?seat=0", "record.txt"):
+            assert client.get(f"/api/matches/m-old000000/{path}").status_code == 200, path
+        assert not service.repo.loaded("m-old000000")  # neither folded here nor kept
+        assert client.get("/api/matches/m-nothing/replay").status_code == 404
+        assert client.get("/api/matches/m-nothing/options?seat=0").status_code == 404
+        assert client.get("/api/matches/m-old000000/view").status_code == 200
+        assert service.repo.loaded("m-old000000")  # a view loads it (then O(K) per version)
+    finally:
+        service.reads.workers.close()
 
 
 def test_a_dead_worker_is_replaced_and_the_read_tried_again(
