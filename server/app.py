@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +23,7 @@ from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
 from server.records.http import records_bp
 from server.service import GameService
+from server.workers import ReadWorkers
 
 if TYPE_CHECKING:  # imported only when a message queue is configured
     from server.cluster import Cluster
@@ -31,6 +35,7 @@ def create_app(
     config: ServerConfig | None = None, store: EventStore | None = None
 ) -> tuple[Flask, SocketIO]:
     config = config or ServerConfig()
+    store_given = store is not None
     if store is None:
         # Called directly from greenthreads for every backend: under eventlet psycopg waits
         # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
@@ -69,6 +74,7 @@ def create_app(
         unload_idle_s=config.unload_idle_s,
         presence=None if cluster is None else cluster.presence(config.grace_s),
         leases=None if cluster is None else cluster.leases(),
+        read_workers=_read_workers(config, store_given),
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
@@ -103,6 +109,17 @@ def create_app(
     return app, socketio
 
 
+def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+    """The worker processes of the heavy reads (server/workers.py): they open the store by its
+    URL, so only when this app opened it from `config.store_url` itself and it is not in
+    memory. Stopped when this process ends (and each worker also ends by itself)."""
+    if not config.read_workers or store_given or config.store_url.startswith("memory:"):
+        return None
+    workers = ReadWorkers(config.store_url, size=config.read_workers, max_waiting=config.read_queue)
+    atexit.register(workers.close)
+    return workers
+
+
 def _cluster(config: ServerConfig) -> Cluster | None:
     """The Redis side of several processes, or None for one process alone (the default, which
     imports nothing of it)."""
@@ -116,7 +133,7 @@ def _cluster(config: ServerConfig) -> Cluster | None:
 def _register_error_pages(app: Flask) -> None:
     @app.errorhandler(ServerError)
     def server_error(exc: ServerError) -> tuple[Response, int]:
-        return jsonify(exc.to_json()), exc.http_status
+        return exc.reply()
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
@@ -175,7 +192,10 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
 
 def start_cluster(socketio: SocketIO, app: Flask) -> None:
     """With a message queue, two more background tasks: the append feed (server.feed) and the
-    heartbeat that renews this process's presence entries and match leases (server.cluster)."""
+    heartbeat that renews this process's presence entries and match leases (server.cluster);
+    and a clean stop (SIGTERM, SIGINT) that releases the leases before the process ends, so that
+    another process drives its matches at its next heartbeat instead of after they lapse. Call
+    from the main thread (signal handlers)."""
     cluster = app.extensions.get("crapette_cluster")
     if cluster is None:
         return
@@ -196,3 +216,21 @@ def start_cluster(socketio: SocketIO, app: Flask) -> None:
             socketio.sleep(HEARTBEAT_S)
 
     socketio.start_background_task(beat)
+
+    def stop(signum: int) -> None:
+        try:
+            service.autopilot.leases.release()
+        except Exception:  # Redis away: the leases lapse on their own
+            log.exception("releasing the leases failed")
+        finally:
+            # Then end as the signal would have ended the process without this handler.
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        # Only scheduled here: a signal handler may interrupt the event loop itself, where no
+        # green I/O may wait.
+        socketio.start_background_task(stop, signum)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, on_signal)

@@ -186,13 +186,23 @@ end
 return 0
 """
 
+# Give the lease up only if it is still ours (it may have lapsed and been taken meanwhile).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
 
 class RedisLeases(Leases):
     """A Redis key per live match, `crapette:lease:<match>` = the holder's node id, expiring
     after LEASE_TTL_S unless renewed. Every process tries every live match at each heartbeat:
     the first takes it; when its holder dies, the key lapses and the next heartbeat of another
     process takes it over. A lease counts as held here only until 0.8 × TTL after the renewal
-    was sent, so a node that cannot reach Redis stops driving before another may start."""
+    was sent, so a node that cannot reach Redis stops driving before another may start. A node
+    that stops cleanly (SIGTERM, SIGINT: `server.app.start_cluster`) deletes its keys first, so
+    another process takes its matches at its next heartbeat instead of after the lapse."""
 
     def __init__(self, cluster: Cluster, *, ttl_s: float = LEASE_TTL_S) -> None:
         self.redis = cluster.redis
@@ -200,7 +210,9 @@ class RedisLeases(Leases):
         self.ttl_s = ttl_s
         self.ttl_ms = int(ttl_s * 1000)
         self._script = self.redis.register_script(_TAKE_OR_KEEP)
+        self._release = self.redis.register_script(_RELEASE)
         self._held_until: dict[str, float] = {}
+        self._released = False
 
     @staticmethod
     def key(match_id: str) -> str:
@@ -210,6 +222,8 @@ class RedisLeases(Leases):
         return self._held_until.get(match_id, 0.0) > time.monotonic()
 
     def renew(self, match_ids: Iterable[str]) -> None:
+        if self._released:  # shutting down: take nothing again
+            return
         ids = list(match_ids)
         sent = time.monotonic()
         with self.redis.pipeline(transaction=False) as pipe:
@@ -222,3 +236,16 @@ class RedisLeases(Leases):
         if taken:
             log.info("node %s now drives %s", self.node, ", ".join(sorted(taken)))
         self._held_until = held
+        if self._released:  # released while this renewal was on its way: give it all up again
+            self.release()
+
+    def release(self) -> None:
+        self._released = True
+        held, self._held_until = list(self._held_until), {}
+        if not held:
+            return
+        with self.redis.pipeline(transaction=False) as pipe:
+            for match_id in held:
+                self._release(keys=[self.key(match_id)], args=[self.node], client=pipe)
+            pipe.execute()
+        log.info("node %s released %s", self.node, ", ".join(sorted(held)))

@@ -46,3 +46,8 @@ class ServerConfig:
     # Behind one reverse proxy (HAProxy, deploy/haproxy.cfg): a request's address, scheme and host
     # are the ones the proxy says it received (X-Forwarded-For/-Proto/-Host), not the proxy's own.
     behind_proxy: bool = False
+    # Worker processes building the reads that fold a whole match (replays, records, options;
+    # server/workers.py), and how many such builds may wait for one before a 503 `busy`.
+    # 0, or a store in memory: built in the server process instead.
+    read_workers: int = 1
+    read_queue: int = 16

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flask import Response
+
 
 class ServerError(Exception):
     """A refusal or a malformed input, sent back as a structured error (never a crash)."""
@@ -16,6 +21,16 @@ class ServerError(Exception):
 
     def to_json(self) -> dict[str, object]:
         return {"code": self.code, "message": self.message, **self.extra}
+
+    def reply(self) -> tuple[Response, int]:
+        """The HTTP answer: the JSON body, its status, and `Retry-After` when it has one."""
+        from flask import jsonify  # here: a read worker imports this module, never Flask
+
+        response = jsonify(self.to_json())
+        retry_after = self.extra.get("retry_after_s")
+        if isinstance(retry_after, int):
+            response.headers["Retry-After"] = str(retry_after)
+        return response, self.http_status
 
 
 class InvalidInputError(ServerError):
@@ -81,3 +96,31 @@ class NotPlayingError(ServerError):
 class TooEarlyError(ServerError):
     code = "too_early"
     http_status = 409
+
+
+class ReadsBusyError(ServerError):
+    """Too many heavy reads (replays, records, options) wait for a worker already: the client
+    may ask again after `retry_after_s` (a `Retry-After` header too)."""
+
+    code = "busy"
+    http_status = 503
+
+
+class ReadFailedError(ServerError):
+    """A heavy read's worker process failed twice in a row (server/workers.py)."""
+
+    code = "unavailable"
+    http_status = 503
+
+
+class ReadRefusedError(ServerError):
+    """A refusal a read worker made (no such match, a stream no record can describe), sent on
+    with the status and body the worker gave it."""
+
+    def __init__(self, http_status: int, body: dict[str, object]) -> None:
+        super().__init__(str(body.get("message", "")))
+        self.http_status = http_status
+        self.body = body
+
+    def to_json(self) -> dict[str, object]:
+        return dict(self.body)

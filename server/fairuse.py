@@ -1,5 +1,6 @@
 """Fair use: per-address rate limits on the requests that cost the server most (opening a table,
-a replay, a view at a version, a record download or upload, a seat's options), with Flask-Limiter
+a replay, a view at a version, a record download or upload, a seat's options; generous ones on
+player statistics and the health check, which read the store), with Flask-Limiter
 (memory storage, a moving window per address and kind). A request over its limit gets
 `429 {"code": "rate_limited", "message", "retry_after_s"}` and a `Retry-After` header, after a
 pause of a second; nothing is done. Moves, joins and the lobby list are not limited: they are
@@ -30,6 +31,10 @@ DEFAULT_LIMITS: dict[str, str] = {
     "options": "60/minute",  # GET /api/matches/<id>/options
     "record": "30/minute",  # GET /api/matches/<id>/record*
     "upload": "20/minute",  # POST /api/records, /api/records/verify
+    # Cheap, but each reads the store: generous, far above a balancer's checks (one per 2 s)
+    # or a players' page, yet a loop cannot make them the server's whole work.
+    "players": "120/minute",  # GET /api/players, /api/players/<name>
+    "health": "600/minute",  # GET /healthz
 }
 KINDS = tuple(DEFAULT_LIMITS)
 
@@ -45,6 +50,9 @@ ENDPOINTS: dict[str, str] = {
     "records.download_json": "record",
     "records.upload": "upload",
     "records.verify": "upload",
+    "players.all_players": "players",
+    "players.one_player": "players",
+    "health.healthz": "health",
 }
 
 

@@ -39,7 +39,7 @@ def _base_url() -> str:
 
 @bp.errorhandler(ServerError)
 def _server_error(exc: ServerError) -> tuple[Response, int]:
-    return jsonify(exc.to_json()), exc.http_status
+    return exc.reply()
 
 
 def _web_dir() -> str:
@@ -205,7 +205,7 @@ def match_options(match_id: str) -> Response:
     seat = request.args.get("seat")
     if seat not in ("0", "1"):
         raise InvalidInputError("seat is 0 or 1.", details={"seat": ["Not a seat."]})
-    return jsonify(_service().reads.options(match_id, int(seat)))
+    return Response(_service().reads.options(match_id, int(seat)).body, mimetype="application/json")
 
 
 @bp.get("/api/server-info")

@@ -2,7 +2,8 @@
 
 Alone, a process drives every match. When several share a store, exactly one drives each match
 at a time, under a lease (`server.cluster.RedisLeases`); the autopilot asks `holds` before each
-tick of a match, and the process's heartbeat `renew`s the leases of the live matches."""
+tick of a match, and the process's heartbeat `renew`s the leases of the live matches. A process
+that stops cleanly `release`s them, so that another takes its matches at once."""
 
 from __future__ import annotations
 
@@ -15,3 +16,6 @@ class Leases:
 
     def renew(self, match_ids: Iterable[str]) -> None:
         pass
+
+    def release(self) -> None:
+        """Give up every lease for good: this process drives no match any more."""

@@ -23,7 +23,7 @@ MAX_NAME = 200  # longer than any seat name the lobby accepts
 
 @players_bp.errorhandler(ServerError)
 def _server_error(exc: ServerError) -> tuple[Response, int]:
-    return jsonify(exc.to_json()), exc.http_status
+    return exc.reply()
 
 
 def _players() -> dict[str, PlayerStats]:

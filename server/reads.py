@@ -4,31 +4,42 @@ view at any version, the replay of the whole match, and a seat's options in its 
 Every read first folds what other writers appended (`repo.refresh`, under the entry's lock: a
 short step), then does its heavy part without the lock: events and snapshots are only ever
 appended, so a version once seen can be read while play goes on. A view at any version costs at
-most SNAPSHOT_EVERY folds; a replay is built in slices that let other greenthreads run and is
-cached (server/replays.py). A client joining (`join`) enters the match's room and gets its
-backlog under the entry's lock, so that no live update can slip between it and the next."""
+most SNAPSHOT_EVERY folds. The reads that fold a whole match (a replay, a record, a seat's
+options) are built once per version of the match, in a worker process that reads the store
+itself (server/workers.py), and kept in a bounded cache (server/replays.py). A client joining
+(`join`) enters the match's room and gets its backlog under the entry's lock, so that no live
+update can slip between it and the next."""
 
 from __future__ import annotations
 
-from server.errors import NotFoundError
+from server import patches
+from server.errors import NotFoundError, ReadRefusedError
 from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
-from server.payloads import JsonObject, ViewAt
+from server.payloads import ViewAt
 from server.publisher import CatchUp, NoPublisher, Publisher
-from server.replays import ReplayBody, ReplayCache, build, pause_point, paused
+from server.replays import Built, ReadCache, ReplayBody, etag_of, pause_point, paused, replay_of
+from server.schemas import MATCH_ID_PATTERN
+from server.tables import match_stream, table_stream
 from server.updates import view_json
+from server.workers import Job, ReadWorkers, run_job
 
 
 class Reads:
+    """`workers`: the pool that builds replays, records and options off the event loop (None:
+    in this process, replays and options in slices; records in one go)."""
+
     def __init__(
         self,
         repo: MatchRepository,
         publisher: Publisher | None = None,
-        cache: ReplayCache | None = None,
+        cache: ReadCache | None = None,
+        workers: ReadWorkers | None = None,
     ) -> None:
         self.repo = repo
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
-        self.cache = cache if cache is not None else ReplayCache()
+        self.cache = cache if cache is not None else ReadCache()
+        self.workers = workers
 
     def history(self, entry: MatchEntry, after_version: int) -> list[Applied]:
         """The events after `after_version` with the state after each (for a reconnect)."""
@@ -69,26 +80,68 @@ class Reads:
 
     def replay(self, match_id: str) -> ReplayBody:
         """Every event as a frame; a match still in play shows what a spectator may see."""
-        entry = self.repo.find(match_id)
-        with entry.lock:
-            self.repo.refresh(entry)
-            version, now = entry.version, entry.state
-            # An imported match never goes on here, and its record held every card: all shown.
-            finished = now is not None and now.finished
-            live = not finished and not entry.table.imported
-            players = [s.name for s in entry.table.seats]
-            ruleset = entry.table.ruleset
-        if not live:
-            self.cache.forget_live(match_id)
-        return self.cache.get_or_build(
-            (match_id, version, live), lambda: build(entry, version, now, live, players, ruleset)
-        )
+        version = self._version(match_id)
+        self.cache.forget_before(match_id, version)
 
-    def options(self, match_id: str, seat: int) -> JsonObject:
-        """What `seat` could do at each position of the match's finished games."""
-        entry = self.repo.find(match_id)
-        with entry.lock:
-            self.repo.refresh(entry)
-            version, now = entry.version, entry.state
-        states = self.repo.states_between(entry, 0, version)
-        return seat_options(paused(states, pause_point()), now, seat)
+        def make() -> ReplayBody:
+            if self.workers is None:
+                return replay_of(self.repo.find(match_id), version)
+            answer = self.workers.run({"kind": "replay", "match_id": match_id, "version": version})
+            return ReplayBody(match_id, version, answer.live, answer.body, answer.etag)
+
+        # (Whether it is live, and what it shows, follows from the match at that version.)
+        return self.cache.get_or_build(("replay", match_id, version, ""), make)
+
+    def record(self, match_id: str, fmt: str) -> Built:
+        """The match's record (`fmt`: "json" or "text") as `crapette records export` writes
+        it; a match still in play with public information only. Any match of the store, held
+        in memory or not."""
+        from server.records.errors import MatchNotFoundError, error_reply
+
+        try:
+            version = self.repo.store.stream_version(match_stream(match_id))
+        except ValueError:  # a name no stream can have (StreamNameError)
+            version = 0
+        if not version:
+            missing = MatchNotFoundError(f"there is no match {match_id!r} in this store")
+            raise ReadRefusedError(*reversed(error_reply(missing)))
+        self.cache.forget_before(match_id, version)
+        job = {"kind": "record", "match_id": match_id, "version": version, "format": fmt}
+        return self.cache.get_or_build(("record", match_id, version, fmt), lambda: self._run(job))
+
+    def options(self, match_id: str, seat: int) -> Built:
+        """What `seat` could do at each position of the match's finished games (JSON)."""
+        version = self._version(match_id)
+
+        def make() -> Built:
+            if self.workers is not None:
+                job = {"kind": "options", "match_id": match_id, "version": version, "seat": seat}
+                return self._run(job)
+            entry = self.repo.find(match_id)
+            now = self.repo.state_at(entry, version)
+            states = self.repo.states_between(entry, 0, version)
+            body = patches.dumps(seat_options(paused(states, pause_point()), now, seat)).encode()
+            return Built(body, etag_of(body), now is not None and not now.finished)
+
+        return self.cache.get_or_build(("options", match_id, version, str(seat)), make)
+
+    def _version(self, match_id: str) -> int:
+        """The match's version now. A match this process holds is brought up to date (under
+        its lock: a short step); one it does not hold is not loaded here, only asked of the
+        store, when a worker builds (the worker loads it): reading an old match's replay
+        neither folds it on the loop nor keeps it in memory."""
+        if self.workers is None or self.repo.loaded(match_id):
+            entry = self.repo.find(match_id)
+            with entry.lock:
+                self.repo.refresh(entry)
+                return entry.version
+        store = self.repo.store
+        if not MATCH_ID_PATTERN.fullmatch(match_id) or not store.stream_version(
+            table_stream(match_id)
+        ):
+            raise NotFoundError(f"There is no table {match_id}.")
+        return store.stream_version(match_stream(match_id))
+
+    def _run(self, job: Job) -> Built:
+        answer = run_job(self.repo.store, job) if self.workers is None else self.workers.run(job)
+        return Built(answer.body, answer.etag, answer.live)

@@ -17,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import domain
 from domain import MatchState
@@ -170,25 +170,53 @@ def build(
     live: bool,
     players: list[str | None],
     ruleset: JsonObject,
+    pause: Callable[[], None] | None = None,
 ) -> ReplayBody:
-    """The replay of the first `upto` events with the analysis of its finished games
-    (server/knowledge.py), in one pass over the match folded from the start, in slices of
-    SLICE_S. Each frame is encoded as soon as it is made and each state dropped once read: a
-    build that kept them all made the collector's full passes stop the loop for 0.3-0.8 s."""
-    pause = pause_point()
+    """The replay of the first `upto` events of a match held in memory, folded from the start
+    in slices of SLICE_S (`pause`: what to call between two events; default `pause_point()`).
+    Used when no read worker runs (server/workers.py builds from the store instead)."""
+    states = MatchRepository.states_between(entry, 0, upto)
+    return encode(entry.match_id, states, upto, now, live, players, ruleset, pause or pause_point())
+
+
+def replay_of(entry: MatchEntry, upto: int, pause: Callable[[], None] | None = None) -> ReplayBody:
+    """The replay of the first `upto` events of a match held in memory, as its table says:
+    an imported match never goes on here, and its record held every card: all shown."""
+    now = MatchRepository.state_at(entry, upto)
+    live = not (now is not None and now.finished) and not entry.table.imported
+    players = [seat.name for seat in entry.table.seats]
+    return build(entry, upto, now, live, players, entry.table.ruleset, pause)
+
+
+def encode(
+    match_id: str,
+    states: Iterable[Applied],
+    upto: int,
+    now: MatchState | None,
+    live: bool,
+    players: list[str | None],
+    ruleset: JsonObject,
+    pause: Callable[[], None] = lambda: None,
+) -> ReplayBody:
+    """The replay of these first `upto` steps with the analysis of its finished games
+    (server/knowledge.py), in one pass. Each frame is encoded as soon as it is made and each
+    state dropped once read: a build that kept them all made the collector's full passes stop
+    the loop for 0.3-0.8 s when it ran in the server process."""
     encoded: list[str] = []
+    events: list[domain.Event] = []
     before: list[JsonObject | None] = [None]
 
     def framed(states: Iterable[Applied]) -> Iterator[Applied]:
         for applied in states:
             frame, before[0] = frame_of(applied, before[0], now, show_all=not live)
             encoded.append(patches.dumps(frame))
+            events.append(applied.event)
             yield applied
             pause()
 
-    analysis = analysis_json(framed(MatchRepository.states_between(entry, 0, upto)))
+    analysis = analysis_json(framed(states))
     document: Replay = {
-        "match_id": entry.match_id,
+        "match_id": match_id,
         "format": FORMAT,
         "live": live,
         "version": upto,
@@ -198,63 +226,90 @@ def build(
         "analysis": analysis,
     }
     if ruleset.get("rotation", "off") != "off":  # docs/spec/rules.md §10: seats change hands
-        events = (event for event, _at_ms in entry.events[:upto])
         document["pairs"] = [list(pair) for pair in players_by_game(events)]
     head = patches.dumps(document)
     body = f'{head[:-1]},"frames":[{",".join(encoded)}]}}'.encode()
-    etag = hashlib.sha256(body).hexdigest()[:32]
-    return ReplayBody(entry.match_id, upto, live, body, etag)
+    return ReplayBody(match_id, upto, live, body, etag_of(body))
 
 
-class ReplayCache:
-    """Built replays by (match, version, live), least recently used dropped first once the
-    bodies pass `max_bytes`. A finished match's replay is built once; a live one once per
-    version. Two requests for the same replay while it is being built wait for the one build."""
+def etag_of(body: bytes) -> str:
+    """A strong ETag for these bytes (unquoted): a digest, the same in every process."""
+    return hashlib.sha256(body).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Built:
+    """Another read built once per version and cached like a replay (a record, a seat's
+    options): its bytes, their strong ETag, and whether the match was still in play."""
+
+    body: bytes
+    etag: str
+    live: bool
+
+    def data(self) -> Any:
+        """The body read back (a JSON body)."""
+        return patches.loads(self.body)
+
+
+class HasBody(Protocol):
+    @property
+    def body(self) -> bytes: ...
+
+
+B = TypeVar("B", bound=HasBody)
+# (kind, match id, version, variant): e.g. ("replay", "m-1", 300, "live"), ("record", …, "text").
+CacheKey = tuple[str, str, int, str]
+
+
+class ReadCache:
+    """Built reads (replays, records, options) by key, least recently used dropped first once
+    the bodies pass `max_bytes`. Each is built once per version of its match: a finished
+    match's once. Two requests for the same key while it is being built wait for the one
+    build; a failed build is not kept (the next request tries again)."""
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple[str, int, bool], ReplayBody] = OrderedDict()
+        self._items: OrderedDict[CacheKey, HasBody] = OrderedDict()
         self._size = 0
-        self._building: dict[tuple[str, int, bool], threading.Event] = {}
+        self._building: dict[CacheKey, threading.Event] = {}
         self._lock = threading.Lock()
-        self.builds = 0  # how many replays were built (tests, benchmarks)
+        self.builds = 0  # how many reads were built (tests, benchmarks)
 
-    def get_or_build(
-        self, key: tuple[str, int, bool], make: Callable[[], ReplayBody]
-    ) -> ReplayBody:
+    def get_or_build(self, key: CacheKey, make: Callable[[], B]) -> B:
         while True:
             with self._lock:
                 found = self._items.get(key)
                 if found is not None:
                     self._items.move_to_end(key)
-                    return found
+                    return found  # type: ignore[return-value]  # the key's kind says its type
                 waiting = self._building.get(key)
                 if waiting is None:
                     done = self._building[key] = threading.Event()
                     break
-            waiting.wait(30)
+            waiting.wait(60)
         try:
-            replay = make()
+            built = make()
             with self._lock:
                 self.builds += 1
-                self._put(key, replay)
-            return replay
+                self._put(key, built)
+            return built
         finally:
             with self._lock:
                 del self._building[key]
             done.set()
 
-    def _put(self, key: tuple[str, int, bool], replay: ReplayBody) -> None:
-        if len(replay.body) > self.max_bytes:
+    def _put(self, key: CacheKey, built: HasBody) -> None:
+        if len(built.body) > self.max_bytes:
             return
-        self._items[key] = replay
-        self._size += len(replay.body)
+        self._items[key] = built
+        self._size += len(built.body)
         while self._size > self.max_bytes:
             _, dropped = self._items.popitem(last=False)
             self._size -= len(dropped.body)
 
-    def forget_live(self, match_id: str) -> None:
-        """Drop the live replays of a match (a newer version makes them useless)."""
+    def forget_before(self, match_id: str, version: int) -> None:
+        """Drop what was built of a match at a version before `version` (nobody asks for an
+        old version again: a request always gets the newest)."""
         with self._lock:
-            for key in [k for k in self._items if k[0] == match_id and k[2]]:
+            for key in [k for k in self._items if k[1] == match_id and k[2] < version]:
                 self._size -= len(self._items.pop(key).body)

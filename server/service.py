@@ -10,7 +10,7 @@ records, the publisher delivers.
 | `autopilot` | `server.autopilot` | what the server does alone: start games, time-outs, bots |
 | `lobby` | `server.lobby` | presets, tables, seats, a seat's clients, claims |
 | `play` | `server.play` | a player's command: parse, check the seat, decide, append |
-| `reads` | `server.reads` | backlog for a reconnect, view at a version, replay |
+| `reads` | `server.reads` | reconnect backlog, view at a version; replay, record, options |
 | `projection` | `server.lobbyview` | the lobby from the store's global order, saved between runs |
 | `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
 
@@ -35,6 +35,7 @@ from server.presence import Presence
 from server.publisher import NoPublisher, Publisher
 from server.reads import Reads
 from server.upkeep import Upkeep
+from server.workers import ReadWorkers
 
 
 class GameService:
@@ -52,6 +53,7 @@ class GameService:
         unload_idle_s: float | None = None,
         presence: Presence | None = None,
         leases: Leases | None = None,
+        read_workers: ReadWorkers | None = None,
     ) -> None:
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.repo = MatchRepository(store, self.publisher.applied)
@@ -70,7 +72,7 @@ class GameService:
             self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock
         )
         self.play = Play(self.repo, self.autopilot, clock=clock)
-        self.reads = Reads(self.repo, self.publisher)
+        self.reads = Reads(self.repo, self.publisher, workers=read_workers)
         self.upkeep = Upkeep(
             self.repo,
             self.presence,

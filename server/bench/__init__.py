@@ -1,4 +1,5 @@
-"""`crapette bench engine|store|server`: benchmarks printing ratios against a same-run baseline."""
+"""`crapette bench engine|store|server|browser|replay`: benchmarks printing ratios against a
+baseline measured in the same run."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import click
 
 from server.bench.browser import browser
 from server.bench.engine import engine
+from server.bench.loopstall import replay
 from server.bench.server_bench import server as server_cmd
 from server.bench.store import store
 
@@ -15,5 +17,5 @@ def bench() -> None:
     """Benchmarks (ratios against a baseline measured in the same run)."""
 
 
-for _command in (engine, store, server_cmd, browser):
+for _command in (engine, store, server_cmd, browser, replay):
     bench.add_command(_command)

@@ -12,7 +12,7 @@ import domain
 from domain.actions import AcceptDraw, Call, OfferDraw, Resign, TimeOut
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import legal_actions, play
-from eventstore import EventStore, NewEvent
+from eventstore import ConcurrencyError, EventStore, NewEvent
 from server import tables as t
 
 _NOT_PLAYED = (Resign, OfferDraw, AcceptDraw, TimeOut, Call)
@@ -73,11 +73,32 @@ def _append_match(store: EventStore, match_id: str, events: list[domain.Event]) 
 
 def long_live_match(store: EventStore, events: int = 3000, seed: int = 1) -> str:
     """A match still in play with about `events` events (a target no game reaches soon)."""
+    return long_match_going_on(store, events, 0, seed)[0]
+
+
+def long_match_going_on(
+    store: EventStore, events: int, later: int, seed: int = 1
+) -> tuple[str, list[domain.Event]]:
+    """`long_live_match`, and `later` more events of its play, to append one by one while a
+    benchmark runs (`append_later`): each makes a new version, so each read is a new build."""
     match_id = "m-benchlong0"
     ruleset = domain.Ruleset.from_json({"preset": "classic", "match": "points:100000"})
     _table(store, match_id, ruleset, int(time.time() * 1000))
-    _append_match(store, match_id, _played(match_id, ruleset, events, random.Random(seed), False))
-    return match_id
+    played = _played(match_id, ruleset, events + later, random.Random(seed), False)
+    _append_match(store, match_id, played[:events])
+    return match_id, played[events:]
+
+
+def append_later(store: EventStore, match_id: str, event: domain.Event) -> bool:
+    """Append one more event of the match as another writer would; False if the stream moved
+    meanwhile (the server dealt a game itself): the caller stops there."""
+    kind, data = domain.event_to_payload(event)
+    version = store.stream_version(t.match_stream(match_id))
+    try:
+        store.append(t.match_stream(match_id), [NewEvent(type=kind, data=data)], version)
+    except ConcurrencyError:
+        return False
+    return True
 
 
 def finished_matches(store: EventStore, count: int, events: int = 450, seed: int = 2) -> int:

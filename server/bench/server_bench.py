@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -326,6 +327,45 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
     }
 
 
+class LongMatchMover:
+    """Plays the long match on while the readers read it (`--long-moves-per-s`): one more event
+    every 1/rate s, appended to the store as another writer would. Each read then finds a new
+    version, so the server builds a replay per version instead of serving one from its cache:
+    a live match being watched."""
+
+    def __init__(self, store_url: str, match_id: str, later: list[Any], rate: float) -> None:
+        self.store_url, self.match_id, self.later, self.rate = store_url, match_id, later, rate
+        self.appended = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.rate > 0 and self.later:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        from eventstore import open_store
+        from server.bench.history import append_later
+
+        store = open_store(self.store_url)
+        try:
+            while self.later and not self._stop.wait(1 / self.rate):
+                if not append_later(store, self.match_id, self.later[0]):
+                    self.later.clear()  # the server moved the match itself: stop here
+                    break
+                self.later.pop(0)
+                self.appended += 1
+        finally:
+            store.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
 def _table_under_reads(
     url: str,
     match_id: str,
@@ -334,9 +374,10 @@ def _table_under_reads(
     seconds: float,
     pid: int | None,
     tmp_path: Path,
+    mover: LongMatchMover | None = None,
 ) -> tuple[Stats, dict[str, int]]:
     """Moves at one table (two clients as fast as the server answers) while `readers` client
-    processes (server/bench/reader.py) loop on the long match's reads."""
+    processes (server/bench/reader.py) loop on the long match's reads (and `mover` plays it)."""
     procs = []
     outputs = [tmp_path / f"reader-{index}.json" for index in range(readers)]
     for output in outputs:
@@ -347,10 +388,14 @@ def _table_under_reads(
         ready = [Path(f"{output}.ready") for output in outputs]
         while not all(r.exists() for r in ready) and time.monotonic() < deadline:
             time.sleep(0.05)
+        if mover is not None and readers:
+            mover.start()
         stats = asyncio.run(
             _run_server_games(url, 1, warmup_s, seconds, 0.0, [] if pid is None else [pid])
         )
     finally:
+        if mover is not None:
+            mover.stop()
         for proc in procs:
             stop_process(proc)
     counts: dict[str, int] = {}
@@ -364,7 +409,13 @@ def _table_under_reads(
 
 
 def _stall_figure(
-    url: str, match_id: str, warmup_s: float, seconds: float, pid: int | None, tmp_path: Path
+    url: str,
+    match_id: str,
+    warmup_s: float,
+    seconds: float,
+    pid: int | None,
+    tmp_path: Path,
+    mover: LongMatchMover | None = None,
 ) -> dict[str, Any]:
     """(a): the p99 of one table's moves with 3 readers looping on a long match, over the same
     table's p99 without them (measured in turn, twice each, the worse of each kept)."""
@@ -373,7 +424,7 @@ def _stall_figure(
     for _ in range(2):
         phase = (url, match_id)
         alone.append(_table_under_reads(*phase, 0, warmup_s, seconds, pid, tmp_path)[0])
-        loaded.append(_table_under_reads(*phase, 3, warmup_s, seconds, pid, tmp_path))
+        loaded.append(_table_under_reads(*phase, 3, warmup_s, seconds, pid, tmp_path, mover))
     quiet = [_summary(stats, seconds) for stats in alone]
     busy = [_summary(stats, seconds) for stats, _ in loaded]
     reads: dict[str, int] = {}
@@ -389,6 +440,7 @@ def _stall_figure(
         "p50_ms_with_readers": max(x["p50_ms"] for x in busy),
         "reads_per_s": sum(reads.values()) / (2 * (seconds + warmup_s)),
         "read_statuses": reads,
+        "long_match_events_appended": 0 if mover is None else mover.appended,
         "ratio": p99_busy / p99_quiet if p99_quiet else float("nan"),
     }
 
@@ -506,6 +558,19 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     "up to --games tables at once; the readers of (a) meet the server's own read limits).",
 )
 @click.option(
+    "--long-moves-per-s",
+    default=0.0,
+    show_default=True,
+    help="(a) the long match goes on at this many events a second while it is read (0: it "
+    "stands still, and after the first read every replay comes from the server's cache).",
+)
+@click.option(
+    "--read-workers",
+    default=1,
+    show_default=True,
+    help="Passed to the server: processes building replays and records (0: in the server).",
+)
+@click.option(
     "--nodes",
     default=None,
     type=click.IntRange(2, 16),
@@ -541,6 +606,8 @@ def server(
     startup_events: int,
     startup_rounds: int,
     server_limits: tuple[str, ...],
+    long_moves_per_s: float,
+    read_workers: int,
     nodes: int | None,
     message_queue: str,
     profile_path: str | None,
@@ -576,21 +643,25 @@ def server(
             sys.executable, "-m", *runner, "serve", "--host", "127.0.0.1",
             "--port", str(server_port), "--store", store_url, "--async-mode", async_mode, "--quiet",
             *(arg for limit in server_limits for arg in ("--rate-limit", limit)),
+            "--read-workers", str(read_workers),
         ]  # fmt: skip
         view_path = tmp_path / "view.json"
         view_path.write_text(json.dumps(_sample_view()))
         echo = [sys.executable, "-m", "server.bench.echo_server", str(echo_port), async_mode,
                 str(view_path)]  # fmt: skip
-        long_match = None
+        long_match, mover = None, None
         if long_events:
             from eventstore import open_store
-            from server.bench.history import long_live_match
+            from server.bench.history import long_match_going_on
 
+            # Enough events to go on at the rate through both loaded phases, twice.
+            later = int(long_moves_per_s * 2 * (seconds + warmup + START_TIMEOUT_S)) + 1
             seeding = open_store(store_url)
             try:
-                long_match = long_live_match(seeding, long_events)
+                long_match, events = long_match_going_on(seeding, long_events, later)
             finally:
                 seeding.close()
+            mover = LongMatchMover(store_url, long_match, events, long_moves_per_s)
         procs = [_start(serve, server_url + "/api/server-info", tmp_path / "server.log")]
         try:
             procs.append(_start(echo, echo_url + "/ping", tmp_path / "echo.log"))
@@ -624,7 +695,7 @@ def server(
             stall = None
             if long_match is not None:
                 stall = _stall_figure(
-                    server_url, long_match, warmup, seconds, procs[0].pid, tmp_path
+                    server_url, long_match, warmup, seconds, procs[0].pid, tmp_path, mover
                 )
             pace = None
             if pace_think_ms:
@@ -662,6 +733,8 @@ def server(
         "async_mode": async_mode,
         "think_ms": think_ms,
         "server_rate_limits": list(server_limits),
+        "read_workers": read_workers,
+        "long_moves_per_s": long_moves_per_s,
         "rounds": rounds_out,
         **middle,
         "stall": stall,
@@ -719,7 +792,9 @@ def _print_figures(result: dict[str, Any]) -> None:
         click.echo(
             f"(a) one table, p99 {stall['p99_ms_alone']:.2f} ms alone, "
             f"{stall['p99_ms_with_readers']:.2f} ms while 3 clients loop on a long match's "
-            f"replay and view?version=1 ({stall['reads_per_s']:.0f} reads/s)"
+            f"replay and view?version=1 ({stall['reads_per_s']:.0f} reads/s; the match went "
+            f"on by {stall['long_match_events_appended']} events meanwhile; read workers: "
+            f"{result['read_workers']})"
         )
     if pace is not None:
         click.echo(

@@ -87,6 +87,14 @@ from server.config import ServerConfig
     is_flag=True,
     help="Trust one reverse proxy's X-Forwarded-For/-Proto/-Host (HAProxy, docs/deploy.md).",
 )
+@click.option(
+    "--read-workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 8),
+    help="Worker processes that build replays, record downloads and options off the event loop "
+    "(0: in the server process).",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -104,6 +112,7 @@ def serve(
     message_queue: str | None,
     node_id: str | None,
     behind_proxy: bool,
+    read_workers: int,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -134,6 +143,7 @@ def serve(
         message_queue=message_queue,
         node_id=node_id,
         behind_proxy=behind_proxy,
+        read_workers=read_workers,
     )
     from server.app import create_app, start_clock, start_cluster
     from server.lan import lan_urls

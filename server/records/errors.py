@@ -7,6 +7,8 @@ The CLI maps them to exit codes: a file that is not a record at all is a `Record
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RecordError(Exception):
     """Base class of every record problem; `message` is one readable sentence."""
@@ -77,3 +79,34 @@ class MatchExistsError(RecordError):
         self.match_id = match_id
         self.same_record = same_record
         self.free_id = free_id
+
+
+def error_reply(exc: RecordError) -> tuple[dict[str, Any], int]:
+    """The structured error body (docs/protocol.md) and HTTP status of a record problem."""
+    body: dict[str, Any] = {"code": "invalid", "message": exc.message}
+    status = 400
+    if isinstance(exc, RecordFormatError):
+        body["details"] = exc.details
+    elif isinstance(exc, MatchNotFoundError):
+        body["code"], status = "not_found", 404
+    elif isinstance(exc, MatchExistsError):
+        body["code"], status = "conflict", 409
+        body.update(
+            match_id=exc.match_id,
+            same_record=exc.same_record,
+            existing_replay_url=f"/replay/{exc.match_id}",
+            free_id=exc.free_id,
+        )
+    elif isinstance(exc, RecordMismatchError):
+        body.update(
+            code="mismatch",
+            game=exc.game,
+            action=exc.action,
+            what=exc.what,
+            stated=str(exc.stated),
+            engine=str(exc.engine),
+        )
+        status = 422
+    else:
+        body["code"], status = "mismatch", 422
+    return body, status

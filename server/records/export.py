@@ -39,10 +39,13 @@ class ExportError(RecordError):
     """The stream is not a match the engine can explain (so no honest record can be written)."""
 
 
-def export_match(store: EventStore, match_id: str, public: bool | None = None) -> dict[str, Any]:
-    """The record of the match `match_id` in `store` (see `record_from_events`)."""
+def export_match(
+    store: EventStore, match_id: str, public: bool | None = None, upto: int | None = None
+) -> dict[str, Any]:
+    """The record of the match `match_id` in `store` (see `record_from_events`); `upto`: of
+    its first `upto` events only (default: all)."""
     try:
-        stored = store.read(match_stream(match_id))
+        stored = store.read(match_stream(match_id), 1, upto)
     except StreamNameError:  # an id from a URL that no stream can have
         stored = []
     if not stored:

@@ -14,19 +14,19 @@ Errors follow docs/protocol.md: `{"code", "message", ...}` with 400 `invalid` (n
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from eventstore import EventStore
 from server.records.errors import (
-    MatchExistsError,
-    MatchNotFoundError,
     RecordError,
     RecordFormatError,
-    RecordMismatchError,
+    error_reply,
 )
+
+if TYPE_CHECKING:
+    from server.service import GameService
 
 records_bp = Blueprint("records", __name__)
 
@@ -39,32 +39,7 @@ def _store() -> EventStore:
 
 
 def _error(exc: RecordError) -> tuple[Response, int]:
-    body: dict[str, Any] = {"code": "invalid", "message": exc.message}
-    status = 400
-    if isinstance(exc, RecordFormatError):
-        body["details"] = exc.details
-    elif isinstance(exc, MatchNotFoundError):
-        body["code"], status = "not_found", 404
-    elif isinstance(exc, MatchExistsError):
-        body["code"], status = "conflict", 409
-        body.update(
-            match_id=exc.match_id,
-            same_record=exc.same_record,
-            existing_replay_url=f"/replay/{exc.match_id}",
-            free_id=exc.free_id,
-        )
-    elif isinstance(exc, RecordMismatchError):
-        body.update(
-            code="mismatch",
-            game=exc.game,
-            action=exc.action,
-            what=exc.what,
-            stated=str(exc.stated),
-            engine=str(exc.engine),
-        )
-        status = 422
-    else:
-        body["code"], status = "mismatch", 422
+    body, status = error_reply(exc)
     return jsonify(body), status
 
 
@@ -84,26 +59,24 @@ def download(match_id: str) -> Response | tuple[Response, int]:
 
 
 def _download(match_id: str, fmt: str) -> Response | tuple[Response, int]:
-    from server.records.export import export_match
-    from server.records.text import to_text
-
+    """Built once per version of the match, off the event loop (server.reads), and sent with a
+    strong ETag: a request naming it gets 304 and no body."""
     if fmt not in ("json", "text"):
         return jsonify({"code": "invalid", "message": "format is json or text"}), 400
-    try:
-        record = export_match(_store(), match_id)
-    except RecordError as exc:
-        return _error(exc)
+    service: GameService = current_app.extensions["crapette"]
+    record = service.reads.record(match_id, fmt)
     if fmt == "json":
-        body = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
         mimetype, suffix = "application/json", "json"
     else:
-        body = to_text(record)
         mimetype, suffix = "text/plain; charset=utf-8", "txt"
-    response = Response(body, mimetype=mimetype)
+    response = Response(record.body, mimetype=mimetype)
+    response.set_etag(record.etag)
+    response.headers["Cache-Control"] = "no-cache" if record.live else "public, max-age=3600"
     if request.args.get("inline") is None:
         response.headers["Content-Disposition"] = (
             f'attachment; filename="crapette-{_safe(match_id)}.{suffix}"'
         )
+    response.make_conditional(request)
     return response
 
 

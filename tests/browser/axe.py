@@ -1,7 +1,8 @@
 """axe-core (vendored, unmodified: web/vendor/README.md) run on a page of the client.
 
 The script goes into the page from the file (no request leaves the machine); `serious_violations`
-returns the violations of impact "serious" or "critical", each as one readable line."""
+returns the violations of impact "serious" or "critical" (or of the impacts asked for, such as
+MODERATE), each as one readable line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from tests.conftest import REPO_ROOT
 
 AXE = REPO_ROOT / "web" / "vendor" / "axe-core-4.14.1" / "axe.min.js"
 SERIOUS = ("serious", "critical")
+MODERATE = ("moderate", *SERIOUS)  # the table and replay pages are held to this too
 
 
 def violations(page: Any) -> list[dict[str, Any]]:
@@ -28,10 +30,11 @@ def violations(page: Any) -> list[dict[str, Any]]:
     return found
 
 
-def serious_violations(page: Any) -> list[str]:
+def serious_violations(page: Any, impacts: tuple[str, ...] = SERIOUS) -> list[str]:
+    """The violations of these impacts (by default serious and critical), one line each."""
     lines = []
     for v in violations(page):
-        if v["impact"] not in SERIOUS:
+        if v["impact"] not in impacts:
             continue
         for node in v["nodes"][:5]:
             lines.append(

@@ -246,7 +246,7 @@ def _rank(action: dict[str, Any]) -> int:
 
 
 def choose(view: dict[str, Any]) -> dict[str, Any] | None:
-    legal = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
+    legal: list[dict[str, Any]] = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
     if not legal:
         return None
     return min(legal, key=_rank)

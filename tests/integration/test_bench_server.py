@@ -17,7 +17,7 @@ def test_bench_server_prints_one_json_object() -> None:
     command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
                "--seconds", "1", "--warmup", "0.5", "--long-events", "150",
                "--pace-think-ms", "50", "--startup-matches", "3", "--startup-events", "60",
-               "--startup-rounds", "1", "--json"]  # fmt: skip
+               "--startup-rounds", "1", "--long-moves-per-s", "5", "--json"]  # fmt: skip
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -34,6 +34,7 @@ def test_bench_server_prints_one_json_object() -> None:
     assert all(isinstance(value, float) for value in figures.values()), figures
     stall = result["stall"]
     assert stall["reads_per_s"] > 0 and set(stall["read_statuses"]) <= {"200", "429"}
+    assert stall["long_match_events_appended"] > 0 and result["read_workers"] == 1
     assert result["startup"]["matches"] == 3 and result["startup"]["events"] > 3 * 60
     assert result["pace"]["server"]["moves_per_s"] > 0
 

@@ -5,6 +5,7 @@ clock is killed, another takes over. Real processes: PostgreSQL, Redis, HAProxy,
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -192,19 +193,26 @@ def test_a_claim_is_refused_while_the_player_is_connected_to_any_process(
     assert reply["ok"] is True, reply
 
 
-def test_killing_the_process_that_drives_a_bot_moves_it_elsewhere(
-    cluster: Cluster, clients: list[Client], tmp_path: Path
-) -> None:
-    # Ann never connects: each of her turns times out after 1 s, and the bot plays its own. The
-    # match runs on the clock and the bot alone, both driven by the lease holder.
+def driven_match(cluster: Cluster, clients: list[Client]) -> tuple[str, str, list[str], Client]:
+    """A match that runs on the clock and a bot alone, both driven by the lease holder (Ann
+    never connects: each of her turns times out after 1 s, and the bot plays its own); a
+    spectator on another process (so the match is loaded there too). Returns the match id, the
+    holder, the other processes and the spectator."""
     opened = open_table(cluster, "n1", preset="beginner", bot="steady", move_time_limit_s=1)
     match_id = opened["match_id"]
     cluster.wait_until(lambda: cluster.lease_holder(match_id) is not None, "a lease holder")
     holder = cluster.lease_holder(match_id)
-    assert holder in cluster.nodes
+    assert holder is not None and holder in cluster.nodes
     survivors = [name for name in cluster.nodes if name != holder]
     watcher = connect(cluster, clients, survivors[0], None)
     watcher.join(match_id, last_version=0)
+    return match_id, holder, survivors, watcher
+
+
+def test_killing_the_process_that_drives_a_bot_moves_it_elsewhere(
+    cluster: Cluster, clients: list[Client], tmp_path: Path
+) -> None:
+    match_id, holder, survivors, watcher = driven_match(cluster, clients)
     watcher.wait_for(
         lambda c: any(u["event"] and u["event"]["type"] == "TimeExpired" for u in c.updates),
         "a time-out driven by the holder",
@@ -233,3 +241,25 @@ def test_killing_the_process_that_drives_a_bot_moves_it_elsewhere(
         assert watcher.duplicates == []
     finally:
         cluster.nodes[holder].start()  # the module's other tests keep three processes
+
+
+def test_a_process_stopped_cleanly_hands_its_matches_over_at_once(
+    cluster: Cluster, clients: list[Client]
+) -> None:
+    """SIGTERM (as systemd stops a unit): the process deletes its lease keys before it ends, so
+    another process takes the match at its next heartbeat, not once the lease has lapsed."""
+    match_id, holder, survivors, watcher = driven_match(cluster, clients)
+    node = cluster.nodes[holder]
+    node.stop()  # SIGTERM, then wait for the process to end
+    try:
+        assert node.proc is not None and node.proc.returncode == -signal.SIGTERM
+        # The moment it has ended, the key is no longer its own: released (it would still name
+        # the stopped process for up to its 3 s lapse had it only been left to expire).
+        assert cluster.lease_holder(match_id) != holder
+        cluster.wait_until(
+            lambda: cluster.lease_holder(match_id) in survivors, "the lease taken over"
+        )
+        before = watcher.version
+        watcher.wait_for(lambda c: c.version >= before + 2, "the match going on")
+    finally:
+        node.start()  # the module's other tests keep three processes

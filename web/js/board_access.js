@@ -28,7 +28,7 @@ export class BoardAccess {
     this.focusedPile = null;
     this.queued = false;
     const root = board.root;
-    if (root.tagName !== "MAIN") root.setAttribute("role", "region"); // <main> is a landmark
+    root.setAttribute("role", "region"); // a landmark inside the page's <main>
     root.setAttribute("aria-label", t("access.table"));
     root.addEventListener("focusin", (e) => {
       this.focusedPile = e.target.closest?.("[data-pile]")?.dataset.pile ?? null;

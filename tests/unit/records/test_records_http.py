@@ -4,25 +4,34 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 
-from eventstore import open_store
-from server.records.http import records_bp
+from server.app import create_app
+from server.config import ServerConfig
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
 @pytest.fixture
 def client() -> FlaskClient:
-    app = Flask(__name__)
-    app.extensions["crapette_store"] = open_store("memory://")
-    app.register_blueprint(records_bp)
+    """The whole app on a store in memory: records built in this process."""
+    app, _socketio = create_app(ServerConfig(async_mode="threading"))
     return app.test_client()
+
+
+@pytest.fixture
+def worker_client(tmp_path: Path) -> Iterator[FlaskClient]:
+    """The whole app on a SQLite file: records built by a read worker process."""
+    config = ServerConfig(async_mode="threading", store_url=f"sqlite:///{tmp_path / 's.db'}")
+    app, _socketio = create_app(config)
+    assert app.extensions["crapette"].reads.workers is not None
+    yield app.test_client()
+    app.extensions["crapette"].reads.workers.close()
 
 
 def _golden_text(name: str, suffix: str) -> str:
@@ -33,7 +42,11 @@ def _upload(client: FlaskClient, body: str, **kwargs: Any) -> Any:
     return client.post("/api/records", data=body.encode(), **kwargs)
 
 
-def test_upload_json_then_download_both_forms(client: FlaskClient) -> None:
+@pytest.mark.parametrize("where", ["in_process", "worker"])
+def test_upload_json_then_download_both_forms(where: str, request: pytest.FixtureRequest) -> None:
+    client: FlaskClient = request.getfixturevalue(
+        "client" if where == "in_process" else "worker_client"
+    )
     response = _upload(client, _golden_text("classic-win-recycle", "json"))
     assert response.status_code == 201, response.json
     assert response.json["match_id"] == "golden-win"
@@ -48,6 +61,15 @@ def test_upload_json_then_download_both_forms(client: FlaskClient) -> None:
     as_file = client.get("/api/matches/golden-win/record.txt")
     assert as_file.get_data(as_text=True) == _golden_text("classic-win-recycle", "txt")
     assert client.get("/api/matches/golden-win/record.json").json == download.json
+    # Built once per version of the match, sent with a strong ETag: naming it gets a 304.
+    etag = download.headers["ETag"]
+    assert etag != text.headers["ETag"]  # each form has its own
+    again = client.get("/api/matches/golden-win/record", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+    assert client.get("/api/matches/golden-win/record").headers["ETag"] == etag
+    assert download.headers["Cache-Control"] == "public, max-age=3600"  # a finished match
+    service = client.application.extensions["crapette"]
+    assert service.reads.cache.builds == 2  # the JSON form and the text form, once each
 
 
 def test_upload_text_as_a_file_under_another_id(client: FlaskClient) -> None:

@@ -118,6 +118,29 @@ def test_one_holder_per_lease_and_a_takeover_once_it_lapses(
         nodes[0].redis.delete(RedisLeases.key(match_id))
 
 
+def test_released_leases_are_taken_at_once_and_never_again_by_their_releaser(
+    nodes: tuple[Cluster, Cluster],
+) -> None:
+    # A TTL far longer than the test: only a release can let b in.
+    a, b = RedisLeases(nodes[0], ttl_s=60.0), RedisLeases(nodes[1], ttl_s=60.0)
+    mine, theirs = f"m-rel-a-{time.monotonic_ns()}", f"m-rel-b-{time.monotonic_ns()}"
+    keys = [RedisLeases.key(m) for m in (mine, theirs)]
+    try:
+        b.renew([theirs])
+        a.renew([mine, theirs])
+        assert a.holds(mine) and not a.holds(theirs)
+        a.release()  # a stops cleanly
+        assert not a.holds(mine)
+        assert nodes[0].redis.get(keys[0]) is None  # deleted, not left to lapse
+        assert nodes[0].redis.get(keys[1]) == "test-b"  # another's lease is left alone
+        b.renew([mine, theirs])
+        assert b.holds(mine) and b.holds(theirs)
+        a.renew([mine])  # a last heartbeat of the stopping process takes nothing back
+        assert not a.holds(mine) and nodes[0].redis.get(keys[0]) == "test-b"
+    finally:
+        nodes[0].redis.delete(*keys)
+
+
 def test_processes_sharing_redis_share_each_players_rate_limit(
     redis_url: str, tmp_path: Path
 ) -> None:

@@ -190,6 +190,24 @@ def test_expensive_reads_are_rate_limited(tmp_path: Path) -> None:
     app.extensions["crapette_store"].close()
 
 
+def test_health_and_player_statistics_have_a_generous_limit(tmp_path: Path) -> None:
+    from server.fairuse import DEFAULT_LIMITS
+
+    # Generous by default: far above a balancer's health checks (one every 2 s).
+    for kind in ("health", "players"):
+        assert int(DEFAULT_LIMITS[kind].split("/")[0]) >= 100, kind
+    app = _limited_app(tmp_path, health="3/minute", players="2/minute")
+    client = app.test_client()
+    for path, allowed in (("/healthz", 3), ("/api/players", 2), ("/api/players/Ann", 0)):
+        answers = [client.get(path, **_from("10.0.0.1")) for _ in range(allowed + 1)]
+        assert all(a.status_code in (200, 404) for a in answers[:allowed]), path
+        _structured(answers[-1], 429, "rate_limited")
+        assert int(answers[-1].headers["Retry-After"]) >= 1
+        # Another address has its own budget.
+        assert client.get(path, **_from("10.0.0.2")).status_code in (200, 404), path
+    app.extensions["crapette_store"].close()
+
+
 def test_rate_limit_settings() -> None:
     from server.fairuse import RateLimitError, parse_limits
 

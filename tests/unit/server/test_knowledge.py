@@ -31,11 +31,11 @@ def test_a_finished_game_replays_with_its_analysis_and_options() -> None:
     assert game["seats"][0]["wrong_calls"] == 1 and game["seats"][1]["right_calls"] == 1
     assert len(game["cards_left"]) == game["end_version"] - game["start_version"] + 1
     # Before Ann's first action she could play AS up (sound) or turn (a fault).
-    ann = dict(service.reads.options("m-golden", 0)["options"])
+    ann = dict(service.reads.options("m-golden", 0).data()["options"])
     first = dict(ann[fault["version"] - 1])
     assert first["R0-F0"] is None and first["turn"] == fault["rule"]
     # Right after it, Bob could call.
-    bob = dict(service.reads.options("m-golden", 1)["options"])
+    bob = dict(service.reads.options("m-golden", 1).data()["options"])
     assert ["crapette", None] in bob[fault["version"]]
 
 
@@ -56,7 +56,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     replay = service.reads.replay(match_id).data()
     assert replay["live"] is True and len(replay["frames"]) > 10
     assert replay["analysis"]["games"] == [] and replay["analysis"]["scores"] == []
-    assert service.reads.options(match_id, 0)["options"] == []
+    assert service.reads.options(match_id, 0).data()["options"] == []
     hands = [f["view"]["piles"]["H0"] for f in replay["frames"][2:] if f["view"]]
     assert all(set(cards) <= {None} for cards in hands)  # the running game: face down
     resign = domain.Resign(0).to_json()
@@ -65,7 +65,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     assert replay["live"] is True  # the match goes on to its target
     (game,) = replay["analysis"]["games"]
     assert game["outcome"] == "resign" and game["winner"] == 1
-    assert service.reads.options(match_id, 0)["options"]
+    assert service.reads.options(match_id, 0).data()["options"]
     # The game is over: its frames show every card, the face-down ones counted.
     dealt = replay["frames"][1]["view"]
     assert None not in dealt["piles"]["H0"] and dealt["face_down"]["H0"] > 0

@@ -12,7 +12,7 @@ import domain
 from eventstore import open_store
 from server.bench.engine import game_seed, random_game
 from server.matches import SNAPSHOT_EVERY, MatchEntry, MatchRepository
-from server.replays import KEYFRAME_EVERY, ReplayCache, build, decode_frames, view_delta
+from server.replays import KEYFRAME_EVERY, ReadCache, build, decode_frames, view_delta
 from server.tables import TABLE_OPENED, evolve_table
 from server.updates import replay_frame, view_json
 
@@ -89,17 +89,21 @@ def test_a_delta_names_only_what_changed() -> None:
 
 
 def test_the_cache_builds_once_and_stays_within_its_bytes(entry: MatchEntry) -> None:
-    cache = ReplayCache()
+    cache = ReadCache()
     make = lambda: build(entry, entry.version, entry.state, False, [], {})  # noqa: E731
-    first = cache.get_or_build(("m-reads", entry.version, False), make)
-    again = cache.get_or_build(("m-reads", entry.version, False), make)
+    first = cache.get_or_build(("replay", "m-reads", entry.version, "all"), make)
+    again = cache.get_or_build(("replay", "m-reads", entry.version, "all"), make)
     assert again is first and cache.builds == 1
-    small = ReplayCache(max_bytes=len(first.body) // 2)  # less than the three below
+    small = ReadCache(max_bytes=len(first.body) // 2)  # less than the three below
     for version in (100, 200, 300):
         small.get_or_build(
-            ("m-reads", version, True), lambda v=version: build(entry, v, None, True, [], {})
+            ("replay", "m-reads", version, "live"),
+            lambda v=version: build(entry, v, None, True, [], {}),
         )
     assert small._size <= small.max_bytes
-    assert ("m-reads", 100, True) not in small._items  # the oldest went first
-    small.forget_live("m-reads")
-    assert small._size == 0 and not small._items
+    assert ("replay", "m-reads", 100, "live") not in small._items  # the oldest went first
+    kept = set(small._items)
+    small.forget_before("m-other", 1000)  # another match's: nothing of this one goes
+    assert set(small._items) == kept
+    small.forget_before("m-reads", 300)  # older versions go, the newest stays
+    assert set(small._items) == {("replay", "m-reads", 300, "live")}

@@ -1,0 +1,380 @@
+"""Heavy reads in worker processes: the builds that fold a whole match (a replay, a record
+download, a seat's options) run in a small fixed pool of processes of their own, so that the
+server's event loop never stops for them: it sends a short request over a socket and waits for
+the answer greenly (docs/architecture.md § Read workers, docs/benchmarks.md for the figures).
+
+A worker reads the events itself from the store (its own connection: the parent sends the store
+URL and the match id, never the events) and answers the encoded bytes and their ETag. Built in
+the server process instead, even in slices, the collector's passes over the build's objects
+stopped the loop for ~50 ms (in a thread: 75-90 ms, the GIL).
+
+- The pool starts its processes lazily, on the first heavy read, with fork+exec of
+  `python -m server.workers FD` (a fresh interpreter: nothing of eventlet's hub or the server's
+  locks is inherited); FD is its end of a Unix socket pair.
+- A worker ends by itself when the server does: its socket reads end-of-file (the kernel closes
+  the server's end whatever way the server ended), and a watchdog sees it re-parented.
+- A worker that dies or stalls mid-build is killed and replaced, and the build tried once more
+  on the new one; a second failure is a structured 503 (`ReadFailedError`).
+- At most `max_waiting` builds wait for a free worker; one more is a structured 503
+  (`ReadsBusyError`), answered at once.
+
+Frames on the socket: a 4-byte big-endian length, then that many bytes. A request is one JSON
+frame (`{"kind", "store", ...}`); an answer is a JSON header frame (`{"ok", "etag", "live", "pid"}`
+or `{"ok": false, "status", "error"}`), then, if ok, one frame with the body."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from eventstore import EventStore, open_store
+from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
+
+log = logging.getLogger(__name__)
+
+_LENGTH = struct.Struct(">I")
+# A build longer than this is taken for a stalled worker (a 3,000-event replay takes ~1 s).
+TIMEOUT_S = 60.0
+
+# How much lower a worker's CPU priority is than the server's (os.nice).
+NICENESS = 10
+
+Job = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A worker's build: the body, its strong ETag, whether the match was in play, and which
+    process built it."""
+
+    body: bytes
+    etag: str
+    live: bool
+    pid: int
+
+
+# -- the builds (in a worker, or in the server process when no worker runs) --------------------
+
+
+def run_job(store: EventStore, job: Job) -> Answer:
+    """Build what `job` asks for from `store`. Raises ReadRefusedError for a refusal the client
+    should see (no such match, a stream no record can describe)."""
+    from server.errors import ServerError
+    from server.records.errors import RecordError, error_reply
+
+    try:
+        body, live = _BUILDS[job["kind"]](store, job)
+    except RecordError as exc:
+        reply, status = error_reply(exc)
+        raise ReadRefusedError(status, reply) from None
+    except ServerError as exc:
+        raise ReadRefusedError(exc.http_status, exc.to_json()) from None
+    from server.replays import etag_of
+
+    return Answer(body, etag_of(body), live, os.getpid())
+
+
+def _held(store: EventStore, match_id: str, version: int) -> Any:
+    """The match loaded from the store as the server loads it (server.matches.MatchEntry:
+    table, events, snapshots), holding at least `version` events."""
+    from server.errors import NotFoundError
+    from server.matches import MatchRepository
+
+    entry = MatchRepository(store, lambda _m, _a: None).get(match_id)
+    if entry is None:
+        raise NotFoundError(f"There is no table {match_id}.")
+    if entry.version < version:
+        raise NotFoundError(f"The match has only {entry.version} events, not {version}.")
+    return entry
+
+
+def _replay(store: EventStore, job: Job) -> tuple[bytes, bool]:
+    from server.replays import replay_of
+
+    built = replay_of(_held(store, job["match_id"], job["version"]), job["version"])
+    return built.body, built.live
+
+
+def _options(store: EventStore, job: Job) -> tuple[bytes, bool]:
+    from server import patches
+    from server.knowledge import seat_options
+    from server.matches import MatchRepository
+
+    version = job["version"]
+    entry = _held(store, job["match_id"], version)
+    now = MatchRepository.state_at(entry, version)
+    options = seat_options(MatchRepository.states_between(entry, 0, version), now, job["seat"])
+    return patches.dumps(options).encode(), now is not None and not now.finished
+
+
+def _record(store: EventStore, job: Job) -> tuple[bytes, bool]:
+    from server.records.export import export_match
+    from server.records.text import to_text
+
+    record = export_match(store, job["match_id"], upto=job["version"])
+    if job["format"] == "json":
+        body = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+    else:
+        body = to_text(record)
+    return body.encode(), bool(record["live"])
+
+
+_BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
+    "replay": _replay,
+    "options": _options,
+    "record": _record,
+}
+
+
+# -- the worker process ------------------------------------------------------------------------
+
+
+def _send(sock: socket.socket, *frames: bytes) -> None:
+    for frame in frames:
+        sock.sendall(_LENGTH.pack(len(frame)))
+        sock.sendall(frame)
+
+
+def _receive(sock: socket.socket) -> bytes | None:
+    """One frame, or None at end-of-file before its first byte."""
+    head = _exactly(sock, _LENGTH.size)
+    if head is None:
+        return None
+    (length,) = _LENGTH.unpack(head)
+    data = _exactly(sock, length)
+    if data is None:
+        raise ConnectionError("the other end closed mid-frame")
+    return data
+
+
+def _exactly(sock: socket.socket, length: int) -> bytes | None:
+    buffer = bytearray(length)
+    view = memoryview(buffer)
+    done = 0
+    while done < length:
+        n = sock.recv_into(view[done:], min(length - done, 1 << 20))
+        if n == 0:
+            if done == 0:
+                return None
+            raise ConnectionError("the other end closed mid-frame")
+        done += n
+    return bytes(buffer)
+
+
+def _open(stores: dict[str, EventStore], url: str) -> EventStore:
+    store = stores.get(url)
+    if store is None:
+        options = {"pool_size": 1} if url.startswith(("postgresql:", "postgres:")) else {}
+        store = stores[url] = open_store(url, **options)
+    return store
+
+
+def _watch_parent(parent: int) -> None:
+    """End this process once the server that started it is gone (re-parented)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def serve_socket(fd: int) -> None:
+    """A worker's life: answer requests on the socket `fd` until it reads end-of-file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server; its end stops us
+    # On a busy machine the server's own loop (moves) comes first, a heavy read after it.
+    os.nice(NICENESS)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    sock = socket.socket(fileno=fd)
+    sock.setblocking(True)
+    stores: dict[str, EventStore] = {}
+    while True:
+        try:
+            request = _receive(sock)
+        except ConnectionError:
+            return
+        if request is None:
+            return
+        job = json.loads(request)
+        try:
+            answer = run_job(_open(stores, job["store"]), job)
+            header = {"ok": True, "etag": answer.etag, "live": answer.live, "pid": answer.pid}
+            frames: tuple[bytes, ...] = (json.dumps(header).encode(), answer.body)
+        except ReadRefusedError as exc:
+            refusal = {"ok": False, "status": exc.http_status, "error": exc.to_json()}
+            frames = (json.dumps(refusal).encode(),)
+        except Exception:  # a bug: the client gets a 500, this worker goes on
+            traceback.print_exc()
+            error = {"code": "internal", "message": "The server failed to build this read."}
+            failure = {"ok": False, "status": 500, "error": error}
+            frames = (json.dumps(failure).encode(),)
+        try:
+            _send(sock, *frames)
+        except OSError:
+            return
+
+
+# -- the pool, in the server process -----------------------------------------------------------
+
+
+class _Worker:
+    def __init__(self, argv: list[str], timeout_s: float) -> None:
+        parent_end, child_end = socket.socketpair()
+        try:
+            fd = child_end.fileno()
+            self.proc = subprocess.Popen(
+                [*argv, str(fd)], pass_fds=(fd,), stdin=subprocess.DEVNULL, close_fds=True
+            )
+        finally:
+            child_end.close()
+        self.sock = parent_end
+        self.sock.settimeout(timeout_s)
+
+    def call(self, job: Job) -> Answer:
+        """The worker's answer to `job`; ConnectionError (or OSError) if it died."""
+        _send(self.sock, json.dumps(job).encode())
+        raw = _receive(self.sock)
+        if raw is None:
+            raise ConnectionError("the worker closed its socket")
+        header = json.loads(raw)
+        if not header["ok"]:
+            raise ReadRefusedError(header["status"], header["error"])
+        body = _receive(self.sock)
+        if body is None:
+            raise ConnectionError("the worker closed its socket")
+        return Answer(body, header["etag"], header["live"], header["pid"])
+
+    def stop(self) -> None:
+        self.sock.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            log.warning("read worker %d did not end", self.proc.pid)
+
+
+class ReadWorkers:
+    """A fixed pool of `size` worker processes reading `store_url`; `run(job)` waits (greenly
+    under eventlet) for one to build it."""
+
+    def __init__(
+        self,
+        store_url: str,
+        size: int = 1,
+        max_waiting: int = 16,
+        timeout_s: float = TIMEOUT_S,
+        argv: list[str] | None = None,
+    ) -> None:
+        if size < 1:
+            raise ValueError("a pool of read workers has at least one")
+        self.store_url = store_url
+        self.size = size
+        self.max_waiting = max_waiting
+        self.timeout_s = timeout_s
+        self.argv = argv or [sys.executable, "-m", "server.workers"]
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker] = []
+        self._free = size
+        self._waiting = 0
+        self._closed = False
+        self._cond = threading.Condition()
+        self.restarts = 0  # workers replaced after they died (tests)
+
+    def pids(self) -> list[int]:
+        """The worker processes running now."""
+        with self._cond:
+            return [w.proc.pid for w in self._all if w.proc.poll() is None]
+
+    def run(self, job: Job) -> Answer:
+        worker = self._acquire()
+        try:
+            for attempt in (1, 2):
+                if worker is None:
+                    worker = self._start()
+                try:
+                    return worker.call({**job, "store": self.store_url})
+                except (OSError, ConnectionError, ValueError) as exc:  # died, stalled, garbled
+                    code = worker.proc.poll()
+                    log.warning(
+                        "read worker %d failed on %s (%s, exit %s)%s",
+                        worker.proc.pid, job["kind"], exc, code,
+                        "; trying a new one" if attempt == 1 else "",
+                    )  # fmt: skip
+                    self._forget(worker)
+                    worker = None
+            raise ReadFailedError(
+                "The server could not build this read (its worker failed twice); try again.",
+                retry_after_s=1,
+            )
+        finally:
+            self._release(worker)
+
+    def _acquire(self) -> _Worker | None:
+        deadline = time.monotonic() + self.timeout_s
+        with self._cond:
+            if self._closed:
+                raise ReadsBusyError("The server is stopping.", retry_after_s=1)
+            if self._free == 0 and self._waiting >= self.max_waiting:
+                raise ReadsBusyError(
+                    f"The server is building {self.size + self._waiting} reads already; try "
+                    "again in a moment.",
+                    retry_after_s=1,
+                )
+            self._waiting += 1
+            try:
+                while self._free == 0:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or self._closed:
+                        raise ReadsBusyError(
+                            "The server's read workers stayed busy; try again.", retry_after_s=1
+                        )
+                    self._cond.wait(left)
+            finally:
+                self._waiting -= 1
+            self._free -= 1
+            return self._idle.pop() if self._idle else None
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self.argv, self.timeout_s)
+        with self._cond:
+            self._all.append(worker)
+        return worker
+
+    def _forget(self, worker: _Worker) -> None:
+        worker.stop()
+        with self._cond:
+            self._all.remove(worker)
+            self.restarts += 1
+
+    def _release(self, worker: _Worker | None) -> None:
+        with self._cond:
+            if worker is not None:
+                if self._closed:
+                    worker.stop()
+                else:
+                    self._idle.append(worker)
+            self._free += 1
+            self._cond.notify()
+
+    def close(self) -> None:
+        """Stop every worker (each also ends by itself when the server process ends)."""
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for worker in idle:
+            worker.stop()
+
+
+if __name__ == "__main__":
+    serve_socket(int(sys.argv[1]))
