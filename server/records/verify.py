@@ -26,7 +26,7 @@ from server.records.export import match_result_json, seat_change_json
 from server.records.schema import load_record
 from server.records.text import action_notation
 
-_ACTION_KEYS = ("do", "seat", "from", "to", "move")
+_ACTION_KEYS = ("do", "seat", "from", "to", "move", "hand")
 _RESULT_KEYS = ("outcome", "winner", "score", "penalties", "reason")
 
 
