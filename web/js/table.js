@@ -26,6 +26,7 @@ import {
 } from "./net.js";
 import { RematchPanel } from "./rematch.js";
 import { RotationPanel, standings } from "./rotation.js";
+import { loadCatalogue } from "./ruleset_words.js";
 import { SeatPanel } from "./seat_panel.js";
 import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
 import { TurnNotice } from "./turn_notice.js";
@@ -96,7 +97,11 @@ class TablePage {
     $("next-game").addEventListener("click", () => this.nextGame());
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     this.notice = new TurnNotice();
-    this.rotation = new RotationPanel(() => this.leaveQueue());
+    this.rotation = new RotationPanel(
+      () => this.leaveQueue(),
+      (bot) => this.queueBot(bot),
+    );
+    this.bots = []; // the bots a table may seat (`/api/presets`), for "add a bot to the queue"
     this.session = null; // the people of a rotation table (null at any other)
     mountPrefs(document.querySelector("header.bar"));
     onPrefs(() => (this.board.animate = motionAllowed()));
@@ -117,6 +122,12 @@ class TablePage {
 
   async start() {
     this.lanBase = lanBase(await getJSON("/api/server-info").catch(() => null));
+    loadCatalogue(getJSON)
+      .then(({ bots }) => {
+        this.bots = bots;
+        this.refreshPanels();
+      })
+      .catch(() => {}); // no catalogue: no "add a bot" choice, the rest of the page works
     try {
       this.onTable(await getJSON(`/api/tables/${encodeURIComponent(this.matchId)}`));
     } catch (err) {
@@ -452,6 +463,7 @@ class TablePage {
     const queueing = this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
     const outsider = this.seat === null && !this.waiting;
     $("join").hidden = !((open || queueing) && outsider);
+    this.rotation.drawAddBot(this.table, this.bots);
     $("join-btn").textContent = queueing ? t("join.queue") : t("join.sit_down");
     const detailsKey = JSON.stringify([this.table?.status, this.table?.rotation?.queue]);
     if ((open || queueing) && outsider && this.joinDetailsDrawn !== detailsKey) {
@@ -692,6 +704,16 @@ class TablePage {
     if (table.match_id && table.match_id !== this.matchId) return;
     this.table = table;
     this.refreshPanels();
+  }
+
+  /** Put a bot of strength `bot` at the back of a rotation table's queue (anyone may). */
+  async queueBot(bot) {
+    try {
+      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/join`, { name: bot, bot });
+      this.say(t("rotation.bot_added", { name: res.name }), "info", 4000);
+    } catch (err) {
+      this.say(err.message, "refused");
+    }
   }
 
   async join() {
