@@ -208,14 +208,16 @@ def serve_socket(fd: int) -> None:
         try:
             answer = run_job(_open(stores, job["store"]), job)
             header = {"ok": True, "etag": answer.etag, "live": answer.live, "pid": answer.pid}
+            header["id"] = job.get("id")
             frames: tuple[bytes, ...] = (json.dumps(header).encode(), answer.body)
         except ReadRefusedError as exc:
             refusal = {"ok": False, "status": exc.http_status, "error": exc.to_json()}
+            refusal["id"] = job.get("id")
             frames = (json.dumps(refusal).encode(),)
         except Exception:  # a bug: the client gets a 500, this worker goes on
             traceback.print_exc()
             error = {"code": "internal", "message": "The server failed to build this read."}
-            failure = {"ok": False, "status": 500, "error": error}
+            failure = {"ok": False, "status": 500, "error": error, "id": job.get("id")}
             frames = (json.dumps(failure).encode(),)
         try:
             _send(sock, *frames)
@@ -238,14 +240,19 @@ class _Worker:
             child_end.close()
         self.sock = parent_end
         self.sock.settimeout(timeout_s)
+        self.calls = 0
 
     def call(self, job: Job) -> Answer:
-        """The worker's answer to `job`; ConnectionError (or OSError) if it died."""
-        _send(self.sock, json.dumps(job).encode())
+        """The worker's answer to `job`; ConnectionError (or OSError) if it died, ValueError if
+        it answered something else (the answer to another request: never reuse it then)."""
+        self.calls += 1
+        _send(self.sock, json.dumps({**job, "id": self.calls}).encode())
         raw = _receive(self.sock)
         if raw is None:
             raise ConnectionError("the worker closed its socket")
         header = json.loads(raw)
+        if header.get("id") != self.calls:
+            raise ValueError(f"answer {header.get('id')} to request {self.calls}")
         if not header["ok"]:
             raise ReadRefusedError(header["status"], header["error"])
         body = _receive(self.sock)
@@ -303,6 +310,8 @@ class ReadWorkers:
                     worker = self._start()
                 try:
                     return worker.call({**job, "store": self.store_url})
+                except ReadRefusedError:  # an answer: the worker is fine
+                    raise
                 except (OSError, ConnectionError, ValueError) as exc:  # died, stalled, garbled
                     code = worker.proc.poll()
                     log.warning(
@@ -312,6 +321,10 @@ class ReadWorkers:
                     )  # fmt: skip
                     self._forget(worker)
                     worker = None
+                except BaseException:  # this greenthread was killed mid-call: the worker's
+                    self._forget(worker)  # answer would wait in its socket for the next call
+                    worker = None
+                    raise
             raise ReadFailedError(
                 "The server could not build this read (its worker failed twice); try again.",
                 retry_after_s=1,

@@ -20,7 +20,7 @@ from eventstore.postgres import PostgresStore
 from server.app import create_app
 from server.bench.history import finished_matches, long_live_match
 from server.config import ServerConfig
-from server.errors import ReadRefusedError, ReadsBusyError
+from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
 from server.matches import MatchRepository
 from server.replays import build
 from server.workers import ReadWorkers
@@ -157,6 +157,21 @@ def test_a_worker_that_keeps_dying_is_a_structured_503_and_the_next_request_work
         assert app.extensions["crapette"].reads.cache.builds == 1
     finally:
         workers.close()
+
+
+def test_a_stalled_worker_is_killed_and_never_answers_a_later_request(store_url: str) -> None:
+    pool = ReadWorkers(store_url, size=1, timeout_s=0.001)  # no worker answers that fast
+    job = _replay_job(store_url, "m-old000000")
+    try:
+        with pytest.raises(ReadFailedError):
+            pool.run(job)
+        assert pool.restarts == 2 and pool.pids() == []  # both stalled ones were killed
+        pool.timeout_s = 60.0
+        answer = pool.run(job)
+        assert b'"match_id":"m-old000000"' in answer.body
+        assert pool.run({**job, "kind": "options", "seat": 1}).body.startswith(b'{"seat":1')
+    finally:
+        pool.close()
 
 
 def test_a_full_queue_is_a_structured_503_at_once(store_url: str) -> None:
