@@ -3,10 +3,11 @@ download, a seat's options) run in a small fixed pool of processes of their own,
 server's event loop never stops for them: it sends a short request over a socket and waits for
 the answer greenly (docs/architecture.md § Read workers, docs/benchmarks.md for the figures).
 
-A worker reads the events itself from the store (its own connection: the parent sends the store
-URL and the match id, never the events) and answers the encoded bytes and their ETag. Built in
-the server process instead, even in slices, the collector's passes over the build's objects
-stopped the loop for ~50 ms (in a thread: 75-90 ms, the GIL).
+A worker loads the match itself from the store (its own connection: the server sends the store
+URL, the match id and the version, never the events) and answers the encoded bytes and their
+ETag. Built in the server process instead, in 3 ms slices, the loop turned at a fifth of its
+idle rate and the server's core did the whole build (in a thread the GIL stopped the loop for
+30-90 ms; `crapette bench replay`).
 
 - The pool starts its processes lazily, on the first heavy read, with fork+exec of
   `python -m server.workers FD` (a fresh interpreter: nothing of eventlet's hub or the server's
@@ -19,8 +20,9 @@ stopped the loop for ~50 ms (in a thread: 75-90 ms, the GIL).
   (`ReadsBusyError`), answered at once.
 
 Frames on the socket: a 4-byte big-endian length, then that many bytes. A request is one JSON
-frame (`{"kind", "store", ...}`); an answer is a JSON header frame (`{"ok", "etag", "live", "pid"}`
-or `{"ok": false, "status", "error"}`), then, if ok, one frame with the body."""
+frame (`{"id", "kind", "store", "match_id", "version", ...}`); an answer is a JSON header frame
+(`{"id", "ok": true, "etag", "live", "pid"}` or `{"id", "ok": false, "status", "error"}`) naming
+the request it answers, then, if ok, one frame with the body."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
 log = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct(">I")
-# A build longer than this is taken for a stalled worker (a 3,000-event replay takes ~1 s).
+# A build longer than this is taken for a stalled worker (a 3,000-event replay: ~0.5-1 s).
 TIMEOUT_S = 60.0
 
 # How much lower a worker's CPU priority is than the server's (os.nice).
