@@ -35,15 +35,22 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """Turn the top hand card face up into X (recycling the waste first if the hand is empty)."""
+    """Turn the top hand card face up into X (recycling the waste first if the hand is empty).
+
+    `hand` names the hand to turn from (``turn I0``, three hands: docs/spec/rules.md §10); None
+    takes the first hand with cards in the order H, I, J."""
 
     seat: int
+    hand: str | None = None
 
     def notation(self) -> str:
-        return "turn"
+        return "turn" if self.hand is None else f"turn {self.hand}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"do": "turn", "seat": self.seat}
+        data: dict[str, Any] = {"do": "turn", "seat": self.seat}
+        if self.hand is not None:
+            data["hand"] = self.hand
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +182,16 @@ def _check_seat(seat: object) -> int:
     return 0 if seat == 0 else 1
 
 
+_HAND_NAMES = frozenset(f"{kind}{seat}" for kind in "HIJ" for seat in (0, 1))
+
+
+def parse_hand(name: object) -> str:
+    """A hand's name for a named turn: ``H0 H1 I0 I1 J0 J1``."""
+    if not isinstance(name, str) or name.upper() not in _HAND_NAMES:
+        raise NotationError(f"{name!r} is not a hand (a turn names H0 H1 I0 I1 J0 or J1)")
+    return name.upper()
+
+
 def parse_move(text: str, seat: int) -> Move:
     """``"T3-F0"`` or ``"T3-F0 AS"``."""
     parts = text.split()
@@ -196,6 +213,8 @@ def parse_action(text: str, seat: int) -> Action:
     seat = _check_seat(seat)
     if head in ("crapette", "call", "stop!", "stop", "tunj", "seis"):
         return Call(seat, parse_move(words[1], seat) if len(words) == 2 else None)
+    if head == "turn" and len(words) == 2:
+        return Turn(seat, parse_hand(words[1].strip()))
     if head in _SIMPLE:
         if len(words) > 1:
             raise NotationError(f"{text!r}: {head} takes nothing after it")
@@ -221,6 +240,8 @@ def action_from_json(data: dict[str, Any]) -> Action:
         if named is not None and not isinstance(named, str):
             raise NotationError("a call's 'move' is text such as R1-F2")
         return Call(seat, parse_move(named, seat) if named else None)
+    if do == "turn" and data.get("hand") is not None:
+        return Turn(seat, parse_hand(data["hand"]))
     if isinstance(do, str) and do in _SIMPLE:
         return _SIMPLE[do](seat)
     raise NotationError(f"unknown action {do!r}")

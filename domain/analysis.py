@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from domain.actions import Action, Discard, Move, Pass, Turn
+from domain.actions import Action, Discard, Move, Pass
 from domain.cards import Card
 from domain.engine import compulsory_moves, evolve
 from domain.events import (
@@ -301,7 +301,7 @@ class Analyser:
         if isinstance(event, CardMoved):
             action, fault = Move(event.seat, event.src, event.dst), event.fault
         elif isinstance(event, HandCardTurned):
-            action, fault = Turn(event.seat), event.fault
+            action, fault = event.action, event.fault
         elif isinstance(event, CardDiscarded) and event.auto is None:
             action, fault = Discard(event.seat), event.fault
         elif isinstance(event, Passed):

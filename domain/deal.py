@@ -117,12 +117,14 @@ def layout(
     reserve_size: int = 13,
     houses_per_player: int = 4,
     reserves_per_player: int = 1,
+    hands_per_player: int = 1,
 ) -> dict[str, list[Card]]:
     """docs/spec/rules.md §2: every pile of the dealt position, each listed bottom to top.
 
     The reserve takes the first `reserve_size` cards (the last of them on top, face up); the houses
     take the next ones, furthest from the reserve first; the hand takes the rest, `D[r+h]` on top.
-    With two reserves (§10) the reserve cards go to `R` and `Q` in turn, `D[0]` to `R`.
+    With two reserves (§10) the reserve cards go to `R` and `Q` in turn, `D[0]` to `R`; with
+    three hands the hand cards go to `H`, `I` and `J` in turn, `D[r+h]` to `H` (on top of it).
     """
     piles: dict[str, list[Card]] = {}
     for seat, pack in enumerate(packs):
@@ -137,7 +139,12 @@ def layout(
             piles[f"R{seat}"] = list(pack[:r])
         for offset, house in enumerate(reversed(houses)):
             piles[house] = [pack[r + offset]]
-        piles[f"H{seat}"] = list(reversed(pack[r + houses_per_player :]))
+        rest = pack[r + houses_per_player :]
+        if hands_per_player == 3:
+            for offset, kind in enumerate("HIJ"):
+                piles[f"{kind}{seat}"] = list(reversed(rest[offset::3]))
+        else:
+            piles[f"H{seat}"] = list(reversed(rest))
         piles[f"X{seat}"] = []
         piles[f"W{seat}"] = []
     for seat in (0, 1):

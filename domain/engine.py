@@ -50,11 +50,23 @@ from domain.events import (
 )
 from domain.matchfold import evolve, fold, next_state, remember_chain
 from domain.moves import explain
-from domain.piles import ALL_PILES, FOUNDATIONS, HAND, INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE
+from domain.piles import (
+    ALL_PILES,
+    FOUNDATIONS,
+    HAND,
+    HANDS,
+    INDEX,
+    RESERVE,
+    SECOND_HAND,
+    SECOND_RESERVE,
+    SHOWN,
+    THIRD_HAND,
+    WASTE,
+)
 from domain.priority import MESSAGES, Level, legal_steps, priority
 from domain.ruleset import ROTATION_MAX_PEOPLE
 from domain.sequences import is_sequence_move, single_moves
-from domain.state import GameState, MatchState, Session
+from domain.state import GameState, MatchState, Piles, Session
 
 STALEMATE_TURNS = 400
 
@@ -242,10 +254,14 @@ def _turn_discard_pass(scratch: _Scratch, action: Action, fault: str | None, at:
     game = scratch.game
     seat = action.seat
     if isinstance(action, Turn):
-        if not game.p[HAND[seat]]:
+        hand = _turned_hand(game, seat, action.hand)
+        if hand is None:  # every hand is empty: the waste becomes H first (§4, §10)
             scratch.emit(WasteTurnedOver(seat, len(game.p[WASTE[seat]]), at))
-        turned = scratch.game.p[HAND[seat]][-1]
-        scratch.emit(HandCardTurned(seat, turned, fault, at))
+            hand = HAND[seat]
+        turned = scratch.game.p[hand][-1]
+        other = None if hand == HAND[seat] else ALL_PILES[hand]
+        named = action.hand is not None
+        scratch.emit(HandCardTurned(seat, turned, fault, at, other, named))
         if game.ruleset.hand_card_lock == "on" and not _x_fits(scratch.game, seat):
             scratch.emit(CardDiscarded(seat, turned, None, at, auto="hand card lock"))
             if not _won(scratch, seat, at):
@@ -308,7 +324,7 @@ def _breach(game: GameState, action: Action) -> str | None:
     if isinstance(action, Turn):
         if p[SHOWN[seat]]:
             raise RulesError("hand card showing", "play or discard your hand card first")
-        if not p[HAND[seat]] and not p[WASTE[seat]]:
+        if _turned_hand(game, seat, action.hand) is None and not p[WASTE[seat]]:
             raise RulesError("no hand card", "your hand and waste are empty")
         return level.required_rule if level.required is not None else level.turn_rule
     if isinstance(action, Discard):
@@ -316,12 +332,47 @@ def _breach(game: GameState, action: Action) -> str | None:
             raise RulesError("nothing to discard", "turn a hand card first")
         return level.required_rule if level.required is not None else level.end_rule
     if isinstance(action, Pass):
-        if p[SHOWN[seat]] or p[HAND[seat]] or p[WASTE[seat]]:
+        if p[SHOWN[seat]] or _has_hand(p, seat) or p[WASTE[seat]]:
             raise RulesError(
                 "cannot pass", "you may pass only with your hand, X and waste all empty"
             )
         return level.required_rule if level.required is not None else None
     return None
+
+
+def _has_hand(p: Piles, seat: int) -> bool:
+    """Does the seat hold a hand card (in any of its three hands, §10)?"""
+    return bool(p[HAND[seat]] or p[SECOND_HAND[seat]] or p[THIRD_HAND[seat]])
+
+
+def _turned_hand(game: GameState, seat: int, name: str | None) -> int | None:
+    """The hand a turn takes its card from: the one it names, else the first with cards in the
+    order H, I, J (docs/spec/rules.md §10). None when every hand is empty: the waste turns over
+    into H first. Raises for a hand the seat may not turn from."""
+    p = game.p
+    if name is None:
+        for hand in HANDS[game.ruleset.hands_per_player][seat]:
+            if p[hand]:
+                return hand
+        return None
+    hand = INDEX.get(name, -1)
+    if game.ruleset.hands_per_player != 3:
+        raise RulesError(
+            "no such pile",
+            "these rules deal one hand per player: turn names none",
+            "one_hand_layout",
+        )
+    if hand not in HANDS[3][seat]:
+        if hand in HANDS[3][1 - seat]:
+            raise RulesError(
+                "not available", f"{name} is your opponent's", "opponents_pile", pile=name
+            )
+        raise RulesError("no such pile", f"turn {name} names no hand", "names_no_pile")
+    if p[hand]:
+        return hand
+    if hand == HAND[seat] and not _has_hand(p, seat):
+        return None  # the waste turns over into H, the hand named
+    raise RulesError("not available", f"{name} is empty", "pile_empty", pile=name)
 
 
 def _x_fits(game: GameState, seat: int) -> bool:
@@ -332,7 +383,7 @@ def _won(scratch: _Scratch, seat: int, at: int) -> bool:
     """The mover wins at once when his reserve(s), hand and X (and waste, classic) are empty."""
     game = scratch.game
     p = game.p
-    if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]]:
+    if p[RESERVE[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]] or _has_hand(p, seat):
         return False
     if p[WASTE[seat]] and game.ruleset.win == "reserve_hand_waste":
         return False
@@ -476,7 +527,7 @@ def _voiding(event: object, at: int) -> ActionVoided:
     if isinstance(event, CardMoved):
         return ActionVoided(event.seat, "CardMoved", event.src, event.dst, event.card, 1, at)
     if isinstance(event, HandCardTurned):
-        x, h = f"X{event.seat}", f"H{event.seat}"
+        x, h = f"X{event.seat}", event.hand_name
         return ActionVoided(event.seat, "HandCardTurned", h, x, event.card, 1, at)
     if isinstance(event, WasteTurnedOver):
         w, h = f"W{event.seat}", f"H{event.seat}"
@@ -581,16 +632,29 @@ def _play_actions(game: GameState, seat: int) -> list[Action]:
             turn_ok = not level.turn_rule
             end_ok = not level.end_rule
     actions: list[Action] = [moves[step] for step in steps]
-    shown, hand, waste = p[SHOWN[seat]], p[HAND[seat]], p[WASTE[seat]]
+    shown, waste = p[SHOWN[seat]], p[WASTE[seat]]
     if shown:
         if end_ok:
             actions.append(_DISCARD[seat])
-    elif hand or waste:
+    elif _has_hand(p, seat) or waste:
         if turn_ok:
             actions.append(_TURN[seat])
+            if game.ruleset.hands_per_player == 3:
+                actions.extend(_named_turns(p, seat))
     elif end_ok or game.ruleset.enforcement != "enforce" or _pass_ok(game, seat):
         actions.append(_PASS[seat])
     return actions
+
+
+# The named turns of three hands (§10), made once: `turn H0` … `turn J1`.
+_NAMED_TURNS = {hand: Turn(seat, ALL_PILES[hand]) for seat in (0, 1) for hand in HANDS[3][seat]}
+
+
+def _named_turns(p: Piles, seat: int) -> list[Action]:
+    """A turn naming each hand with cards; `turn H0` alone when the waste turns over into H."""
+    hands = HANDS[3][seat]
+    named: list[Action] = [_NAMED_TURNS[hand] for hand in hands if p[hand]]
+    return named or [_NAMED_TURNS[HAND[seat]]]
 
 
 def _pass_ok(game: GameState, seat: int) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, get_args
 
+from domain.actions import Turn
 from domain.cards import Card
 from domain.errors import NotationError
 from domain.ruleset import Ruleset
@@ -60,10 +61,26 @@ class CardMoved(_Named):
 
 @dataclass(frozen=True, slots=True)
 class HandCardTurned(_Named):
+    """A hand card turned face up into X. With three hands (docs/spec/rules.md §10) `hand` is
+    the hand it came from when that is not H<seat>, and `named` says the player named the hand
+    (``turn I0``) rather than leaving it to the default order H, I, J."""
+
     seat: int
     card: Card
     fault: str | None
     at_ms: int
+    hand: str | None = None
+    named: bool = False
+
+    @property
+    def hand_name(self) -> str:
+        """The hand the card came from."""
+        return self.hand if self.hand is not None else f"H{self.seat}"
+
+    @property
+    def action(self) -> Turn:
+        """The turn as the player made it: naming its hand only if he named it."""
+        return Turn(self.seat, self.hand_name) if self.named else Turn(self.seat)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,9 +317,18 @@ def _load(name: str, value: Any) -> Any:
     return value
 
 
+# Fields added for the three hands of docs/spec/rules.md §10, left out of a payload while they
+# hold their default: the events of every other game are stored as they were before.
+_UNSET: dict[str, object] = {"hand": None, "named": False}
+
+
 def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
     """(type name, JSON-able dict) of an event."""
     payload = {f.name: _dump(f.name, getattr(event, f.name)) for f in fields(event)}
+    if isinstance(event, HandCardTurned):
+        for name, unset in _UNSET.items():
+            if payload[name] == unset:
+                del payload[name]
     if type(event) is MatchWon and event.player is None:
         del payload["player"]  # a two-seat match's MatchWon stays as it always was
     return type(event).__name__, payload

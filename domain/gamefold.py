@@ -41,7 +41,7 @@ from domain.piles import (
     WASTE,
 )
 from domain.ruleset import Ruleset
-from domain.state import CallWindow, GameResult, GameState, Piles
+from domain.state import CallWindow, GameResult, GameState, Piles, loose_count
 
 # Actions are immutable, so the call window of a turn, discard or pass shares one per seat.
 _TURN = (Turn(0), Turn(1))
@@ -57,7 +57,11 @@ def new_game(ruleset: Ruleset, event: GameStarted) -> GameState:
         pack0, pack1 = deal.packs_from_seed(event.seed)
         packs = (tuple(pack0), tuple(pack1))
     dealt = deal.layout(
-        packs, ruleset.reserve_size, ruleset.houses_per_player, ruleset.reserves_per_player
+        packs,
+        ruleset.reserve_size,
+        ruleset.houses_per_player,
+        ruleset.reserves_per_player,
+        ruleset.hands_per_player,
     )
     p: Piles = tuple(tuple(dealt.get(name, ())) for name in ALL_PILES)
     return fresh_game(
@@ -103,7 +107,7 @@ def fresh_game(
         window=None,
         turn_productive=False,
         turn_founded=False,
-        turn_start_cards=_loose(p, first),
+        turn_start_cards=loose_count(p, first),
         streaks=(0, 0),
         targets=(0, 0),
         quiet_turns=0,
@@ -119,10 +123,6 @@ def fresh_game(
         last_event=None,
         derived=Derived(),
     )
-
-
-def _loose(p: Piles, seat: int) -> int:
-    return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
 
 def _base(game: GameState) -> GameState:
@@ -254,17 +254,21 @@ def _hand_card_turned(game: GameState, event: HandCardTurned, index: int) -> Gam
     action (one call window); otherwise it opens its own window."""
     seat = event.seat
     p = game.p
-    p = _replace_piles(p, HAND[seat], p[HAND[seat]][:-1], SHOWN[seat], (p[HAND[seat]][-1],))
+    hand = HAND[seat] if event.hand is None else INDEX[event.hand]  # I or J: three hands (§10)
+    p = _replace_piles(p, hand, p[hand][:-1], SHOWN[seat], (p[hand][-1],))
     window = game.window
     continues = (
         window is not None
         and window.first_index + len(window.events) == index
         and isinstance(window.events[-1], WasteTurnedOver)
     )
+    action = Turn(seat, event.hand_name) if event.named else _TURN[seat]
     if continues:
         window = _extend(window, event, fault=event.fault)
+        if window is not None and event.named:
+            window = window._replace(action=action)
     else:
-        window = _open(game, seat, index, _TURN[seat], event.fault, event)
+        window = _open(game, seat, index, action, event.fault, event)
     return _hand_moved(game, p, window, event.at_ms, event)
 
 
@@ -392,7 +396,7 @@ def _turn_ended(game: GameState, event: TurnEnded, index: int) -> GameState:
         window=window,
         turn_productive=False,
         turn_founded=False,
-        turn_start_cards=_loose(p, nxt),
+        turn_start_cards=loose_count(p, nxt),
         streaks=(streaks[0], streaks[1]),
         targets=(targets[0], targets[1]),
         quiet_turns=quiet,
@@ -455,7 +459,8 @@ def _action_voided(game: GameState, event: ActionVoided, index: int) -> GameStat
         p, hhash = move_card(p, hhash, INDEX[event.dst], INDEX[event.src])
     elif kind == "HandCardTurned":
         seat = event.seat
-        p = _replace_piles(p, SHOWN[seat], (), HAND[seat], p[HAND[seat]] + p[SHOWN[seat]])
+        hand = HAND[seat] if event.src is None else INDEX[event.src]  # the hand it came from
+        p = _replace_piles(p, SHOWN[seat], (), hand, p[hand] + p[SHOWN[seat]])
     elif kind == "WasteTurnedOver":
         seat = event.seat
         p = _replace_piles(p, WASTE[seat], tuple(reversed(p[HAND[seat]])), HAND[seat], ())

@@ -15,11 +15,15 @@ from domain.piles import (
     FIRST_HOUSE,
     FOUNDATIONS,
     HAND,
+    HAND_SET,
+    HANDS,
     HOUSE_SET,
     HOUSES,
     RESERVE,
+    SECOND_HAND,
     SECOND_RESERVE,
     SHOWN,
+    THIRD_HAND,
     WASTE,
     house_indices,
 )
@@ -78,7 +82,8 @@ def waste_playable(state: GameState, seat: int) -> bool:
         return False
     if option == "always":
         return True
-    return not state.p[HAND[seat]]  # after_hand_empty
+    p = state.p  # after_hand_empty: every hand (all three, §10) is empty
+    return not (p[HAND[seat]] or p[SECOND_HAND[seat]] or p[THIRD_HAND[seat]])
 
 
 def sources(state: GameState, seat: int) -> list[int]:
@@ -175,7 +180,7 @@ def _raw_steps(state: GameState, seat: int, seen: frozenset[int] | None = None) 
     sources.extend(full_h)
     if p[waste]:
         playable = ruleset.waste_playable
-        if playable == "always" or (playable == "after_hand_empty" and not p[HAND[seat]]):
+        if playable == "always" or (playable == "after_hand_empty" and waste_playable(state, seat)):
             sources.append(waste)
     wanted_l: dict[int, list[int]] = {}
     for i in _LOAD_PILES[seat]:  # the opponent's reserve and waste: same suit, one apart
@@ -288,11 +293,12 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
                 "not available", "a foundation card never moves", "foundation_never_moves"
             )
         other = 1 - seat
-        if src in (RESERVE[other], SECOND_RESERVE[other], SHOWN[other], WASTE[other], HAND[other]):
+        theirs = (RESERVE[other], SECOND_RESERVE[other], SHOWN[other], WASTE[other])
+        if src in theirs or src in HANDS[3][other]:
             return RulesError(
                 "not available", f"{name_src} is your opponent's", "opponents_pile", pile=name_src
             )
-        if src == HAND[seat]:
+        if src in HANDS[3][seat]:
             return RulesError(
                 "not available", "hand cards are face down: turn one first", "hand_face_down"
             )
@@ -317,7 +323,7 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
         return RulesError(
             "building", "only a discard puts the hand card on your waste", "discard_only"
         )
-    if dst in (RESERVE[seat], SECOND_RESERVE[seat], HAND[0], HAND[1], SHOWN[0], SHOWN[1]):
+    if dst in (RESERVE[seat], SECOND_RESERVE[seat], SHOWN[0], SHOWN[1]) or dst in HAND_SET:
         return RulesError(
             "building", f"no card may be put on {name_dst}", "no_card_on", pile=name_dst
         )

@@ -10,6 +10,7 @@ ALL_PILES: tuple[str, ...] = (
     + tuple(f"T{i}" for i in range(8))
     + tuple(f"F{i}" for i in range(8))
     + ("Q0", "Q1")  # the second reserves of reserves_per_player=2 (docs/spec/rules.md §10)
+    + ("I0", "I1", "J0", "J1")  # the second and third hands of hands_per_player=3 (§10)
 )
 INDEX: dict[str, int] = {name: i for i, name in enumerate(ALL_PILES)}
 
@@ -24,6 +25,14 @@ RESERVES: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
     1: ((RESERVE[0],), (RESERVE[1],)),
     2: ((RESERVE[0], SECOND_RESERVE[0]), (RESERVE[1], SECOND_RESERVE[1])),
 }
+SECOND_HAND = (INDEX["I0"], INDEX["I1"])  # I<seat>: always empty with one hand
+THIRD_HAND = (INDEX["J0"], INDEX["J1"])  # J<seat>
+# Each seat's hands in the order an unnamed turn takes them (H, I, J), by hands_per_player.
+HANDS: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    1: ((HAND[0],), (HAND[1],)),
+    3: ((HAND[0], SECOND_HAND[0], THIRD_HAND[0]), (HAND[1], SECOND_HAND[1], THIRD_HAND[1])),
+}
+HAND_SET = frozenset(HANDS[3][0] + HANDS[3][1])
 # The houses T0…T7 and the foundations F0…F7 are two runs of indexes: a house is
 # `FIRST_HOUSE <= i < FIRST_FOUNDATION`, a foundation `FIRST_FOUNDATION <= i < END_FOUNDATION`.
 FIRST_HOUSE = INDEX["T0"]
@@ -35,7 +44,7 @@ HOUSE_SET = frozenset(HOUSES)
 FOUNDATION_SET = frozenset(FOUNDATIONS)
 
 
-_NOT_A_PILE = "{!r} is not a pile (R0 R1 Q0 Q1 H0 H1 X0 X1 W0 W1 T0…T7 F0…F7)"
+_NOT_A_PILE = "{!r} is not a pile (R0 R1 Q0 Q1 H0 H1 I0 I1 J0 J1 X0 X1 W0 W1 T0…T7 F0…F7)"
 
 
 def is_pile(name: str) -> bool:
@@ -59,22 +68,32 @@ def house_indices(houses_per_player: int) -> tuple[int, ...]:
     )
 
 
-def layout_piles(houses_per_player: int, reserves_per_player: int = 1) -> tuple[str, ...]:
+def layout_piles(
+    houses_per_player: int, reserves_per_player: int = 1, hands_per_player: int = 1
+) -> tuple[str, ...]:
     """The names of the piles that exist in a layout, in engine order."""
-    known = LAYOUTS.get((houses_per_player, reserves_per_player))
-    return known if known is not None else _layout(houses_per_player, reserves_per_player)
+    key = (houses_per_player, reserves_per_player, hands_per_player)
+    known = LAYOUTS.get(key)
+    return known if known is not None else _layout(*key)
 
 
-def _layout(houses_per_player: int, reserves_per_player: int) -> tuple[str, ...]:
+def _layout(
+    houses_per_player: int, reserves_per_player: int, hands_per_player: int
+) -> tuple[str, ...]:
     houses = set(house_indices(houses_per_player))
     absent = set() if reserves_per_player == 2 else set(SECOND_RESERVE)
+    if hands_per_player != 3:
+        absent |= {*SECOND_HAND, *THIRD_HAND}
     return tuple(
         n for i, n in enumerate(ALL_PILES) if (i not in HOUSES or i in houses) and i not in absent
     )
 
 
-# The layouts the rules allow (houses_per_player 4 or 2, reserves_per_player 1 or 2), worked out
-# once: every view lists the piles of its layout.
-LAYOUTS: dict[tuple[int, int], tuple[str, ...]] = {
-    (houses, reserves): _layout(houses, reserves) for houses in (4, 2) for reserves in (1, 2)
+# The layouts the rules allow (houses_per_player 4 or 2, reserves_per_player 1 or 2,
+# hands_per_player 1 or 3), worked out once: every view lists the piles of its layout.
+LAYOUTS: dict[tuple[int, int, int], tuple[str, ...]] = {
+    (houses, reserves, hands): _layout(houses, reserves, hands)
+    for houses in (4, 2)
+    for reserves in (1, 2)
+    for hands in (1, 3)
 }

@@ -3,9 +3,9 @@
     R0=5S,7H X0=2C T0=KS/1,QH T4=9D/1 F0=AS,2S H1=3D,4D R1=8C to=0
 
 Tokens are separated by white space. ``PILE=cards`` lists a pile bottom to top, cards separated by
-commas; a pile left out is empty. A card's owner defaults to the seat of its pile for R, Q, H, X
-and W (``R1=8C`` is ``8C/1``) and to seat 0 for houses and foundations; write ``/0`` or ``/1``
-to say otherwise. ``to=N`` says whose turn it is (default 0).
+commas; a pile left out is empty. A card's owner defaults to the seat of its pile for R, Q, H,
+I, J, X and W (``R1=8C`` is ``8C/1``) and to seat 0 for houses and foundations; write ``/0`` or
+``/1`` to say otherwise. ``to=N`` says whose turn it is (default 0).
 Positions need not hold all 104 cards, but no card (rank, suit and owner) may appear twice.
 """
 
@@ -15,13 +15,22 @@ from domain.cards import Card
 from domain.errors import NotationError
 from domain.events import MatchStarted
 from domain.gamefold import fresh_game
-from domain.piles import ALL_PILES, HOUSE_SET, INDEX, SECOND_RESERVE, SHOWN, house_indices
+from domain.piles import (
+    ALL_PILES,
+    HOUSE_SET,
+    INDEX,
+    SECOND_HAND,
+    SECOND_RESERVE,
+    SHOWN,
+    THIRD_HAND,
+    house_indices,
+)
 from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState, Piles
 
 
 def _default_owner(name: str) -> int:
-    return int(name[1]) if name[0] in "RQHXW" else 0
+    return int(name[1]) if name[0] in "RQHIJXW" else 0
 
 
 def position_from_text(
@@ -50,6 +59,8 @@ def position_from_text(
             raise NotationError(f"{key} does not exist with two houses per player")
         if i in SECOND_RESERVE and ruleset.reserves_per_player != 2:
             raise NotationError(f"{key} exists only with two reserves per player")
+        if i in SECOND_HAND + THIRD_HAND and ruleset.hands_per_player != 3:
+            raise NotationError(f"{key} exists only with three hands per player")
         cards = tuple(Card.parse(c, _default_owner(key)) for c in value.split(",") if c)
         if i in SHOWN and len(cards) > 1:
             raise NotationError(f"{key} holds at most one card")

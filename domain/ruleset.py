@@ -20,6 +20,7 @@ Win = Literal["reserve_hand_waste", "reserve_hand"]
 Enforcement = Literal["call", "enforce", "lenient"]
 WrongCallPenalty = Literal["none", "lose_turn_after_3"]
 MatchKind = Literal["points", "wins"]
+HandsPerPlayer = Literal[1, 3]
 Rotation = Literal["off", "winner_out", "loser_out"]
 
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -37,6 +38,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 RESERVE_SIZES = (13, 12, 11, 10)
 HOUSES_PER_PLAYER = (4, 2)
 RESERVES_PER_PLAYER = (1, 2)
+HANDS_PER_PLAYER: tuple[int, ...] = get_args(HandsPerPlayer)
 # A rotation table (docs/spec/rules.md §10) holds at most this many people: two seated, the others
 # waiting.
 ROTATION_MAX_PEOPLE = 4
@@ -68,6 +70,7 @@ class Ruleset:
     reserve_size: int = 13
     houses_per_player: int = 4
     reserves_per_player: int = 1
+    hands_per_player: HandsPerPlayer = 1
     first_player: FirstPlayer = "lower_reserve"
     waste_playable: WastePlayable = "never"
     empty_house: EmptyHouse = "any"
@@ -96,6 +99,8 @@ class Ruleset:
             or self.reserves_per_player not in RESERVES_PER_PLAYER
         ):
             raise RulesetError(f"reserves_per_player is 1 or 2, not {self.reserves_per_player!r}")
+        if type(self.hands_per_player) is not int or self.hands_per_player not in HANDS_PER_PLAYER:
+            raise RulesetError(f"hands_per_player is 1 or 3, not {self.hands_per_player!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
@@ -161,13 +166,23 @@ class Ruleset:
 
 
 # The options of docs/spec/rules.md §10 and their values when unset (`Ruleset.to_record_json`).
-VARIANT_DEFAULTS: dict[str, object] = {"reserves_per_player": 1, "rotation": "off"}
+VARIANT_DEFAULTS: dict[str, object] = {
+    "reserves_per_player": 1,
+    "hands_per_player": 1,
+    "rotation": "off",
+}
 
 # Every option of a ruleset (its fields but the preset label), in field order.
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Ruleset) if f.name != "name")
 
 # The options that count something: whole numbers (a float cannot count cards when dealing).
-_WHOLE_NUMBERS = ("reserve_size", "houses_per_player", "reserves_per_player", "move_time_limit_s")
+_WHOLE_NUMBERS = (
+    "reserve_size",
+    "houses_per_player",
+    "reserves_per_player",
+    "hands_per_player",
+    "move_time_limit_s",
+)
 
 
 def _preset(name: str, **changes: Any) -> Ruleset:
@@ -206,6 +221,7 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "beginner": _preset("beginner", enforcement="lenient"),
     "italian-two-reserves": _preset("italian-two-reserves", reserves_per_player=2),
+    "italian-three-hands": _preset("italian-three-hands", hands_per_player=3),
     # §10 "Crapette a quattro giocatori" read literally: the winner gives up his seat.
     "italian-four": _preset("italian-four", rotation="winner_out"),
 }
@@ -219,5 +235,6 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
     "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
+    "italian-three-hands": "Italian variant: three hands each (H, I and J), turn from any of them.",
     "italian-four": "Italian variant for 3 or 4 people: the winner gives his seat to the next.",
 }

@@ -4,7 +4,7 @@ Both are immutable and cheap to copy: `evolve` makes a new one for every event. 
 named tuple whose most changed fields come last, so its common copy is one slice of the old tuple
 plus the new values (`with_game`). `GameState` is a slotted record whose fields are read
 constantly by the rules, and a slot reads about twice as fast as a named tuple's field; its copies
-go through `_sealed` (the measurement is in its docstring). Piles are a tuple of 26 tuples in
+go through `_sealed` (the measurement is in its docstring). Piles are a tuple of 30 tuples in
 `domain.piles.ALL_PILES` order (index -1 of a pile is its top).
 """
 
@@ -16,10 +16,26 @@ from typing import Any, NamedTuple
 from domain.actions import Action
 from domain.cards import Card
 from domain.derived import Derived
-from domain.piles import HAND, INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE, layout_piles
+from domain.piles import (
+    HAND,
+    INDEX,
+    RESERVE,
+    SECOND_HAND,
+    SECOND_RESERVE,
+    SHOWN,
+    THIRD_HAND,
+    WASTE,
+    layout_piles,
+)
 from domain.ruleset import Ruleset
 
 Piles = tuple[tuple[Card, ...], ...]
+
+
+def hand_cards(p: Piles, seat: int) -> int:
+    """Cards in the seat's hand, or in all three of them (`hands_per_player=3`, rules.md §10:
+    I and J are always empty with one hand)."""
+    return len(p[HAND[seat]]) + len(p[SECOND_HAND[seat]]) + len(p[THIRD_HAND[seat]])
 
 
 def reserve_count(p: Piles, seat: int) -> int:
@@ -28,8 +44,9 @@ def reserve_count(p: Piles, seat: int) -> int:
 
 
 def loose_count(p: Piles, seat: int) -> int:
-    """Cards in the seat's hand, X and waste of the table `p`."""
-    return len(p[HAND[seat]]) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
+    """Cards in the seat's hand(s, §10), X and waste of the table `p`: what a stalemate target
+    and a score count."""
+    return hand_cards(p, seat) + len(p[SHOWN[seat]]) + len(p[WASTE[seat]])
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +203,10 @@ class GameState(_Fields):
     @property
     def piles(self) -> dict[str, tuple[Card, ...]]:
         """Every pile of the layout by name, bottom to top."""
-        names = layout_piles(self.ruleset.houses_per_player, self.ruleset.reserves_per_player)
+        ruleset = self.ruleset
+        names = layout_piles(
+            ruleset.houses_per_player, ruleset.reserves_per_player, ruleset.hands_per_player
+        )
         return {name: self.p[INDEX[name]] for name in names}
 
     def pile(self, name: str) -> tuple[Card, ...]:
@@ -201,7 +221,7 @@ class GameState(_Fields):
         return self.window.fault if self.window is not None else None
 
     def loose_cards(self, seat: int) -> int:
-        """Cards in the seat's hand, X and waste."""
+        """Cards in the seat's hand(s, §10), X and waste."""
         return loose_count(self.p, seat)
 
     def reserve_cards(self, seat: int) -> int:

@@ -24,7 +24,7 @@ from domain.events import (
     Passed,
     event_to_payload,
 )
-from domain.piles import ALL_PILES, HAND, INDEX, RESERVE, SECOND_RESERVE, layout_piles
+from domain.piles import ALL_PILES, HAND_SET, INDEX, RESERVE, SECOND_RESERVE, layout_piles
 from domain.state import GameState, MatchState
 
 
@@ -188,10 +188,13 @@ def visible_piles(game: GameState) -> dict[str, list[str | None]]:
     shown: dict[str, list[str | None]] = {}
     hidden = not game.over
     ruleset = game.ruleset
-    for name in layout_piles(ruleset.houses_per_player, ruleset.reserves_per_player):
+    names = layout_piles(
+        ruleset.houses_per_player, ruleset.reserves_per_player, ruleset.hands_per_player
+    )
+    for name in names:
         i = INDEX[name]
         cards = game.p[i]
-        if hidden and i in HAND:
+        if hidden and i in HAND_SET:
             shown[name] = [None] * len(cards)
         elif hidden and (i in RESERVE or i in SECOND_RESERVE) and cards:
             shown[name] = [None] * (len(cards) - 1) + [str(cards[-1])]
@@ -210,7 +213,10 @@ def last_action(game: GameState) -> dict[str, Any] | None:
             data["compulsory"] = True
         return data
     if isinstance(e, HandCardTurned):
-        return {"do": "turn", "seat": e.seat, "card": str(e.card)}
+        turned = {"do": "turn", "seat": e.seat, "card": str(e.card)}
+        if game.ruleset.hands_per_player == 3:
+            turned["hand"] = e.hand_name  # which of the three hands it came from (§10)
+        return turned
     if isinstance(e, CardDiscarded):
         return {"do": "discard", "seat": e.seat, "card": str(e.card), "auto": e.auto}
     if isinstance(e, Passed):

@@ -18,8 +18,9 @@ from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
 from server.payloads import ViewAt
 from server.publisher import CatchUp, NoPublisher, Publisher
-from server.replays import Built, ReadCache, ReplayBody, build, etag_of, pause_point, paused
-from server.tables import match_stream
+from server.replays import Built, ReadCache, ReplayBody, etag_of, pause_point, paused, replay_of
+from server.schemas import MATCH_ID_PATTERN
+from server.tables import match_stream, table_stream
 from server.updates import view_json
 from server.workers import Job, ReadWorkers, run_job
 
@@ -79,26 +80,17 @@ class Reads:
 
     def replay(self, match_id: str) -> ReplayBody:
         """Every event as a frame; a match still in play shows what a spectator may see."""
-        entry = self.repo.find(match_id)
-        with entry.lock:
-            self.repo.refresh(entry)
-            version, now = entry.version, entry.state
-            # An imported match never goes on here, and its record held every card: all shown.
-            finished = now is not None and now.finished
-            live = not finished and not entry.table.imported
-            players = [s.name for s in entry.table.seats]
-            ruleset = entry.table.ruleset
+        version = self._version(match_id)
         self.cache.forget_before(match_id, version)
 
         def make() -> ReplayBody:
             if self.workers is None:
-                return build(entry, version, now, live, players, ruleset)
-            job = {"kind": "replay", "live": live, "players": players, "ruleset": ruleset}
-            answer = self.workers.run({**job, "match_id": match_id, "version": version})
-            return ReplayBody(match_id, version, live, answer.body, answer.etag)
+                return replay_of(self.repo.find(match_id), version)
+            answer = self.workers.run({"kind": "replay", "match_id": match_id, "version": version})
+            return ReplayBody(match_id, version, answer.live, answer.body, answer.etag)
 
-        key = ("replay", match_id, version, "live" if live else "all")
-        return self.cache.get_or_build(key, make)
+        # (Whether it is live, and what it shows, follows from the match at that version.)
+        return self.cache.get_or_build(("replay", match_id, version, ""), make)
 
     def record(self, match_id: str, fmt: str) -> Built:
         """The match's record (`fmt`: "json" or "text") as `crapette records export` writes
@@ -119,21 +111,36 @@ class Reads:
 
     def options(self, match_id: str, seat: int) -> Built:
         """What `seat` could do at each position of the match's finished games (JSON)."""
-        entry = self.repo.find(match_id)
-        with entry.lock:
-            self.repo.refresh(entry)
-            version, now = entry.version, entry.state
+        version = self._version(match_id)
 
         def make() -> Built:
-            if self.workers is None:
-                states = self.repo.states_between(entry, 0, version)
-                options = seat_options(paused(states, pause_point()), now, seat)
-                body = patches.dumps(options).encode()
-                return Built(body, etag_of(body), now is not None and not now.finished)
-            job = {"kind": "options", "match_id": match_id, "version": version, "seat": seat}
-            return self._run(job)
+            if self.workers is not None:
+                job = {"kind": "options", "match_id": match_id, "version": version, "seat": seat}
+                return self._run(job)
+            entry = self.repo.find(match_id)
+            now = self.repo.state_at(entry, version)
+            states = self.repo.states_between(entry, 0, version)
+            body = patches.dumps(seat_options(paused(states, pause_point()), now, seat)).encode()
+            return Built(body, etag_of(body), now is not None and not now.finished)
 
         return self.cache.get_or_build(("options", match_id, version, str(seat)), make)
+
+    def _version(self, match_id: str) -> int:
+        """The match's version now. A match this process holds is brought up to date (under
+        its lock: a short step); one it does not hold is not loaded here, only asked of the
+        store, when a worker builds (the worker loads it): reading an old match's replay
+        neither folds it on the loop nor keeps it in memory."""
+        if self.workers is None or self.repo.loaded(match_id):
+            entry = self.repo.find(match_id)
+            with entry.lock:
+                self.repo.refresh(entry)
+                return entry.version
+        store = self.repo.store
+        if not MATCH_ID_PATTERN.fullmatch(match_id) or not store.stream_version(
+            table_stream(match_id)
+        ):
+            raise NotFoundError(f"There is no table {match_id}.")
+        return store.stream_version(match_stream(match_id))
 
     def _run(self, job: Job) -> Built:
         answer = run_job(self.repo.store, job) if self.workers is None else self.workers.run(job)

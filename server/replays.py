@@ -179,6 +179,15 @@ def build(
     return encode(entry.match_id, states, upto, now, live, players, ruleset, pause or pause_point())
 
 
+def replay_of(entry: MatchEntry, upto: int, pause: Callable[[], None] | None = None) -> ReplayBody:
+    """The replay of the first `upto` events of a match held in memory, as its table says:
+    an imported match never goes on here, and its record held every card: all shown."""
+    now = MatchRepository.state_at(entry, upto)
+    live = not (now is not None and now.finished) and not entry.table.imported
+    players = [seat.name for seat in entry.table.seats]
+    return build(entry, upto, now, live, players, entry.table.ruleset, pause)
+
+
 def encode(
     match_id: str,
     states: Iterable[Applied],

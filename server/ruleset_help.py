@@ -79,6 +79,13 @@ OPTIONS: tuple[OptionHelp, ...] = (
         ((1, "1 reserve each"), (2, "2 reserves each (R and Q)")),
     ),
     OptionHelp(
+        "hands_per_player",
+        "Hands per player",
+        "Italian variant: with 3, the hand is dealt into three hands, H, I and J, turned at will.",
+        "choice",
+        ((1, "1 hand each"), (3, "3 hands each (H, I and J)")),
+    ),
+    OptionHelp(
         "first_player",
         "Who starts",
         "Who moves first in each game.",

@@ -99,6 +99,9 @@ def replay_frame(
         frame_view = None
     else:
         frame_view = {k: view.get(k) for k in REPLAY_VIEW_KEYS}
+        if "session" in view:  # a rotation table: who sits, and everyone's totals
+            frame_view["players"] = view["players"]
+            frame_view["session"] = view["session"]
         game = state.game
         if game is not None and (show_all or game_over(now, game.game_index)):
             hidden = {name: cards.count(None) for name, cards in view["piles"].items()}

@@ -3,10 +3,11 @@ download, a seat's options) run in a small fixed pool of processes of their own,
 server's event loop never stops for them: it sends a short request over a socket and waits for
 the answer greenly (docs/architecture.md § Read workers, docs/benchmarks.md for the figures).
 
-A worker reads the events itself from the store (its own connection: the parent sends the store
-URL and the match id, never the events) and answers the encoded bytes and their ETag. Built in
-the server process instead, even in slices, the collector's passes over the build's objects
-stopped the loop for ~50 ms (in a thread: 75-90 ms, the GIL).
+A worker loads the match itself from the store (its own connection: the server sends the store
+URL, the match id and the version, never the events) and answers the encoded bytes and their
+ETag. Built in the server process instead, in 3 ms slices, the loop turned at a fifth of its
+idle rate and the server's core did the whole build (in a thread the GIL stopped the loop for
+30-90 ms; `crapette bench replay`).
 
 - The pool starts its processes lazily, on the first heavy read, with fork+exec of
   `python -m server.workers FD` (a fresh interpreter: nothing of eventlet's hub or the server's
@@ -19,8 +20,9 @@ stopped the loop for ~50 ms (in a thread: 75-90 ms, the GIL).
   (`ReadsBusyError`), answered at once.
 
 Frames on the socket: a 4-byte big-endian length, then that many bytes. A request is one JSON
-frame (`{"kind", "store", ...}`); an answer is a JSON header frame (`{"ok", "etag", "live", "pid"}`
-or `{"ok": false, "status", "error"}`), then, if ok, one frame with the body."""
+frame (`{"id", "kind", "store", "match_id", "version", ...}`); an answer is a JSON header frame
+(`{"id", "ok": true, "etag", "live", "pid"}` or `{"id", "ok": false, "status", "error"}`) naming
+the request it answers, then, if ok, one frame with the body."""
 
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
 log = logging.getLogger(__name__)
 
 _LENGTH = struct.Struct(">I")
-# A build longer than this is taken for a stalled worker (a 3,000-event replay takes ~1 s).
+# A build longer than this is taken for a stalled worker (a 3,000-event replay: ~0.5-1 s).
 TIMEOUT_S = 60.0
 
 # How much lower a worker's CPU priority is than the server's (os.nice).
@@ -86,43 +88,36 @@ def run_job(store: EventStore, job: Job) -> Answer:
     return Answer(body, etag_of(body), live, os.getpid())
 
 
-def _folded(store: EventStore, match_id: str, upto: int) -> list[Any]:
-    """The match's first `upto` events, each with the state after it (server.matches.Applied)."""
-    import domain
+def _held(store: EventStore, match_id: str, version: int) -> Any:
+    """The match loaded from the store as the server loads it (server.matches.MatchEntry:
+    table, events, snapshots), holding at least `version` events."""
     from server.errors import NotFoundError
-    from server.matches import Applied
-    from server.tables import match_stream
+    from server.matches import MatchRepository
 
-    records = store.read(match_stream(match_id), 1, upto) if upto else []
-    if len(records) != upto:
-        raise NotFoundError(f"The match {match_id} has no version {upto}.")
-    state = None
-    applied = []
-    for record in records:
-        event = domain.event_from_payload(record.type, record.data)
-        state = domain.evolve(state, event)
-        applied.append(Applied(record.version, event, state, record.recorded_at_ms))
-    return applied
+    entry = MatchRepository(store, lambda _m, _a: None).get(match_id)
+    if entry is None:
+        raise NotFoundError(f"There is no table {match_id}.")
+    if entry.version < version:
+        raise NotFoundError(f"The match has only {entry.version} events, not {version}.")
+    return entry
 
 
 def _replay(store: EventStore, job: Job) -> tuple[bytes, bool]:
-    from server.replays import encode
+    from server.replays import replay_of
 
-    applied = _folded(store, job["match_id"], job["version"])
-    now = applied[-1].state if applied else None
-    built = encode(
-        job["match_id"], applied, job["version"], now, job["live"], job["players"], job["ruleset"]
-    )
+    built = replay_of(_held(store, job["match_id"], job["version"]), job["version"])
     return built.body, built.live
 
 
 def _options(store: EventStore, job: Job) -> tuple[bytes, bool]:
     from server import patches
     from server.knowledge import seat_options
+    from server.matches import MatchRepository
 
-    applied = _folded(store, job["match_id"], job["version"])
-    now = applied[-1].state if applied else None
-    options = seat_options(applied, now, job["seat"])
+    version = job["version"]
+    entry = _held(store, job["match_id"], version)
+    now = MatchRepository.state_at(entry, version)
+    options = seat_options(MatchRepository.states_between(entry, 0, version), now, job["seat"])
     return patches.dumps(options).encode(), now is not None and not now.finished
 
 
@@ -215,14 +210,16 @@ def serve_socket(fd: int) -> None:
         try:
             answer = run_job(_open(stores, job["store"]), job)
             header = {"ok": True, "etag": answer.etag, "live": answer.live, "pid": answer.pid}
+            header["id"] = job.get("id")
             frames: tuple[bytes, ...] = (json.dumps(header).encode(), answer.body)
         except ReadRefusedError as exc:
             refusal = {"ok": False, "status": exc.http_status, "error": exc.to_json()}
+            refusal["id"] = job.get("id")
             frames = (json.dumps(refusal).encode(),)
         except Exception:  # a bug: the client gets a 500, this worker goes on
             traceback.print_exc()
             error = {"code": "internal", "message": "The server failed to build this read."}
-            failure = {"ok": False, "status": 500, "error": error}
+            failure = {"ok": False, "status": 500, "error": error, "id": job.get("id")}
             frames = (json.dumps(failure).encode(),)
         try:
             _send(sock, *frames)
@@ -245,14 +242,19 @@ class _Worker:
             child_end.close()
         self.sock = parent_end
         self.sock.settimeout(timeout_s)
+        self.calls = 0
 
     def call(self, job: Job) -> Answer:
-        """The worker's answer to `job`; ConnectionError (or OSError) if it died."""
-        _send(self.sock, json.dumps(job).encode())
+        """The worker's answer to `job`; ConnectionError (or OSError) if it died, ValueError if
+        it answered something else (the answer to another request: never reuse it then)."""
+        self.calls += 1
+        _send(self.sock, json.dumps({**job, "id": self.calls}).encode())
         raw = _receive(self.sock)
         if raw is None:
             raise ConnectionError("the worker closed its socket")
         header = json.loads(raw)
+        if header.get("id") != self.calls:
+            raise ValueError(f"answer {header.get('id')} to request {self.calls}")
         if not header["ok"]:
             raise ReadRefusedError(header["status"], header["error"])
         body = _receive(self.sock)
@@ -310,6 +312,8 @@ class ReadWorkers:
                     worker = self._start()
                 try:
                     return worker.call({**job, "store": self.store_url})
+                except ReadRefusedError:  # an answer: the worker is fine
+                    raise
                 except (OSError, ConnectionError, ValueError) as exc:  # died, stalled, garbled
                     code = worker.proc.poll()
                     log.warning(
@@ -319,6 +323,10 @@ class ReadWorkers:
                     )  # fmt: skip
                     self._forget(worker)
                     worker = None
+                except BaseException:  # this greenthread was killed mid-call: the worker's
+                    self._forget(worker)  # answer would wait in its socket for the next call
+                    worker = None
+                    raise
             raise ReadFailedError(
                 "The server could not build this read (its worker failed twice); try again.",
                 retry_after_s=1,

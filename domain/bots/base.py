@@ -37,6 +37,10 @@ class Bot:
     # On a right call, name the compulsory move that helps the offender least
     # (docs/spec/rules.md §7).
     NAMES_CALLS: ClassVar[bool] = False
+    # With three hands (docs/spec/rules.md §10), also turn from a hand named at will. The hands
+    # are face down and dealt alike, so no hand is a better choice than another: bots that play
+    # well leave the choice to the default order H, I, J.
+    NAMES_HANDS: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         self.options = BotOptions.build(self.DEFAULTS, options)
@@ -80,6 +84,8 @@ class Bot:
         if any(isinstance(a, AcceptDraw) for a in view.legal) and self._accepts_draw(view):
             return AcceptDraw(seat)
         plays = [a for a in view.legal if isinstance(a, Move | Turn | Discard | Pass)]
+        if not self.NAMES_HANDS:  # the unnamed turn is listed whenever a named one is
+            plays = [a for a in plays if not (isinstance(a, Turn) and a.hand is not None)]
         if not plays or view.to_move != seat:
             return None
         game = mirror_game(view)

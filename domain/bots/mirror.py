@@ -146,7 +146,9 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
             # it could have been loaded on will do: priorities never look at that pile.
             dst[-1] = _loadable_under(moved, piles)
     elif isinstance(action, Turn):
-        shown, hand, waste = piles[f"X{seat}"], piles[f"H{seat}"], piles[f"W{seat}"]
+        # The hand it came from: the one named, else the one the view says (three hands, §10).
+        hand_name = action.hand or last.get("hand") or f"H{seat}"
+        shown, hand, waste = piles[f"X{seat}"], piles[hand_name], piles[f"W{seat}"]
         card: Card | None
         if last.get("do") == "discard" and last.get("auto") == "hand card lock":
             card = waste.pop() if waste else None  # turned, then locked out to the waste
@@ -154,11 +156,12 @@ def position_before(view: View, action: Action, memory: Sighting) -> GameState |
             card = shown.pop() if shown else None
         if card is None:
             return None
+        hands = [name for name in (f"H{seat}", f"I{seat}", f"J{seat}") if name in piles]
         recycled = (
             not waste
             and memory.game_index == view.game_index
             and memory.version < view.version
-            and not memory.piles.get(f"H{seat}")
+            and not any(memory.piles.get(name) for name in hands)
             and memory.piles.get(f"W{seat}")
         )
         if recycled:

@@ -11,3 +11,4 @@ class RandomBot(Bot):
     name: ClassVar[str] = "random"
     DEFAULTS: ClassVar[dict[str, Any]] = {"miss_call_rate": 0.5, "call_delay_ms": 2500}
     AVOIDS_FAULTS: ClassVar[bool] = False
+    NAMES_HANDS: ClassVar[bool] = True  # any hand of three (§10), as any other legal action

@@ -24,7 +24,6 @@ from domain.piles import (
     FIRST_FOUNDATION,
     FIRST_HOUSE,
     FOUNDATIONS,
-    HAND,
     HOUSES,
     INDEX,
     RESERVE,
@@ -33,7 +32,7 @@ from domain.piles import (
     WASTE,
 )
 from domain.priority import legal_steps, priority
-from domain.state import GameState, Piles, loose_count, reserve_count
+from domain.state import GameState, Piles, hand_cards, loose_count, reserve_count
 
 Step = tuple[int, int]
 Choice = Step | str  # a move, or "turn" / "discard" / "pass"
@@ -113,7 +112,7 @@ class _Search:
         if p[SHOWN[seat]]:
             if discard_ok:
                 enders.append("discard")
-        elif p[HAND[seat]] or p[WASTE[seat]]:
+        elif hand_cards(p, seat) or p[WASTE[seat]]:
             if turn_ok:
                 enders.append("turn")
         elif pass_ok:
@@ -122,7 +121,7 @@ class _Search:
 
     def won(self, p: Piles) -> bool:
         seat = self.seat
-        if p[RESERVE[seat]] or p[HAND[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]]:
+        if p[RESERVE[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]] or hand_cards(p, seat):
             return False
         return not (p[WASTE[seat]] and self.win_needs_waste)
 
@@ -235,6 +234,7 @@ def _best_allowed(
         if isinstance(action, Move):
             v = search.step_value(game, (INDEX[action.src], INDEX[action.dst]))
         else:
-            v = search.ender_value(game, action.notation())
+            # A turn from any hand looks alike: the card is face down wherever it lies.
+            v = search.ender_value(game, "turn" if isinstance(action, Turn) else action.notation())
         scored.append((v, order if not isinstance(action, Move) else -order, action))
     return max(scored, key=lambda item: (item[0], item[1]))[2]

@@ -53,8 +53,7 @@ def _measure(rounds: int, store_url: str, match_id: str, heap: int) -> dict[str,
     players = [seat.name for seat in entry.table.seats]
     ruleset = entry.table.ruleset
     workers = ReadWorkers(store_url, size=1)
-    job = {"kind": "replay", "match_id": match_id, "version": version, "live": live}
-    job.update(players=players, ruleset=ruleset)
+    job = {"kind": "replay", "match_id": match_id, "version": version}
 
     def one_go() -> Any:
         return build(entry, version, now, live, players, ruleset, pause=lambda: None)

@@ -583,6 +583,14 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     show_default=True,
     help="With --nodes: the Redis the processes share.",
 )
+@click.option(
+    "--profile",
+    "profile_path",
+    default=None,
+    type=click.Path(dir_okay=False, writable=True),
+    help="Sample the server process's CPU time (server/bench/cpuprofile.py) and write its "
+    "collapsed stacks here when it stops (every phase of the run, setup included).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -602,6 +610,7 @@ def server(
     read_workers: int,
     nodes: int | None,
     message_queue: str,
+    profile_path: str | None,
     as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
@@ -628,8 +637,10 @@ def server(
         server_port, echo_port = free_port(), free_port()
         server_url = f"http://127.0.0.1:{server_port}"
         echo_url = f"http://127.0.0.1:{echo_port}"
+        # With --profile the same `crapette serve`, under the CPU-time sampler.
+        runner = ["server"] if profile_path is None else ["server.bench.cpuprofile", profile_path]
         serve = [
-            sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
+            sys.executable, "-m", *runner, "serve", "--host", "127.0.0.1",
             "--port", str(server_port), "--store", store_url, "--async-mode", async_mode, "--quiet",
             *(arg for limit in server_limits for arg in ("--rate-limit", limit)),
             "--read-workers", str(read_workers),
@@ -705,6 +716,11 @@ def server(
         finally:
             for proc in procs:
                 stop_process(proc)
+        if profile_path is not None:
+            from server.bench.cpuprofile import summary
+
+            for line in summary(Path(profile_path).read_text(encoding="utf-8")):
+                click.echo(line, err=True)
         startup = None
         if startup_matches:
             startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)

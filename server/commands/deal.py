@@ -15,7 +15,8 @@ from domain import PRESETS, Ruleset
 from domain import deal as dealing
 from domain.cards import Card
 
-PILE_ORDER = ["R0", "Q0", "H0", "X0", "W0", "R1", "Q1", "H1", "X1", "W1"]  # Q: two reserves (§10)
+# Q: two reserves, I and J: three hands (§10).
+PILE_ORDER = [f"{kind}{seat}" for seat in (0, 1) for kind in "RQHIJXW"]
 
 
 def _pile_order(piles: dict[str, list[Card]]) -> list[str]:
@@ -29,7 +30,11 @@ def deal_summary(seed: str, preset: str) -> dict[str, Any]:
     ruleset = Ruleset.preset(preset)
     packs = dealing.packs_from_seed(seed)
     piles = dealing.layout(
-        packs, ruleset.reserve_size, ruleset.houses_per_player, ruleset.reserves_per_player
+        packs,
+        ruleset.reserve_size,
+        ruleset.houses_per_player,
+        ruleset.reserves_per_player,
+        ruleset.hands_per_player,
     )
     seat, reason = dealing.first_player(ruleset, packs, seed, 0, None)
     return {
@@ -59,7 +64,7 @@ def _as_text(summary: dict[str, Any]) -> str:
     for seat, pack in enumerate(summary["packs"]):
         out.append(f"pack {seat} (top first)")
         out.append("  " + _wrapped(pack, "  "))
-    out.append("layout (bottom to top; the last card of R, Q and H is on top)")
+    out.append("layout (bottom to top; the last card of R, Q, H, I and J is on top)")
     for name, cards in summary["layout"].items():
         shown = _wrapped([card.split("/")[0] for card in cards], " " * 8) if cards else "-"
         out.append(f"  {name:<4}  {shown}")

@@ -74,7 +74,9 @@ def action_of(event: domain.Event) -> domain.Action | None:
     """The player action whose command starts with `event` (None: not an action's first event)."""
     if isinstance(event, CardMoved):
         return domain.Move(event.seat, event.src, event.dst)
-    if isinstance(event, (HandCardTurned, WasteTurnedOver)):
+    if isinstance(event, HandCardTurned):
+        return event.action
+    if isinstance(event, WasteTurnedOver):
         return domain.Turn(event.seat)
     if isinstance(event, CardDiscarded):
         return domain.Discard(event.seat)

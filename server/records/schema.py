@@ -23,10 +23,12 @@ ALGORITHM = "sha256-fy/1"
 
 CARD_CODE = re.compile(r"^[A2-9TJQK][SHDC]$")
 CARD = re.compile(r"^[A2-9TJQK][SHDC](/[01])?$")
-# Q0 Q1: the second reserves of the Italian variant (docs/spec/rules.md §10).
-PILE = re.compile(r"^(R[01]|Q[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])$")
+# Q0 Q1: the second reserves, I0 I1 J0 J1 the second and third hands of the Italian variants
+# (docs/spec/rules.md §10).
+PILE = re.compile(r"^(R[01]|Q[01]|H[01]|I[01]|J[01]|X[01]|W[01]|T[0-7]|F[0-7])$")
+HAND = re.compile(r"^[HIJ][01]$")
 MOVE_TEXT = re.compile(
-    r"^(R[01]|Q[01]|H[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|Q[01]|W[01]|T[0-7]|F[0-7])$"
+    r"^(R[01]|Q[01]|H[01]|I[01]|J[01]|X[01]|W[01]|T[0-7]|F[0-7])-(R[01]|Q[01]|W[01]|T[0-7]|F[0-7])$"
 )
 VOIDED = re.compile(r"^[a-z][a-z-]*( [A-Za-z0-9/-]+)*$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -99,6 +101,7 @@ class ActionSchema(_Strict):
     locals()["from"] = _pile()
     to = _pile()
     card = _card()
+    hand = fields.String(validate=validate.Regexp(HAND, error="not a hand: {input}"))
     move = fields.String(
         allow_none=True, validate=validate.Regexp(MOVE_TEXT, error="not a move: {input}")
     )
@@ -125,6 +128,8 @@ class ActionSchema(_Strict):
             raise ValidationError("only a move has `from` and `to`", "do")
         if "move" in data and data["do"] != "call":
             raise ValidationError("only a call names a `move`", "move")
+        if "hand" in data and data["do"] != "turn":
+            raise ValidationError("only a turn names a `hand`", "hand")
 
 
 class DealSchema(_Strict):

@@ -52,6 +52,7 @@ _WORDS = {
     "time-out": "time-out",
 }
 _DOINGS = {word: do for do, word in _WORDS.items()}
+_HANDS = frozenset(f"{kind}{seat}" for kind in "HIJ" for seat in (0, 1))  # never a card code
 _DECISIONS = (
     "fault",
     "rule",
@@ -197,6 +198,8 @@ def action_notation(action: dict[str, Any]) -> str:
     word = _WORDS[action["do"]]
     if action["do"] == "call" and action.get("move"):
         return f"{word} {action['move']}"
+    if action["do"] == "turn" and action.get("hand"):
+        return f"{word} {action['hand']}"
     return word
 
 
@@ -525,6 +528,9 @@ def _action(tokens: list[str | tuple[str]], number: int) -> dict[str, Any]:
         rest = body[1:]
         if action["do"] == "call" and rest and "-" in rest[0]:
             action["move"] = rest[0]
+            rest = rest[1:]
+        elif action["do"] == "turn" and rest and rest[0] in _HANDS:
+            action["hand"] = rest[0]  # `turn I0`: three hands (docs/spec/rules.md §10)
             rest = rest[1:]
     elif "-" in word:
         source, _, destination = word.partition("-")

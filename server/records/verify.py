@@ -26,7 +26,7 @@ from server.records.export import match_result_json, seat_change_json
 from server.records.schema import load_record
 from server.records.text import action_notation
 
-_ACTION_KEYS = ("do", "seat", "from", "to", "move")
+_ACTION_KEYS = ("do", "seat", "from", "to", "move", "hand")
 _RESULT_KEYS = ("outcome", "winner", "score", "penalties", "reason")
 
 
@@ -396,9 +396,12 @@ def _summary(record: dict[str, Any], verified: Verified) -> str:
         if record["result"]["finished"] and winner is not None
         else "match not finished"
     )
+    score = f"{players[0]} {totals[0]} - {totals[1]} {players[1]}"
+    if "people" in record["result"]:  # a rotation session: everyone's total
+        score = ", ".join(f"{p['name']} {p['total']}" for p in record["result"]["people"])
     return (
         f"ok: {record['match_id']} ({record.get('preset') or 'custom'}), "
-        f"{players[0]} {totals[0]} - {totals[1]} {players[1]}, {outcome}; "
+        f"{score}, {outcome}; "
         f"{len(games)} game(s), {verified.actions} actions recomputed, "
         f"{seeds} seed(s) match their commitments"
     )

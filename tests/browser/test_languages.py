@@ -33,6 +33,7 @@ ALLOW = {
     "classic",
     "danish",
     "italian",
+    "four",  # the preset italian-four
     "finnish",
     "french",
     "beginner",

@@ -38,8 +38,9 @@ def test_every_option_is_explained_and_prefilled_with_the_preset(
     presets = {p["name"]: p["ruleset"] for p in catalogue["presets"]}
     page = new_page(LAPTOP)
     open_lobby(page, server)
-    main = {"match": "#match", "move_time_limit_s": "#limit"}
-    # Closed until asked for; every option but the two of the main form is inside it.
+    # A table of three or four (rotation) sits in the main form too: it changes who plays.
+    main = {"match": "#match", "move_time_limit_s": "#limit", "rotation": "#rotation"}
+    # Closed until asked for; every option but the three of the main form is inside it.
     assert page.locator("#advanced").get_attribute("open") is None
     page.click("#advanced summary")
     for preset in ("classic", "finnish", "french"):

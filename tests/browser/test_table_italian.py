@@ -1,6 +1,6 @@
-"""The Italian two-reserve variant at the table (docs/spec/rules.md §10): the second reserves Q0
-and Q1 are drawn beside R, at desktop and phone sizes, named in words, and only when the
-ruleset has them."""
+"""The Italian variants at the table (docs/spec/rules.md §10), at desktop and phone sizes, named in
+words, and drawn only when the ruleset has them: the second reserves Q0 and Q1 beside R; the three
+hands H, I and J, each of which the player may turn from by clicking it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.ui import WAIT_MS, board_piles, create_table, pile_box, view, wait_idle
+from tests.browser.ui import (
+    WAIT_MS,
+    board_piles,
+    create_table,
+    pile_box,
+    settle,
+    view,
+    wait_idle,
+)
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -66,3 +74,75 @@ def test_one_reserve_draws_no_q(server: ServerProcess, new_page: Any) -> None:
     page = start(new_page, server, "classic", DESKTOP)
     drawn = board_piles(page)
     assert "Q0" not in drawn and "Q1" not in drawn and "R0" in drawn
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_three_hands_are_drawn_and_turned_from_at_both_sizes(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, size: str, viewport: dict[str, int]
+) -> None:
+    page = start(new_page, server, "italian-three-hands", viewport)
+    current = view(page)
+    assert current is not None
+    drawn = board_piles(page)
+    for seat in (0, 1):
+        for kind in "HIJ":
+            name = f"{kind}{seat}"
+            # Face-down counts only: 12, 12 and 11 at the deal (one may be turned already).
+            assert drawn[name]["count"] == len(current["piles"][name]) >= 10, name
+            assert drawn[name]["cards"][-1] is None, name
+    width = page.evaluate("document.documentElement.clientWidth")
+    for name in ("R0", "H0", "I0", "J0", "W0", "R1", "H1", "I1", "J1", "W1"):
+        box = pile_box(page, name)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1, (name, box)
+    # Side by side (on a phone they overlap like a fan, each showing a part to click).
+    h0, i0, j0 = (pile_box(page, f"{kind}0") for kind in "HIJ")
+    apart = 0.9 if size == "desktop" else 0.25
+    assert abs(i0["x"] - h0["x"]) >= h0["width"] * apart
+    assert abs(j0["x"] - i0["x"]) >= h0["width"] * apart
+    # Named in words: no pile code in a label.
+    seat = page.evaluate("window.crapette.seat")
+    assert page.get_attribute(f'[data-pile="I{seat}"]', "aria-label") == "your second hand"
+    theirs = page.get_attribute(f'[data-pile="J{1 - seat}"]', "aria-label")
+    assert theirs and "third hand" in theirs and f"J{1 - seat}" not in theirs
+
+    # On his turn, a click on his third hand turns its top card.
+    page.wait_for_function(
+        """(s) => { const c = window.crapette; return c.idle && !c.view.over && c.view.to_move === s
+                    && c.view.legal.some((a) => a.do === 'turn' && a.hand === `J${s}`); }""",
+        arg=seat,
+        timeout=WAIT_MS,
+    )
+    settle(page)
+    before = view(page)
+    assert before is not None
+    in_j = len(before["piles"][f"J{seat}"])
+    box = pile_box(page, f"J{seat}")
+    page.mouse.click(box["x"] + box["width"] * 0.25, box["y"] + box["height"] / 2)
+    page.wait_for_function(
+        "(s) => window.crapette.view.last_action?.hand === `J${s}`", arg=seat, timeout=WAIT_MS
+    )
+    after = view(page)
+    assert after is not None and after["last_action"]["do"] == "turn"
+    turned = after["last_action"]["card"]
+    assert len(after["piles"][f"J{seat}"]) == in_j - 1
+    assert len(after["piles"][f"H{seat}"]) == len(before["piles"][f"H{seat}"])
+    log = page.locator("[data-testid=log]")
+    log.filter(has_text="from your third hand").wait_for(timeout=WAIT_MS)
+    assert turned and f"J{seat}" not in log.inner_text()
+    # The seat panel counts the three hands together.
+    wait_idle(page)
+    now = view(page)
+    assert now is not None
+    panel = page.evaluate(
+        "(s) => document.querySelector(`.seat-info[data-seat='${s}']`).textContent", seat
+    )
+    hands = sum(len(now["piles"][f"{kind}{seat}"]) for kind in "HIJ")
+    assert f"hand {hands} " in panel, panel
+    page.screenshot(path=str(artifact_dir / f"italian-three-hands-{size}.png"))
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_one_hand_draws_no_i_or_j(server: ServerProcess, new_page: Any) -> None:
+    page = start(new_page, server, "classic", DESKTOP)
+    drawn = board_piles(page)
+    assert not {"I0", "I1", "J0", "J1"} & set(drawn) and "H0" in drawn

@@ -12,7 +12,7 @@ from typing import Any
 
 WAIT_MS = 15_000  # upper bound of any wait; never an assertion about speed
 # A pile code (R0, Q1, H0, X1, W0, T0-T7, F0-F7): no player-facing text may hold one.
-PILE_CODE = re.compile(r"\b([RQHXW][01]|[TF][0-7])\b")
+PILE_CODE = re.compile(r"\b([RQHIJXW][01]|[TF][0-7])\b")
 
 
 def pile_top(page: Any, pile: str) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +37,19 @@ def test_bench_server_prints_one_json_object() -> None:
     assert stall["long_match_events_appended"] > 0 and result["read_workers"] == 1
     assert result["startup"]["matches"] == 3 and result["startup"]["events"] > 3 * 60
     assert result["pace"]["server"]["moves_per_s"] > 0
+
+
+@pytest.mark.slow
+def test_bench_server_profiles_the_server_process(tmp_path: Path) -> None:
+    out = tmp_path / "stacks.txt"
+    command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
+               "--seconds", "2", "--warmup", "0.5", "--long-events", "0", "--pace-think-ms", "0",
+               "--startup-matches", "0", "--profile", str(out), "--json"]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1])["server"]["moves_per_s"] > 0
+    stacks = out.read_text(encoding="utf-8").splitlines()
+    assert stacks and all(line.rpartition(" ")[2].isdigit() for line in stacks)
+    # The server's own move path is in the samples, and the summary went to stderr.
+    assert any("command (server/sockets.py)" in line for line in stacks)
+    assert "samples; inclusive:" in done.stderr

@@ -375,6 +375,9 @@ export function optionWords(option, view, players) {
   if (m) {
     const top = view?.piles?.[m[1]]?.at(-1) ?? null;
     words = moveWords({ from: m[1], to: m[2], card: top }, players);
+  } else if (/^turn [HIJ][01]$/.test(text)) {
+    // A turn from a named hand (three hands, rules.md §10): the hand in words, never its code.
+    words = t("analysis.turn_from", { pile: pileWords(text.slice(5), { viewer: null, players }) });
   } else {
     const key = { turn: "turn", discard: "discard", pass: "pass", crapette: "call", "accept-draw": "accept_draw" }[text];
     words = key ? t(`analysis.${key}`, { call: t("call.word") }) : text;

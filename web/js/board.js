@@ -6,8 +6,11 @@
 import { installSuitSprite, makeCard } from "./cards.js";
 import { t } from "./i18n.js";
 
-// Q: the second reserve of the Italian variant (hidden unless the view has it, rules.md §10).
-const TRAY_PILES = ["R", "Q", "H", "X", "W"];
+// Q: the second reserve, I and J the second and third hands of the Italian variants (hidden
+// unless the view has them, rules.md §10).
+const TRAY_PILES = ["R", "Q", "H", "I", "J", "X", "W"];
+// The piles of a variant only: the empty table before the deal shows the classic ones.
+const VARIANT_PILES = "QIJ";
 // Width of a house column in card widths (CSS --house-span: narrower on a phone).
 const DEFAULT_HOUSE_SPAN = 4.2;
 const FAN_STEP = 0.3;
@@ -26,13 +29,26 @@ function fieldCells() {
 }
 const FIELD = fieldCells();
 
+// I and J, the second and third hands (rules.md §10), are hands as H is.
+const PILE_KINDS = {
+  R: "reserve",
+  Q: "reserve",
+  H: "hand",
+  I: "hand",
+  J: "hand",
+  X: "turned",
+  W: "waste",
+  T: "house",
+  F: "foundation",
+};
+
 export function pileKind(name) {
-  return { R: "reserve", Q: "reserve", H: "hand", X: "turned", W: "waste", T: "house", F: "foundation" }[name[0]];
+  return PILE_KINDS[name[0]];
 }
 
 /** The seat a pile belongs to (its face-down cards show that seat's back), or null if shared. */
 export function pileSeat(name) {
-  if ("RQHXW".includes(name[0])) return Number(name[1]);
+  if ("RQHIJXW".includes(name[0])) return Number(name[1]);
   return null;
 }
 
@@ -175,9 +191,9 @@ export class Board {
     // Before the deal there are no piles at all: show the empty table.
     const piles = view.piles && Object.keys(view.piles).length ? view.piles : null;
     for (const [name, el] of this.piles) {
-      // The empty table before the deal shows the classic piles (no second reserve).
-      const cards = piles ? piles[name] : name[0] === "Q" ? undefined : [];
-      el.hidden = cards === undefined; // a pile the ruleset does not use (2 houses, 1 reserve)
+      // The empty table before the deal shows the classic piles (no second reserve or hands).
+      const cards = piles ? piles[name] : VARIANT_PILES.includes(name[0]) ? undefined : [];
+      el.hidden = cards === undefined; // a pile the ruleset does not use (2 houses, 1 reserve, 1 hand)
       if (cards === undefined) continue;
       const down = view.face_down?.[name] ?? null;
       const key = cards.join(",") + "|" + cards.length + "|" + down;

@@ -49,6 +49,12 @@ export function eventNotation(ev) {
       return t("notation.resigned");
     case "MatchWon":
       return t("notation.match_won");
+    case "PlayerQueued":
+      return t("notation.queued", { who: ev.name });
+    case "PlayerLeftQueue":
+      return t("notation.left_queue", { who: ev.name });
+    case "SeatsRotated":
+      return t("notation.seats_rotated", { left: ev.left, entered: ev.entered });
     default:
       return ev.type;
   }

@@ -1,5 +1,6 @@
-// What a guest reads before sitting down at an open table: who hosts it, the rules preset, the
-// options that differ from it, the match target and the time per move.
+// What a guest reads before sitting down at an open table (or joining a rotation table's queue):
+// who hosts it, the rules preset, the options that differ from it, who plays and who waits, the
+// match target and the time per move.
 
 import { t } from "./i18n.js";
 import { getJSON } from "./net.js";
@@ -24,7 +25,7 @@ export async function showJoinDetails(dl, table) {
   row(dl, t("join.host"), host, "join-host");
   row(dl, t("join.rules"), `${table.preset}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
   // The target and the time limit have rows of their own, changed or not.
-  const own = new Set(["match", "move_time_limit_s"]);
+  const own = new Set(["match", "move_time_limit_s", ...(table.rotation ? ["rotation"] : [])]);
   const changed = changedOptions(ruleset, preset?.ruleset, options).filter(
     (c) => !own.has(c.option.name),
   );
@@ -32,6 +33,16 @@ export async function showJoinDetails(dl, table) {
   row(dl, t("join.changed"), changes || t("join.nothing_changed", { preset: table.preset }), "join-changed");
   const match = optionNamed(options, "match");
   const limit = optionNamed(options, "move_time_limit_s");
+  const rotation = table.rotation;
+  if (rotation) {
+    // A rotation table (docs/spec/rules.md §10): who plays now, who waits, how seats change.
+    row(dl, t("join.rotation"), valueLabel(optionNamed(options, "rotation"), rotation.mode), "join-rotation");
+    const seated = (rotation.seated ?? []).filter(Boolean).join(", ") || t("join.nobody");
+    const queue = rotation.queue?.length
+      ? t("join.queue_names", { count: rotation.queue.length, names: rotation.queue.join(", ") })
+      : t("join.queue_empty");
+    row(dl, t("join.people"), t("join.people_line", { seated, queue }), "join-people");
+  }
   row(dl, t("join.target"), valueLabel(match, ruleset.match), "join-target");
   row(dl, t("join.time"), valueLabel(limit, ruleset.move_time_limit_s ?? null), "join-limit");
 }

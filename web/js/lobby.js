@@ -39,12 +39,16 @@ async function loadPresets() {
 
 /** One labelled select per option, with its one-line explanation; values from the server. */
 function buildOptionFields() {
-  const main = { match: $("match"), move_time_limit_s: $("limit") };
+  // The match target, the time per move and a table of three or four (rotation, docs/spec/rules.md
+  // §10) sit in the main form; a server without rotation tables leaves that row hidden.
+  const main = { match: $("match"), move_time_limit_s: $("limit"), rotation: $("rotation") };
   const advanced = $("advanced-options");
   for (const option of options) {
     let select = main[option.name];
     if (select) {
       $(`${select.id}-help`).textContent = option.help;
+      select.labels[0].textContent = option.label;
+      select.closest(".form-row").hidden = false;
     } else {
       const row = document.createElement("div");
       row.className = "form-row";
@@ -105,6 +109,7 @@ function showPreset() {
 }
 
 function showChanged() {
+  showOpponent();
   const changed = Object.keys(changes());
   const names = changed.map((n) => optionNamed(options, n)?.label.toLowerCase() ?? n);
   const preset = $("preset").value;
@@ -113,11 +118,19 @@ function showChanged() {
     : t("lobby.as_in", { preset });
 }
 
+/** The chosen rotation mode ("winner_out", "loser_out"), or null for a table of two. */
+function chosenRotation() {
+  const select = selects.get("rotation");
+  const value = select ? selectValues.get("rotation")?.[select.selectedIndex] : null;
+  return value && value !== "off" ? value : null;
+}
+
 function showOpponent() {
   const bot = bots.find((b) => b.name === $("opponent").value);
-  $("opponent-desc").textContent = bot
-    ? bot.description
-    : t("lobby.opponent_person_desc");
+  const rotation = chosenRotation();
+  let text = bot ? bot.description : t("lobby.opponent_person_desc");
+  if (rotation) text = `${text} ${t(bot ? "lobby.rotation_bot_desc" : "lobby.rotation_desc")}`;
+  $("opponent-desc").textContent = text;
 }
 
 async function createTable(e) {
@@ -158,7 +171,7 @@ function showInvite(res) {
   invite.hidden = false;
   $("create").hidden = true;
   $("create-title").textContent = t("lobby.table_open");
-  renderInvite(invite, url, t("lobby.invite_note"));
+  renderInvite(invite, url, t(chosenRotation() ? "lobby.invite_note_rotation" : "lobby.invite_note"));
   const go = document.createElement("a");
   go.href = res.table_url;
   go.textContent = t("lobby.sit_down");
@@ -190,7 +203,10 @@ function tableItem(table) {
   what.className = "what";
   const [a, b] = seatNames(table);
   const score = table.status === "open" ? "" : ` — ${table.totals.join("–")}`;
-  what.textContent = `${table.preset}: ${t("lobby.versus", { a, b })}${score}`;
+  // A rotation table (three or four people): the seats, then how many wait in the queue.
+  const waits = table.rotation && table.status !== "finished";
+  const queue = waits ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";
+  what.textContent = `${table.preset}: ${t("lobby.versus", { a, b })}${score}${queue}`;
   li.append(what);
   const mine = loadSeat(table.match_id);
   if (mine && table.status !== "finished") {
@@ -200,11 +216,13 @@ function tableItem(table) {
     li.append(back);
     return li;
   }
-  if (table.status === "open") {
-    // The table page's join form shows the host and the rules before the guest sits down.
+  const queueing = table.status === "playing" && Boolean(table.rotation?.can_join);
+  if (table.status === "open" || queueing) {
+    // The table page's join form shows the host and the rules before the guest sits down (or,
+    // at a rotation table whose seats are taken, before he joins the queue).
     const join = document.createElement("a");
     join.href = `/table/${table.match_id}`;
-    join.textContent = t("lobby.join");
+    join.textContent = queueing ? t("lobby.join_queue") : t("lobby.join");
     join.className = "join";
     li.append(join);
   }

@@ -54,6 +54,10 @@ export function saveSeat(matchId, seat, token, name) {
   localStorage.setItem(SEAT_KEY(matchId), JSON.stringify({ seat, seat_token: token, name }));
 }
 
+export function forgetSeat(matchId) {
+  localStorage.removeItem(SEAT_KEY(matchId));
+}
+
 export function loadSeat(matchId) {
   try {
     return JSON.parse(localStorage.getItem(SEAT_KEY(matchId)) ?? "null");

@@ -50,7 +50,8 @@ export class SeatPanel {
             // With two reserves (Italian variant) both count: R and Q together.
             reserve: (p[`R${seat}`]?.length ?? 0) + (p[`Q${seat}`]?.length ?? 0),
             down: reserveDown(view, p, `R${seat}`) + reserveDown(view, p, `Q${seat}`),
-            hand: p[`H${seat}`]?.length ?? 0,
+            // With three hands (Italian variant) all three count: H, I and J together.
+            hand: ["H", "I", "J"].reduce((sum, kind) => sum + (p[`${kind}${seat}`]?.length ?? 0), 0),
             waste: p[`W${seat}`]?.length ?? 0,
           })
         : "";

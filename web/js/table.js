@@ -15,6 +15,7 @@ import { showJoinDetails } from "./join_details.js";
 import {
   commandId,
   emitAck,
+  forgetSeat,
   getJSON,
   loadSeat,
   openSocket,
@@ -24,6 +25,7 @@ import {
   savedName,
 } from "./net.js";
 import { RematchPanel } from "./rematch.js";
+import { RotationPanel, standings } from "./rotation.js";
 import { SeatPanel } from "./seat_panel.js";
 import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
 import { TurnNotice } from "./turn_notice.js";
@@ -66,6 +68,10 @@ class TablePage {
     const saved = loadSeat(matchId);
     this.seat = saved?.seat ?? null;
     this.token = saved?.seat_token ?? null;
+    // At a rotation table a person keeps one token for the session, seated or waiting
+    // (docs/protocol.md, "Rotation tables"): his name says who he is, `waiting` where.
+    this.me = saved?.name ?? null;
+    this.waiting = false;
     this.view = null; // the newest view (what input acts on)
     this.version = null; // last stream version received; sent back on reconnect
     this.shown = null; // the stream version the board shows
@@ -90,6 +96,8 @@ class TablePage {
     $("next-game").addEventListener("click", () => this.nextGame());
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     this.notice = new TurnNotice();
+    this.rotation = new RotationPanel(() => this.leaveQueue());
+    this.session = null; // the people of a rotation table (null at any other)
     mountPrefs(document.querySelector("header.bar"));
     onPrefs(() => (this.board.animate = motionAllowed()));
     $("after-replay").href = `/replay/${encodeURIComponent(matchId)}`;
@@ -121,6 +129,7 @@ class TablePage {
     this.socket.on("snapshot", (msg) => this.onSnapshot(msg));
     this.socket.on("update", (msg) => this.onUpdate(msg));
     this.socket.on("table", (msg) => this.onTable(msg));
+    this.socket.on("seat", (msg) => this.onSeat(msg));
     this.socket.on("refused", (msg) => this.onRefused(msg));
     this.socket.on("error", (msg) => this.say(capital(reasonWords(msg, this.ctx())), "refused"));
     setInterval(() => {
@@ -160,12 +169,42 @@ class TablePage {
       return;
     }
     this.seat = ack.seat ?? null;
+    this.waiting = Boolean(ack.waiting);
+    if (ack.name) this.me = ack.name;
     this.board.setBottom(this.seat ?? 0);
     conn.classList.remove("down");
-    conn.textContent = this.seat === null ? t("conn.watching") : t("conn.seat", { n: this.seat + 1 });
+    this.showConn();
     if (again) this.say(t("table.reconnected"), "info", 4000);
     else this.clearMessage("lost");
     this.refreshPanels();
+  }
+
+  showConn() {
+    const conn = $("conn");
+    if (this.waiting) conn.textContent = t("conn.waiting");
+    else conn.textContent = this.seat === null ? t("conn.watching") : t("conn.seat", { n: this.seat + 1 });
+  }
+
+  /**
+   * A rotation table moved this person (docs/protocol.md, "The seat change"): from the queue to a
+   * seat, or from his seat to the queue. The view of his new place comes with it; from now on the
+   * updates are that place's, on this same connection: no reload, no new join.
+   */
+  onSeat(msg) {
+    if (msg.match_id !== this.matchId) return;
+    this.seat = msg.seat ?? null;
+    this.waiting = Boolean(msg.waiting);
+    if (msg.name) this.me = msg.name;
+    saveSeat(this.matchId, this.seat, this.token, this.me ?? "");
+    this.board.setBottom(this.seat ?? 0);
+    this.showConn();
+    if (msg.view) {
+      this.version = msg.version;
+      this.queue = [];
+      this.view = msg.view;
+      this.show({ view: msg.view, ev: null, version: msg.version }, false);
+    }
+    this.afterView();
   }
 
   onDisconnect() {
@@ -261,13 +300,20 @@ class TablePage {
     if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
     if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
     this.log(ev, ctx);
-    if (ev.type === "GameStarted") $("end-faults").textContent = "";
+    if (ev.type === "GameStarted") {
+      $("end-faults").textContent = "";
+      this.rotation.clear();
+    }
     if (GAME_ENDS.has(ev.type)) this.revealFaults(this.view?.game_index);
     if (ev.type === "CrapetteCalled") {
       const right = ev.verdict === "right";
       const text = eventWords(ev, ctx);
       this.showBanner(t(right ? "banner.right_call" : "banner.wrong_call", { call: t("call.word") }), text, 2600);
       this.say(text, "verdict");
+    } else if (ev.type === "SeatsRotated") {
+      const mode = this.view?.session?.mode ?? this.table?.rotation?.mode;
+      this.lastChange = ev;
+      this.rotation.announce(ev, mode, this.token ? this.me : null);
     } else if (ev.type === "TimeExpired") {
       this.say(eventWords(ev, ctx), "info");
     } else if (ev.type === "DrawOffered" && this.seat !== null && ev.seat !== this.seat) {
@@ -380,6 +426,8 @@ class TablePage {
     this.seats.draw(view, players, this.table, this.seat);
     const ruleset = view?.ruleset ?? this.table?.ruleset ?? {};
     const matchOver = this.table?.status === "finished" || Boolean(view?.match_over);
+    const me = this.token ? { name: this.me, waiting: this.waiting } : null;
+    this.session = this.rotation.draw(view, this.table, me, matchTarget(ruleset.match).replace(/^ · /, ""));
     if (view) {
       const target = matchTarget(ruleset.match);
       $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
@@ -397,12 +445,18 @@ class TablePage {
       $("turn").textContent = this.table?.status === "open" ? t("table.waiting_second") : "";
     }
     $("after-match").hidden = !matchOver;
+    $("btn-abandon").hidden = Boolean(this.session); // a seated person resigns, then may leave
     this.rematch.draw();
     const open = this.table?.status === "open";
-    $("join").hidden = !(open && this.seat === null);
-    if (open && this.seat === null && !this.joinDetailsDrawn) {
-      this.joinDetailsDrawn = true;
-      showJoinDetails($("join-details"), this.table).catch(() => (this.joinDetailsDrawn = false));
+    // A rotation table takes people into its queue while both seats are taken.
+    const queueing = this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
+    const outsider = this.seat === null && !this.waiting;
+    $("join").hidden = !((open || queueing) && outsider);
+    $("join-btn").textContent = queueing ? t("join.queue") : t("join.sit_down");
+    const detailsKey = JSON.stringify([this.table?.status, this.table?.rotation?.queue]);
+    if ((open || queueing) && outsider && this.joinDetailsDrawn !== detailsKey) {
+      this.joinDetailsDrawn = detailsKey;
+      showJoinDetails($("join-details"), this.table).catch(() => (this.joinDetailsDrawn = null));
     }
     $("waiting").hidden = !(open && this.seat !== null);
     if (open && this.seat !== null && !this.inviteDrawn) {
@@ -433,14 +487,15 @@ class TablePage {
     }
     if (!over) return;
     this.hideBanner(); // a call's verdict just before the end (then a resignation) is news no more
-    const ctx = this.ctx();
+    // The game as it was played: at a rotation table the seats may have changed since.
+    const ctx = this.gameCtx(view);
     const r = view.result;
     const g = view.game_index + 1;
-    const win = (seat) => (seat === this.seat ? t("end.you_win") : t("end.wins", { who: playerWords(seat, ctx, true) }));
+    const win = (seat) => (seat === ctx.viewer ? t("end.you_win") : t("end.wins", { who: playerWords(seat, ctx, true) }));
     let title;
     if (r.kind === "stalemate") title = t("end.stalemate", { n: g });
     else if (r.kind === "resign") {
-      const key = 1 - r.winner === this.seat ? "end.resigned.you" : "end.resigned";
+      const key = 1 - r.winner === ctx.viewer ? "end.resigned.you" : "end.resigned";
       title = t(key, { n: g, win: win(r.winner), who: playerWords(1 - r.winner, ctx) });
     }
     else title = t("end.won", { n: g, win: win(r.winner) });
@@ -448,15 +503,20 @@ class TablePage {
     $("end-why").textContent = r.kind === "resign" ? "" : t("refusal.sentence", { reason: capital(resultWords(r, ctx)) });
     $("end-score").textContent = scoreWorkedOut(view, ctx);
     const target = matchTarget(view.ruleset?.match).replace(/^ · /, "");
-    const totals = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}`;
-    if (matchOver) {
-      const w = view.match_winner;
-      const key = w === null || w === undefined ? "end.match_nobody" : w === this.seat ? "end.match_you" : "end.match_won";
-      $("end-match").textContent = t(key, { who: players[w], totals, target });
+    if (this.session) {
+      this.drawSessionEnd(view, players, matchOver, target);
     } else {
-      $("end-match").textContent = t("end.match", { totals, target });
+      const totals = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}`;
+      if (matchOver) {
+        const w = view.match_winner;
+        const key = w === null || w === undefined ? "end.match_nobody" : w === this.seat ? "end.match_you" : "end.match_won";
+        $("end-match").textContent = t(key, { who: players[w], totals, target });
+      } else {
+        $("end-match").textContent = t("end.match", { totals, target });
+      }
+      this.drawGames(view, players);
     }
-    this.drawGames(view, players);
+    const now = this.ctx(); // who plays the next game, from this page's seat now
     const next = $("next-game");
     const wait = $("next-wait");
     // The flags are about one finished game; a bot is always ready.
@@ -473,18 +533,80 @@ class TablePage {
       next.hidden = false;
       next.disabled = Boolean(ready[this.seat]);
       next.textContent = ready[this.seat] ? t("end.ready") : t("end.next_game");
-      const name = playerWords(other, ctx, true);
+      const name = playerWords(other, now, true);
       wait.textContent = ready[other]
         ? t("end.is_ready", { who: name })
         : ready[this.seat]
-          ? t("end.waiting_for", { who: playerWords(other, ctx) })
+          ? t("end.waiting_for", { who: playerWords(other, now) })
           : "";
     }
+  }
+
+  /**
+   * Who played the game this view shows, and this page's place in it. At a rotation table the
+   * seat change after a won game comes before the next deal (docs/protocol.md): the view then
+   * names the new pair already, so the one who left is put back in the seat he played.
+   */
+  gameCtx(view) {
+    const ctx = this.ctx();
+    if (!this.session || !view) return ctx;
+    const change = [this.lastChange, this.table?.rotation?.last_change].find(
+      (c) => c && c.game_index === view.game_index,
+    );
+    const players = [...(view.players ?? [])];
+    if (change && players[change.seat] === change.entered) players[change.seat] = change.left;
+    const mine = this.me && this.token ? players.indexOf(this.me) : -1;
+    return { ...ctx, players, viewer: mine >= 0 ? mine : null };
+  }
+
+  /** A rotation table's game end: who plays next (or who won the session), every total. */
+  drawSessionEnd(view, players, sessionOver, target) {
+    const { people } = this.session;
+    const winner = this.session.winner ?? (sessionOver ? players[view.match_winner] : null);
+    let text;
+    if (sessionOver && winner) {
+      const who = people.find((p) => p.name === winner);
+      const params = { who: winner, points: who?.total ?? 0, target };
+      text = winner === this.me && this.token ? t("end.session_you", params) : t("end.session_won", params);
+    } else if (sessionOver) {
+      text = t("end.session_over", { target });
+    } else {
+      text = t("end.session_next", { a: players[0], b: players[1], target });
+    }
+    $("end-match").textContent = text;
+    // Between games the totals are in "At this table"; the session's end ranks everybody here.
+    const table = $("end-games");
+    table.innerHTML = "";
+    table.classList.toggle("standings", sessionOver);
+    table.hidden = !sessionOver;
+    if (!sessionOver) return;
+    const caption = table.createCaption();
+    caption.textContent = t("end.final_standings");
+    const head = table.createTHead().insertRow();
+    for (const text of ["#", t("rotation.col_player"), t("rotation.col_points"), t("rotation.col_wins")]) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = text;
+      head.append(th);
+    }
+    const body = table.createTBody();
+    standings(people).forEach((p, i) => {
+      const row = body.insertRow();
+      row.dataset.name = p.name;
+      row.insertCell().textContent = String(i + 1);
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = p.name === this.me && this.token ? `${p.name}${t("seat.you")}` : p.name;
+      row.append(th);
+      row.insertCell().textContent = String(p.total);
+      row.insertCell().textContent = String(p.wins);
+    });
   }
 
   drawGames(view, players) {
     const table = $("end-games");
     table.innerHTML = "";
+    table.hidden = false;
     const head = table.insertRow();
     for (const text of [t("end.game"), players[0], players[1]]) {
       const th = document.createElement("th");
@@ -524,6 +646,28 @@ class TablePage {
     if (!ack?.ok) this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.no_answer"), "refused");
   }
 
+  /**
+   * A waiting person leaves a rotation table for good (`abandon`, docs/protocol.md): his total
+   * stays in the session; this browser forgets his token and watches from now on.
+   */
+  async leaveQueue() {
+    const ack = await emitAck(this.socket, "abandon", {
+      match_id: this.matchId,
+      seat_token: this.token,
+    }).catch(() => null);
+    if (!ack?.ok) {
+      this.say(ack ? capital(reasonWords(ack, this.ctx())) : t("table.no_answer"), "refused");
+      return;
+    }
+    forgetSeat(this.matchId);
+    this.token = null;
+    this.seat = null;
+    this.waiting = false;
+    this.me = null;
+    this.say(t("rotation.you_left"), "info", "stay");
+    await this.onConnect(false);
+  }
+
   /** Offer the claim once the opponent has been away longer than the server's grace period. */
   showClaim() {
     const claim = $("claim");
@@ -559,11 +703,14 @@ class TablePage {
     saveName(name);
     try {
       const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/join`, { name });
-      saveSeat(this.matchId, res.seat, res.seat_token, name);
-      this.seat = res.seat;
+      // At a rotation table whose seats are taken the person waits in the queue (no seat yet).
+      saveSeat(this.matchId, res.seat ?? null, res.seat_token, res.name ?? name);
+      this.seat = res.seat ?? null;
+      this.waiting = Boolean(res.waiting);
+      this.me = res.name ?? name;
       this.token = res.seat_token;
       this.version = null; // ask for a fresh snapshot seen from the new seat
-      this.board.setBottom(this.seat);
+      this.board.setBottom(this.seat ?? 0);
       await this.onConnect(false);
     } catch (err) {
       this.say(err.message, "refused");

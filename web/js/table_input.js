@@ -138,7 +138,23 @@ export class Controls {
     return this.page.act(legal ?? { do: "move", from: src, to: dst });
   }
 
+  /** The legal turn a click on this pile asks for: with three hands (rules.md §10) a click on
+   * one of them turns from it; with one hand, a click on it turns. */
+  turnFrom(pile) {
+    const turns = this.legal.filter((a) => a.do === "turn");
+    const named = turns.find((a) => a.hand === pile);
+    if (named) return named;
+    const oneHand = !turns.some((a) => a.hand);
+    return oneHand && pile === `H${this.seat}` ? turns[0] : undefined;
+  }
+
   onPileClick(pile) {
+    const turn = this.selected === null ? this.turnFrom(pile) : undefined;
+    if (turn) {
+      this.select(null);
+      this.page.act(turn);
+      return;
+    }
     if (this.selected === null) {
       if (this.canPickUp(pile)) this.select(pile);
       return;
@@ -324,7 +340,7 @@ export class Controls {
     const name = pileWords(pile, ctx);
     const kind = pile[0];
     if (top === null) {
-      return kind === "H" && pile[1] === String(this.seat)
+      return "HIJ".includes(kind) && pile[1] === String(this.seat)
         ? t("why.hand_face_down")
         : t("why.face_down", { pile: name });
     }
@@ -359,6 +375,11 @@ export function keyboardChoices(legal, view) {
 
 /** An action in a player's words: "7♥ from your reserve to house 2". */
 export function describeChoice(action, view, seat) {
+  if (action.do === "turn" && action.hand) {
+    // A turn from one of three hands (rules.md §10): "turn a card of your second hand".
+    const pile = pileWords(action.hand, { viewer: seat, players: view?.players ?? [] });
+    return t("choice.turn_from", { pile });
+  }
   if (action.do !== "move") return t(`choice.${action.do}`);
   const cards = view?.piles?.[action.from] ?? [];
   const top = cards.length ? cards[cards.length - 1] : null;

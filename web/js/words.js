@@ -46,7 +46,7 @@ function foundationSuit(pile, ctx, card) {
  * `card`: the card that goes to or comes from the pile (names an empty foundation's suit).
  */
 export function pileWords(pile, ctx, { actor, card } = {}) {
-  const m = /^([RQHXWTF])([0-7])$/.exec(pile ?? "");
+  const m = /^([RQHIJXWTF])([0-7])$/.exec(pile ?? "");
   if (!m) return t("pile.unknown");
   const [, kind, digit] = m;
   const n = Number(digit);
@@ -70,7 +70,7 @@ export function cardText(text) {
   }
 }
 
-const PILE_CODE = /\b([RQHXW][01]|[TF][0-7])\b/g;
+const PILE_CODE = /\b([RQHIJXW][01]|[TF][0-7])\b/g;
 const CARD_CODE = /\b(10|[A2-9TJQK])([SHDC])(?:\/[01])?\b/g;
 const SEAT = /\bseat ([01])\b/g;
 
@@ -232,6 +232,11 @@ export function eventWords(ev, ctx) {
       return t("log.compulsory", { card: cardText(ev.card), from, to });
     }
     case "HandCardTurned":
+      if (ev.hand) {
+        // From the second or third hand (three hands, rules.md §10): say which.
+        const pile = pileWords(ev.hand, ctx, { actor: ev.seat });
+        return faulty(personal("log.turned_from", ev.seat, ctx, { card: cardText(ev.card), pile }));
+      }
       return faulty(personal("log.turned", ev.seat, ctx, { card: cardText(ev.card) }));
     case "WasteTurnedOver":
       return t("log.waste_over", { who: who(ev.seat), count: ev.count });
@@ -282,6 +287,13 @@ export function eventWords(ev, ctx) {
       return personal("log.resigned", ev.seat, ctx, { score: scoreWords(ev.score, ctx) });
     case "MatchWon":
       return personal("log.match_won", ev.winner, ctx, { totals: (ev.totals ?? []).join("–") });
+    // A rotation table's people (docs/spec/rules.md §10): named, never by seat.
+    case "PlayerQueued":
+      return t("log.queued", { who: ev.name });
+    case "PlayerLeftQueue":
+      return t("log.left_queue", { who: ev.name });
+    case "SeatsRotated":
+      return t("log.seats_rotated", { left: ev.left, entered: ev.entered, n: ev.seat + 1 });
     default:
       return ev.type;
   }
@@ -294,7 +306,9 @@ function voidedWords(ev, ctx) {
     return t("log.voided_move", { card, from: pileWords(ev.dst, ctx, opts), to: pileWords(ev.src, ctx, opts) });
   }
   if (ev.voided === "HandCardTurned") {
-    return t("log.voided_turn", { card, pile: pileWords(`H${ev.seat}`, ctx, { actor: ev.seat }) });
+    // Back on the hand it came from (one of three, rules.md §10).
+    const pile = pileWords(ev.src ?? `H${ev.seat}`, ctx, { actor: ev.seat });
+    return t("log.voided_turn", { card, pile });
   }
   if (ev.voided === "CardDiscarded") return t("log.voided_discard", { card });
   if (ev.voided === "WasteTurnedOver") return t("log.voided_waste");

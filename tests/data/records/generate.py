@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 
 import domain  # noqa: E402
 from server.records.export import record_from_events  # noqa: E402
-from server.records.play import Table, play_obediently  # noqa: E402
+from server.records.play import Table, obedient_action, play_obediently  # noqa: E402
 from server.records.text import to_text  # noqa: E402
 
 SPADES = [r + "S" for r in "A23456789TJQK"]
@@ -137,6 +137,28 @@ def written_as_one_action(first: int, count: int) -> Callable[[dict[str, Any]], 
     return fold
 
 
+# sha256("italian three hands 0")
+THREE_HANDS_SEED = "0ce4e98e721857512b95d494c972144d437c4171b0a2dd1a3d6b5aac257fe158"
+
+
+def three_hands() -> Table:
+    """italian-three-hands (rules.md §10): obedient play in which the turns name their hand,
+    J first, then I, then leave it to the default order; then the player to move resigns."""
+    table = Table("italian-three-hands", match_id="golden-italian-three-hands")
+    table.deal(seed=THREE_HANDS_SEED)
+    named = iter("JI")
+    for _ in range(14):
+        seat = table.game.to_move
+        action = obedient_action(table.state, seat)
+        assert action is not None
+        if isinstance(action, domain.Turn):
+            kind = next(named, None)
+            action = domain.Turn(seat, f"{kind}{seat}") if kind else action
+        table.act(action)
+    table.act(domain.Resign(table.game.to_move))
+    return table
+
+
 def preset_game(preset: str, actions: int = 12, seed: str = SEED) -> Callable[[], Table]:
     def make() -> Table:
         table = Table(preset, match_id=f"golden-{preset}")
@@ -185,6 +207,7 @@ GOLDENS: dict[str, Callable[[], Table]] = {
     # A seed whose obedient play moves a Q card early (Q0-T6 at the 6th action).
     "italian-two-reserves-resign": preset_game("italian-two-reserves", 12, TWO_RESERVES_SEED),
     "classic-multi-card-move": multi_card_move,
+    "italian-three-hands-resign": three_hands,
     "italian-four-session": rotation_session,
 }
 # Goldens whose exported record is then rewritten as a person or another program may write it.

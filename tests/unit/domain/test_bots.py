@@ -110,3 +110,26 @@ def test_the_card_invariant_catches_a_lost_or_doubled_card() -> None:
     doubled[0] = (*doubled[0][:-1], doubled[1][-1])
     with pytest.raises(InvariantError, match="twice"):
         check_cards(state._replace(game=game._evolved(p=tuple(doubled))))
+
+
+def test_with_three_hands_steady_and_sharp_turn_by_the_default_order() -> None:
+    """italian-three-hands (docs/spec/rules.md §10): the hands are face down and dealt alike, so
+    the strong bots leave the hand to the default order; random names one at will."""
+    from domain.positions import position_from_text
+
+    ruleset = Ruleset.preset("italian-three-hands")
+    # Nothing to move but the hand card: seat 0 can only turn (from H0, I0 or J0).
+    quiet = "T0=KS T1=KH T2=KD T3=KC T4=KS/1 T5=KH/1 T6=KD/1 T7=KC/1"
+    state = position_from_text(f"R0=9D H0=2C I0=3C J0=4C R1=9H H1=4S {quiet} to=0", ruleset)
+    seen = view(state, 0)
+    assert {a.notation() for a in seen.legal if isinstance(a, domain.Turn)} == {
+        "turn",
+        "turn H0",
+        "turn I0",
+        "turn J0",
+    }
+    for name in ("steady", "sharp"):
+        for seed in range(5):
+            assert make_bot(name, seed=seed).choose(seen) == domain.Turn(0), name
+    named = {make_bot("random", seed=seed).choose(seen) for seed in range(40)}
+    assert domain.Turn(0, "J0") in named and domain.Turn(0) in named

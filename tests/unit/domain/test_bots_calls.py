@@ -38,7 +38,9 @@ def positions(preset: str, seed: str, limit: int) -> list[domain.MatchState]:
     return seen
 
 
-@pytest.mark.parametrize("preset", ["classic", "danish", "finnish", "french", "italian"])
+@pytest.mark.parametrize(
+    "preset", ["classic", "danish", "finnish", "french", "italian", "italian-three-hands"]
+)
 def test_every_fault_is_called_right_and_no_proper_action_is_called(preset: str) -> None:
     faults_called = proper_left = named_some = 0
     for state in positions(preset, f"calls-{preset}", 300):

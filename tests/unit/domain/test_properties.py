@@ -28,7 +28,7 @@ from domain.actions import (
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import fault_of, fold, legal_actions, play
 from domain.events import ActionVoided, GameStarted, event_from_payload, event_to_payload
-from domain.piles import HAND, RESERVE
+from domain.piles import HAND_SET, RESERVE, SECOND_RESERVE
 from domain.state import MatchState
 from domain.views import redact, view
 
@@ -79,8 +79,9 @@ def check_foundation_order(state: MatchState) -> None:
 def check_views(state: MatchState, seed: str) -> None:
     game = state.game
     assert game is not None
-    hidden = {str(card) for seat in (0, 1) for card in game.p[HAND[seat]]}
+    hidden = {str(card) for hand in HAND_SET for card in game.p[hand]}  # I, J: three hands
     hidden |= {str(card) for seat in (0, 1) for card in game.p[RESERVE[seat]][:-1]}
+    hidden |= {str(card) for seat in (0, 1) for card in game.p[SECOND_RESERVE[seat]][:-1]}
     for viewer in (0, 1, None):
         data = view(state, viewer).to_json()
         text = json.dumps(data)
@@ -88,8 +89,11 @@ def check_views(state: MatchState, seed: str) -> None:
             assert data["seed"] == seed
             continue
         assert data["seed"] is None and seed not in text
+        hands = "HIJ" if game.ruleset.hands_per_player == 3 else "H"
         for seat in (0, 1):
-            assert all(c is None for c in data["piles"][f"H{seat}"])
+            for kind in hands:  # face-down counts only, pile by pile
+                shown = data["piles"][f"{kind}{seat}"]
+                assert shown == [None] * len(game.pile(f"{kind}{seat}"))
             assert all(c is None for c in data["piles"][f"R{seat}"][:-1])
         leaked = {card for card in hidden if f'"{card}"' in text}
         assert not leaked, f"viewer {viewer} sees {leaked}"
@@ -168,7 +172,11 @@ def test_fold_is_deterministic_for_a_whole_game(seed: str) -> None:
 
 def every_play_action(seat: int, piles: list[str]) -> list[Action]:
     moves: list[Action] = [Move(seat, src, dst) for src in piles for dst in piles]
-    return [*moves, Turn(seat), Discard(seat), Pass(seat)]
+    # A turn naming any hand of either seat, I and J included whether or not they exist
+    # (three hands, docs/spec/rules.md §10): only the mover's own hands with cards are accepted.
+    hands = [f"{kind}{s}" for kind in "HIJ" for s in (0, 1)]
+    named: list[Action] = [Turn(seat, hand) for hand in hands]
+    return [*moves, Turn(seat), *named, Discard(seat), Pass(seat)]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

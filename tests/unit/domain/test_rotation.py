@@ -334,3 +334,34 @@ def check_session(state: MatchState, earned: dict[str, int]) -> None:
     assert a not in session.queue and b not in session.queue
     assert not set(session.queue) & set(session.gone)
     assert state.totals == tuple(session.totals[session.people.index(p)] for p in state.players)
+
+
+def test_bots_play_a_whole_session_of_four_in_the_arena() -> None:
+    """What `crapette selfplay --preset italian-four` does: two bots seated, two waiting, until
+    one person's wins reach the target; every invariant checked after every event."""
+    from domain.bots import make_bot
+    from domain.bots.arena import derive_seed, play_match
+
+    class Named:
+        def __init__(self, label: str) -> None:
+            self.bot = make_bot("steady", seed=derive_seed("r", label))
+            self.name = f"steady ({label})"
+
+        def choose(self, view: Any) -> Any:
+            return self.bot.choose(view)
+
+        def delay_hint_ms(self, action: Any) -> int:
+            return self.bot.delay_hint_ms(action)
+
+    ruleset = replace(Ruleset.preset("italian-four"), match="wins:2")
+    seeds = (derive_seed("r", "game", n) for n in range(100))
+    people = [Named(x) for x in "ABCD"]
+    report = play_match(ruleset, (people[0], people[1]), "m-arena", seeds, 50, waiting=people[2:])
+    state = report.state
+    assert state.finished and state.session is not None
+    won = report.events[-1]
+    assert isinstance(won, MatchWon) and won.player is not None
+    assert state.session.wins[state.session.people.index(won.player)] == 2
+    pairs = {game.bots for game in report.games}
+    assert len(pairs) > 1  # the seats changed hands
+    assert sum(isinstance(e, SeatsRotated) for e in report.events) >= 1

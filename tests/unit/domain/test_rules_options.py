@@ -43,6 +43,7 @@ PRESET_TABLE: dict[str, dict[str, object]] = {
     },
     "beginner": {"enforcement": "lenient"},
     "italian-two-reserves": {"reserves_per_player": 2},
+    "italian-three-hands": {"hands_per_player": 3},
     "italian-four": {"rotation": "winner_out"},
 }
 

@@ -24,9 +24,10 @@ MAX_ACTIONS = 100_000  # far above any real game: reaching it means the game did
 
 
 def penalty(game: GameState, seat: int) -> int:
-    # Both reserves count double with the Italian two reserves (Q is empty otherwise).
+    # Both reserves count double with the Italian two reserves (Q is empty otherwise); the
+    # three hands of the Italian three hands count one each (I and J are empty otherwise).
     reserves = sum(len(game.pile(f"{kind}{seat}")) for kind in "RQ")
-    return 2 * reserves + sum(len(game.pile(f"{kind}{seat}")) for kind in "HXW")
+    return 2 * reserves + sum(len(game.pile(f"{kind}{seat}")) for kind in "HIJXW")
 
 
 def next_action(state: MatchState, rng: random.Random, clock: list[int]) -> Action:
@@ -81,7 +82,7 @@ def check_result(events: list[Any], state: MatchState) -> None:
     rules = game.ruleset
     if isinstance(ending, GameWon):
         w = ending.winner
-        assert not any(game.pile(f"{kind}{w}") for kind in "RQHX")
+        assert not any(game.pile(f"{kind}{w}") for kind in "RQHIJX")
         if rules.win == "reserve_hand_waste":
             assert not game.pile(f"W{w}")
         points = 30 + penalty(game, 1 - w)

@@ -32,7 +32,7 @@ def golden() -> dict[str, Any]:
 def test_the_golden_session_verifies_and_names_its_winner() -> None:
     record = golden()
     verified = verify_record(record)
-    assert "Ann wins the match" in verified.summary
+    assert "Ann 182, Bob 0, Cid 93, Dan 0, Ann wins the match" in verified.summary
     assert [g["players"] for g in record["games"]] == [
         ["Ann", "Bob"],
         ["Cid", "Bob"],

@@ -19,7 +19,17 @@ from server.records.schema import dump_record, load_record
 from server.records.text import from_text, to_text
 from server.records.verify import verify_record
 
-PRESETS = ("classic", "g4a", "danish", "italian", "finnish", "french", "beginner")
+# italian-three-hands: random play names hands (`turn J1`) as often as it leaves the default.
+PRESETS = (
+    "classic",
+    "g4a",
+    "danish",
+    "italian",
+    "finnish",
+    "french",
+    "beginner",
+    "italian-three-hands",
+)
 MATCHES = 36
 
 
@@ -58,6 +68,7 @@ def test_the_selfplay_exercises_the_decisions() -> None:
                 keys.update(f"verdict {action['verdict']}" for _ in [0] if "verdict" in action)
     assert {"fault", "verdict right", "verdict wrong", "voided", "compulsory", "turn_end"} <= keys
     assert "move" in keys  # calls that name a move
+    assert "hand" in keys  # turns that name a hand (three hands, docs/spec/rules.md §10)
 
 
 def test_import_then_export_keeps_every_named_call() -> None:
@@ -131,7 +142,12 @@ def test_export_reads_the_store_as_the_server_writes_it() -> None:
 
 
 @pytest.mark.parametrize(
-    ("preset", "bots"), [("classic", ("steady", "random")), ("danish", ("steady", "steady"))]
+    ("preset", "bots"),
+    [
+        ("classic", ("steady", "random")),
+        ("danish", ("steady", "steady")),
+        ("italian-three-hands", ("random", "sharp")),
+    ],
 )
 def test_bot_matches_round_trip(preset: str, bots: tuple[str, str]) -> None:
     """Matches the bots play (domain.bots' arena, as `crapette selfplay` does) export and verify."""

@@ -20,7 +20,7 @@ from eventstore.postgres import PostgresStore
 from server.app import create_app
 from server.bench.history import finished_matches, long_live_match
 from server.config import ServerConfig
-from server.errors import ReadRefusedError, ReadsBusyError
+from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
 from server.matches import MatchRepository
 from server.replays import build
 from server.workers import ReadWorkers
@@ -49,21 +49,13 @@ def pool(store_url: str) -> Iterator[ReadWorkers]:
 
 
 def _replay_job(store_url: str, match_id: str) -> dict[str, object]:
+    """A replay of the match as it stands: the worker needs only its id and version."""
     store = open_store(store_url)
     try:
-        entry = MatchRepository(store, lambda _m, _a: None).get(match_id)
-        assert entry is not None
-        live = entry.state is not None and not entry.state.finished
-        return {
-            "kind": "replay",
-            "match_id": match_id,
-            "version": entry.version,
-            "live": live,
-            "players": [seat.name for seat in entry.table.seats],
-            "ruleset": entry.table.ruleset,
-        }
+        version = store.stream_version(f"match-{match_id}")
     finally:
         store.close()
+    return {"kind": "replay", "match_id": match_id, "version": version}
 
 
 def _gone(pid: int) -> bool:
@@ -113,6 +105,23 @@ def test_a_refusal_made_in_the_worker_reaches_the_client_as_made(
     assert pool.restarts == 0 and len(pool.pids()) == 1  # answers, not failures
 
 
+def test_a_match_the_server_does_not_hold_is_read_without_loading_it(store_url: str) -> None:
+    app, _socketio = create_app(ServerConfig(async_mode="threading", store_url=store_url))
+    service = app.extensions["crapette"]
+    client = app.test_client()
+    try:
+        service.repo.evict("m-old000000")  # (the start-up may have loaded it)
+        for path in ("replay", "options?seat=0", "record.txt"):
+            assert client.get(f"/api/matches/m-old000000/{path}").status_code == 200, path
+        assert not service.repo.loaded("m-old000000")  # neither folded here nor kept
+        assert client.get("/api/matches/m-nothing/replay").status_code == 404
+        assert client.get("/api/matches/m-nothing/options?seat=0").status_code == 404
+        assert client.get("/api/matches/m-old000000/view").status_code == 200
+        assert service.repo.loaded("m-old000000")  # a view loads it (then O(K) per version)
+    finally:
+        service.reads.workers.close()
+
+
 def test_a_dead_worker_is_replaced_and_the_read_tried_again(
     store_url: str, pool: ReadWorkers
 ) -> None:
@@ -148,6 +157,21 @@ def test_a_worker_that_keeps_dying_is_a_structured_503_and_the_next_request_work
         assert app.extensions["crapette"].reads.cache.builds == 1
     finally:
         workers.close()
+
+
+def test_a_stalled_worker_is_killed_and_never_answers_a_later_request(store_url: str) -> None:
+    pool = ReadWorkers(store_url, size=1, timeout_s=0.001)  # no worker answers that fast
+    job = _replay_job(store_url, "m-old000000")
+    try:
+        with pytest.raises(ReadFailedError):
+            pool.run(job)
+        assert pool.restarts == 2 and pool.pids() == []  # both stalled ones were killed
+        pool.timeout_s = 60.0
+        answer = pool.run(job)
+        assert b'"match_id":"m-old000000"' in answer.body
+        assert pool.run({**job, "kind": "options", "seat": 1}).body.startswith(b'{"seat":1')
+    finally:
+        pool.close()
 
 
 def test_a_full_queue_is_a_structured_503_at_once(store_url: str) -> None:

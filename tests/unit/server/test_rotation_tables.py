@@ -203,6 +203,9 @@ def test_statistics_and_the_replay_follow_each_person_across_seats() -> None:
     kinds = [frame["event"]["type"] for frame in replay["frames"]]
     assert kinds.count("SeatsRotated") == 2 and "PlayerQueued" in kinds
     assert replay["pairs"] == [["Ann", "Bob"], ["Cid", "Bob"]]
+    last = replay["frames"][-1]["view"]
+    assert last["players"] == ["Ann", "Bob"] and last["session"]["queue"] == ["Cid"]
+    assert [p for p in last["session"]["people"]] == ["Ann", "Bob", "Cid"]
 
 
 def test_an_imported_session_is_listed_and_replayed_with_everyone() -> None:

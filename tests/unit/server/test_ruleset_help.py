@@ -7,7 +7,13 @@ import dataclasses
 import pytest
 
 import domain
-from domain.ruleset import CHOICES, HOUSES_PER_PLAYER, RESERVE_SIZES, RESERVES_PER_PLAYER
+from domain.ruleset import (
+    CHOICES,
+    HANDS_PER_PLAYER,
+    HOUSES_PER_PLAYER,
+    RESERVE_SIZES,
+    RESERVES_PER_PLAYER,
+)
 from server.ruleset_help import OPTIONS, options_json
 
 
@@ -27,6 +33,7 @@ def test_a_choice_lists_exactly_the_values_the_rules_allow(option: object) -> No
         "reserve_size": RESERVE_SIZES,
         "houses_per_player": HOUSES_PER_PLAYER,
         "reserves_per_player": RESERVES_PER_PLAYER,
+        "hands_per_player": HANDS_PER_PLAYER,
         **CHOICES,
     }
     values = [value for value, _ in option.values]

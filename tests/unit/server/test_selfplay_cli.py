@@ -147,3 +147,27 @@ def test_an_export_with_a_long_seed_imports_under_its_own_id(tmp_path: Path) -> 
     result = CliRunner().invoke(main, ["import", str(exported), "--store", store])
     assert result.exit_code == 0, result.output
     assert "imported selfplay-" in result.output
+
+
+@pytest.mark.parametrize("bots", ["random,sharp", "steady,sharp"])
+def test_the_three_hands_preset_plays_to_completion(tmp_path: Path, bots: str) -> None:
+    """italian-three-hands (docs/spec/rules.md §10): every game ends, the invariants hold (the
+    command exits 1 otherwise), and the records verify; random names hands, the others do not."""
+    code, out = selfplay(
+        "--games", "2", "--bots", bots, "--single-games", "--preset", "italian-three-hands",
+        "--seed", "3a", "--export", str(tmp_path), "--json",
+    )  # fmt: skip
+    assert code == 0, out
+    summary = json.loads(out)
+    assert sum(summary["wins_by_bot"].values()) + summary["stalemates"] == 2
+    named = []
+    for path in sorted(tmp_path.glob("*.json")):
+        record = json.loads(path.read_text())
+        assert record["ruleset"]["hands_per_player"] == 3
+        assert all(game["result"] is not None for game in record["games"])
+        verify = CliRunner().invoke(main, ["verify", str(path)])
+        assert verify.exit_code == 0, verify.output
+        actions = [a for game in record["games"] for a in game["actions"]]
+        named += [a["hand"] for a in actions if "hand" in a]
+    # Only the random bot names a hand.
+    assert bool(named) == bots.startswith("random")
