@@ -243,6 +243,19 @@ def test_three_people_two_games_seats_change_and_totals(
     assert [pair for pair, _ in first] == [["Ann", "Bob"]]
     totals = expected_totals(first, ["Ann", "Bob", "Cid"])
     assert totals["Bob"] > 0
+    # Until the next deal the board shows game 1's cards: its panels name who played them (Ann
+    # and Bob, each with his own session total), not the pair seated now (Cid and Bob).
+    for page, names in (
+        (ann, ["Ann (you)", "Bob"]),
+        (bob, ["Ann", "Bob (you)"]),
+        (cid, ["Ann", "Bob"]),
+    ):
+        for seat in (0, 1):
+            wait_text(page, f"name-{seat}", names[seat])
+            assert page.inner_text(f"[data-testid=name-{seat}]") == names[seat], (seat, names)
+        counts = page.inner_text(".seat-info[data-seat='0'] .counts")
+        assert counts.startswith(f"{totals['Ann']} pts"), counts
+        assert page.evaluate("window.crapette.access.people().names") == ["Ann", "Bob"]
     for page in (ann, bob, cid):
         page.wait_for_function(
             "() => document.querySelector('#queue li')?.dataset.name === 'Ann'", timeout=WAIT_MS
@@ -270,6 +283,11 @@ def test_three_people_two_games_seats_change_and_totals(
             timeout=WAIT_MS,
         )
     assert cid.locator("[data-testid=seat-change]").inner_text() == ""  # a new game, no news
+    # The new deal, the new pair's names on its panels.
+    for page, names in ((cid, ["Cid (you)", "Bob"]), (ann, ["Cid", "Bob"])):
+        for seat in (0, 1):
+            wait_text(page, f"name-{seat}", names[seat])
+            assert page.inner_text(f"[data-testid=name-{seat}]") == names[seat], (seat, names)
     mover = cid if view(cid)["to_move"] == 0 else bob
     mover.wait_for_function("window.crapette.view.legal.length > 0", timeout=WAIT_MS)
     before = mover.evaluate("window.crapette.version")

@@ -86,7 +86,10 @@ class TablePage {
     this.input = new Controls(this);
     this.access = new BoardAccess(
       this.board,
-      () => ({ seat: this.seat, names: this.view?.players ?? this.players() }),
+      () => {
+        const shown = this.boardCtx(this.view);
+        return { seat: shown.viewer, names: shown.players };
+      },
       (pile) => this.input.onPileClick(pile),
     );
     $("replay-link").href = `/replay/${encodeURIComponent(matchId)}`;
@@ -434,7 +437,7 @@ class TablePage {
   refreshPanels() {
     const view = this.view;
     const players = view?.players ?? this.players();
-    this.seats.draw(view, players, this.table, this.seat);
+    this.drawSeatPanels(view);
     const ruleset = view?.ruleset ?? this.table?.ruleset ?? {};
     const matchOver = this.table?.status === "finished" || Boolean(view?.match_over);
     const me = this.token ? { name: this.me, waiting: this.waiting } : null;
@@ -559,6 +562,34 @@ class TablePage {
    * seat change after a won game comes before the next deal (docs/protocol.md): the view then
    * names the new pair already, so the one who left is put back in the seat he played.
    */
+  /**
+   * Who the board's cards belong to: the players of the game it shows. Between the games of a
+   * rotation table, after a seat change, the board still shows the finished game, so it names
+   * the pair that played it (and "you" for the one of them who looks), not the pair seated now;
+   * the next deal brings the new pair's names with the new cards.
+   */
+  boardCtx(view) {
+    return view?.over ? this.gameCtx(view) : this.ctx();
+  }
+
+  /** The panels beside the trays, named after the game the board shows (`boardCtx`). */
+  drawSeatPanels(view) {
+    const shown = this.boardCtx(view);
+    const seated = view?.players ?? this.players();
+    if (!this.session || !view || shown.players.every((name, i) => name === seated[i])) {
+      this.seats.draw(view, seated, this.table, this.seat);
+      return;
+    }
+    // A seat changed hands after this game: each panel is the person who played that tray,
+    // with his own session total; the connection marks are the seated pair's and stay off.
+    const people = new Map((this.table?.rotation?.people ?? []).map((p) => [p.name, p]));
+    const session = view.session;
+    const total = (name) => session?.totals?.[session.people.indexOf(name)] ?? people.get(name)?.total ?? 0;
+    const table = { seats: shown.players.map((name) => ({ name, bot: people.get(name)?.bot ?? null })) };
+    const totals = shown.players.map(total);
+    this.seats.draw({ ...view, totals }, shown.players, table, shown.viewer);
+  }
+
   gameCtx(view) {
     const ctx = this.ctx();
     if (!this.session || !view) return ctx;
