@@ -42,6 +42,8 @@ from server.publisher import Publisher
 
 # How long a rematch offer waits for the other player's answer.
 REMATCH_OFFER_MS = 60_000
+# How many times joining a rotation table's queue re-reads a match that moved on meanwhile.
+_QUEUE_ATTEMPTS = 5
 
 
 class Preset(enum.Enum):
@@ -480,9 +482,7 @@ class Lobby:
             "at_ms": self.clock(),
         }
         self.repo.append_table(entry, t.PERSON_QUEUED, data)
-        if not self.repo.append_match(entry, events, f"queue-{place}"):
-            self.repo.refresh(entry, with_table=False)  # another process moved on: again
-            self.repo.append_match(entry, domain.decide(entry.state, command), f"queue-{place}")
+        self._append_queue_change(entry, events, command, f"queue-{place}")
         if token is not None:
             self.presence.seated(entry.match_id, place)
         self._announce(entry)
@@ -493,6 +493,28 @@ class Lobby:
             "waiting": True,
             "name": name,
         }
+
+    def _append_queue_change(
+        self,
+        entry: MatchEntry,
+        events: list[domain.Event],
+        command: domain.JoinQueue | domain.LeaveQueue,
+        cid: str,
+    ) -> None:
+        """A person joins (once the table's fact is written) or leaves the queue: a game goes
+        on meanwhile (through other processes too), so a conflict is read and decided again
+        until it lands; only a match that ended meanwhile refuses it."""
+        for _attempt in range(_QUEUE_ATTEMPTS):
+            if self.repo.append_match(entry, events, cid):
+                return
+            self.repo.refresh(entry, with_table=False)  # another process moved on: again
+            if cid in entry.commands:  # written by an earlier attempt whose answer was lost
+                return
+            try:
+                events = domain.decide(entry.state, command)
+            except domain.RulesError as exc:
+                raise NotPlayingError(exc.message) from None
+        raise CommandConflictError("The table kept changing while you joined: join again.")
 
     def seat_for(self, match_id: str, token: str | None) -> int | None:
         """The seat a token owns at this table; None for a spectator (no token)."""
@@ -576,8 +598,8 @@ class Lobby:
         an owner away past the grace period too: `Autopilot.ready`)."""
         entry = self.repo.find(match_id)
         with entry.lock:
+            self.repo.refresh(entry)  # first: a seat change folded now moves the token's person
             seat = entry.seat_of(token)
-            self.repo.refresh(entry)
             state = entry.state
             if state is None or state.finished or state.game is None or not state.game.over:
                 raise NotPlayingError("There is no finished game to go on from.")
@@ -623,7 +645,6 @@ class Lobby:
             events = domain.decide(entry.state, command)
         except domain.RulesError as exc:
             raise NotPlayingError(exc.message) from None
-        if not self.repo.append_match(entry, events, f"leave-{place}"):
-            raise CommandConflictError("The table changed meanwhile: send it again.")
+        self._append_queue_change(entry, events, command, f"leave-{place}")
         self._announce(entry)
         return {"ok": True}
