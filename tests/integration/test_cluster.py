@@ -263,3 +263,28 @@ def test_a_process_stopped_cleanly_hands_its_matches_over_at_once(
         watcher.wait_for(lambda c: c.version >= before + 2, "the match going on")
     finally:
         node.start()  # the module's other tests keep three processes
+
+
+def test_a_rotation_tables_seat_change_reaches_each_process_clients(
+    cluster: Cluster, clients: list[Client]
+) -> None:
+    """docs/protocol.md, rotation tables: Cid waits on n3 while Ann (n1) and Bob (n2) play; when
+    Bob resigns, the process holding each client moves it to its new place."""
+    opened = open_table(cluster, "n1", preset="italian-four")
+    match_id = opened["match_id"]
+    bob_seat = join(cluster, "n2", match_id)
+    response = cluster.balancer.post(f"/api/tables/{match_id}/join", {"name": "Cid"}, node="n3")
+    assert response.status_code == 200 and response.json()["waiting"] is True, response.text
+    ann = connect(cluster, clients, "n1", opened["seat_token"])
+    bob = connect(cluster, clients, "n2", bob_seat["seat_token"])
+    cid = connect(cluster, clients, "n3", response.json()["seat_token"])
+    for client in (ann, bob, cid):
+        client.join(match_id, last_version=0)
+    ack = bob.send(match_id, {"do": "resign", "seat": 1})
+    assert ack["ok"], ack
+    for client in (ann, cid):
+        client.wait_for(lambda c: bool(c.received("seat")), "a seat message")
+    assert cid.received("seat")[-1]["seat"] == 0 and cid.received("seat")[-1]["view"]["viewer"] == 0
+    assert ann.received("seat")[-1]["seat"] is None
+    table = cluster.balancer.get(f"/api/tables/{match_id}", node="n2").json()
+    assert table["rotation"]["seated"] == ["Cid", "Bob"]

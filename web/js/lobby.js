@@ -204,7 +204,8 @@ function tableItem(table) {
   const [a, b] = seatNames(table);
   const score = table.status === "open" ? "" : ` — ${table.totals.join("–")}`;
   // A rotation table (three or four people): the seats, then how many wait in the queue.
-  const queue = table.rotation ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";
+  const waits = table.rotation && table.status !== "finished";
+  const queue = waits ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";
   what.textContent = `${table.preset}: ${t("lobby.versus", { a, b })}${score}${queue}`;
   li.append(what);
   const mine = loadSeat(table.match_id);
