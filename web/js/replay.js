@@ -499,6 +499,12 @@ export class Replay {
     this.socket = openSocket();
     this.socket.on("connect", () => this.joinLive());
     this.socket.on("update", (msg) => this.onLiveUpdate(msg));
+    // Too far behind for a backlog (docs/protocol.md § join_table): load the replay again, here.
+    this.socket.on("snapshot", (msg) => {
+      if (msg.match_id !== this.matchId) return;
+      this.socket.disconnect();
+      location.replace(location.href);
+    });
   }
 
   lastVersion() {
