@@ -21,7 +21,7 @@ import domain
 from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
-from server.payloads import SeatMessage, TableJson
+from server.payloads import SeatMessage, TableJson, Update, Updates
 from server.publisher import CatchUp
 from server.service import GameService
 from server.updates import update_payload, update_payloads, view_json
@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 _REFUSAL_CODES = {"refused", "forbidden", "conflict", "not_playing", "too_early"}
 _VIEWERS: tuple[int | None, ...] = (0, 1, None)
 NAMESPACE = "/"
+# A reconnect backlog goes out in `updates` messages of at most this many updates (a client
+# back after a long absence must not get one message of megabytes).
+BACKLOG_BATCH = 100
 
 Ack = Mapping[str, object]  # a handler's answer, sent back as the message's acknowledgement
 Handler = Callable[[str, object], Ack]  # (sid, the client's payload)
@@ -79,6 +82,7 @@ class SocketPublisher:
         if not viewers:
             return
         last = items[-1].version
+        batches: list[list[Update]] = [[] for _ in viewers]
         for item in items:
             payloads = update_payloads(
                 match_id,
@@ -89,9 +93,13 @@ class SocketPublisher:
                 final=item.version == last,
                 at_ms=item.at_ms,
             )
-            for viewer, payload in zip(viewers, payloads, strict=True):
-                room = room_of(match_id, viewer)
-                self.socketio.emit("update", payload, to=room, ignore_queue=True)
+            for batch, payload in zip(batches, payloads, strict=True):
+                batch.append(payload)
+        # One message per room for the whole batch (a command's events, a server step's):
+        # the transport's cost is per message, and a move is often 2-3 events.
+        for viewer, batch in zip(viewers, batches, strict=True):
+            message: Updates = {"match_id": match_id, "updates": batch}
+            self.socketio.emit("updates", message, to=room_of(match_id, viewer), ignore_queue=True)
         for item in items:
             if type(item.event) is domain.SeatsRotated:
                 self._reseat(match_id, item.event, items[-1])
@@ -179,17 +187,22 @@ class SocketPublisher:
             snapshot = {"match_id": match_id, "version": catch_up.version, "view": view}
             self.socketio.emit("snapshot", snapshot, to=sid)
             return
-        for item in catch_up.backlog:
-            payload = update_payload(
-                match_id,
-                item.version,
-                item.event,
-                item.state,
-                viewer,
-                final=item.version == catch_up.version,
-                at_ms=item.at_ms,
-            )
-            self.socketio.emit("update", payload, to=sid)
+        backlog = catch_up.backlog
+        for start in range(0, len(backlog), BACKLOG_BATCH):
+            batch = [
+                update_payload(
+                    match_id,
+                    item.version,
+                    item.event,
+                    item.state,
+                    viewer,
+                    final=item.version == catch_up.version,
+                    at_ms=item.at_ms,
+                )
+                for item in backlog[start : start + BACKLOG_BATCH]
+            ]
+            message: Updates = {"match_id": match_id, "updates": batch}
+            self.socketio.emit("updates", message, to=sid)
 
     def name_of(self, sid: str) -> str | None:
         """The name of the person `sid` is (None: a spectator)."""

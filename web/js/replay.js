@@ -498,7 +498,8 @@ export class Replay {
   followLive() {
     this.socket = openSocket();
     this.socket.on("connect", () => this.joinLive());
-    this.socket.on("update", (msg) => this.onLiveUpdate(msg));
+    // A batch's updates in order; stop at one that asks again or leaves the page.
+    this.socket.on("updates", (msg) => msg.updates.every((update) => this.onLiveUpdate(update)));
   }
 
   lastVersion() {
@@ -514,12 +515,13 @@ export class Replay {
     }
   }
 
+  /** One update of a batch; false when the rest of the batch is to be dropped. */
   onLiveUpdate(msg) {
-    if (msg.match_id !== this.matchId) return;
-    if (msg.version <= this.lastVersion()) return; // already have it
+    if (msg.match_id !== this.matchId) return false;
+    if (msg.version <= this.lastVersion()) return true; // already have it
     if (msg.version > this.lastVersion() + 1) {
       this.joinLive(); // one went missing: ask for everything after the last frame
-      return;
+      return false;
     }
     const atEnd = this.pos === this.frames.length - 1;
     this.addFrames([frameOfUpdate(msg)]);
@@ -529,12 +531,14 @@ export class Replay {
       // A game over: its cards, faults and analysis are public now. Load them (at this spot).
       this.socket.disconnect();
       location.replace(atEnd ? location.pathname : location.href);
-      return;
+      return false;
     }
     if (msg.event?.type === "MatchWon") {
       this.socket.disconnect();
       location.reload();
+      return false;
     }
+    return true;
   }
 }
 
