@@ -358,12 +358,16 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     # python-socketio looks a message's name up in its handlers' dict: a packet naming it with a
     # list or an object (or naming none) raised a TypeError (IndexError) inside the library, and
     # the client got no answer. Such a name is made a text no handler has, so the catch-all
-    # below answers it like any other unknown message.
+    # below answers it like any other unknown message. A message named "*" itself found the
+    # catch-all as its own handler, called without the name (so with the payload as the sid):
+    # it is answered as the unknown message "* ".
     handle_event = socketio.server._handle_event
 
     def named_event(eio_sid: str, namespace: str, ack_id: int | None, data: list[object]) -> None:
         if not data or not isinstance(data[0], str):
             data = [str(data[0]) if data else "", *data[1:]]
+        elif data[0] == "*":
+            data = ["* ", *data[1:]]
         handle_event(eio_sid, namespace, ack_id, data)
 
     socketio.server._handle_event = named_event

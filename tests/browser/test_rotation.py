@@ -243,6 +243,19 @@ def test_three_people_two_games_seats_change_and_totals(
     assert [pair for pair, _ in first] == [["Ann", "Bob"]]
     totals = expected_totals(first, ["Ann", "Bob", "Cid"])
     assert totals["Bob"] > 0
+    # Until the next deal the board shows game 1's cards: its panels name who played them (Ann
+    # and Bob, each with his own session total), not the pair seated now (Cid and Bob).
+    for page, names in (
+        (ann, ["Ann (you)", "Bob"]),
+        (bob, ["Ann", "Bob (you)"]),
+        (cid, ["Ann", "Bob"]),
+    ):
+        for seat in (0, 1):
+            wait_text(page, f"name-{seat}", names[seat])
+            assert page.inner_text(f"[data-testid=name-{seat}]") == names[seat], (seat, names)
+        counts = page.inner_text(".seat-info[data-seat='0'] .counts")
+        assert counts.startswith(f"{totals['Ann']} pts"), counts
+        assert page.evaluate("window.crapette.access.people().names") == ["Ann", "Bob"]
     for page in (ann, bob, cid):
         page.wait_for_function(
             "() => document.querySelector('#queue li')?.dataset.name === 'Ann'", timeout=WAIT_MS
@@ -270,6 +283,11 @@ def test_three_people_two_games_seats_change_and_totals(
             timeout=WAIT_MS,
         )
     assert cid.locator("[data-testid=seat-change]").inner_text() == ""  # a new game, no news
+    # The new deal, the new pair's names on its panels.
+    for page, names in ((cid, ["Cid (you)", "Bob"]), (ann, ["Cid", "Bob"])):
+        for seat in (0, 1):
+            wait_text(page, f"name-{seat}", names[seat])
+            assert page.inner_text(f"[data-testid=name-{seat}]") == names[seat], (seat, names)
     mover = cid if view(cid)["to_move"] == 0 else bob
     mover.wait_for_function("window.crapette.view.legal.length > 0", timeout=WAIT_MS)
     before = mover.evaluate("window.crapette.version")
@@ -425,4 +443,56 @@ def test_a_waiting_person_reads_the_table_in_his_language(
     )
     assert page.locator("#queue-you").is_visible() and page.locator("#game-end").is_visible()
     assert_no_english(page, lang, "a rotation table", frozenset({"ann", "bob", "cid", "dan"}))
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """The table offers "a bot for the queue" while both seats are taken and there is room: the
+    three strengths of /api/presets; each press puts one at the back of the queue, named by the
+    server; with four people at the table the choice goes away."""
+    opened = server.open_table(name="Ann", preset="italian-four")
+    match_id = opened["match_id"]
+    page = new_page()
+    page.goto(server.url + "/rules")  # the server's origin, to reach its storage
+    saved = json.dumps({"seat": 0, "seat_token": opened["seat_token"], "name": "Ann"})
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
+    page.goto(f"{server.url}/table/{match_id}")
+    page.wait_for_function("window.crapette && window.crapette.table", timeout=WAIT_MS)
+    assert page.locator("[data-testid=add-bot]").is_hidden()  # a seat is free: no queue yet
+    server.join(match_id, "Bob")
+    box = page.locator("[data-testid=add-bot]")
+    box.wait_for(state="visible", timeout=WAIT_MS)
+    strengths = page.eval_on_selector_all(
+        "[data-testid=add-bot-strength] option", "os => os.map((o) => o.value)"
+    )
+    bots = [b["name"] for b in server.get("/api/presets").json()["bots"]]
+    assert sorted(strengths) == sorted(bots) == ["random", "sharp", "steady"]
+    assert "A bot for the queue" in box.inner_text()
+    page.select_option("[data-testid=add-bot-strength]", "sharp")
+    page.click("[data-testid=add-bot-btn]")
+    wait_text(page, "message", "sharp bot joined the queue.")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#queue li[data-name]').length === 1", timeout=WAIT_MS
+    )
+    assert queue_names(page) == ["sharp bot"]
+    # By keyboard: the strength, then Tab to the button and Enter.
+    page.focus("[data-testid=add-bot-strength]")
+    page.select_option("[data-testid=add-bot-strength]", "random")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "add-bot-btn"
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#queue li[data-name]').length === 2", timeout=WAIT_MS
+    )
+    assert queue_names(page) == ["sharp bot", "random bot"]
+    box.wait_for(state="hidden", timeout=WAIT_MS)  # four people: the table is full
+    table = server.get(f"/api/tables/{match_id}").json()
+    people = {p["name"]: p["bot"] for p in table["rotation"]["people"]}
+    assert people == {"Ann": None, "Bob": None, "sharp bot": "sharp", "random bot": "random"}
+    assert table["rotation"]["queue"] == ["sharp bot", "random bot"]
+    assert people_rows(page)["random bot"][0] == "waiting, 2 in line"
+    found = serious_violations(page)
+    assert not found, "\n".join(found)
     assert not page.errors  # type: ignore[attr-defined]

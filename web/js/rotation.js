@@ -80,8 +80,13 @@ export function seatChangeWords(ev, mode, me) {
 }
 
 export class RotationPanel {
-  /** `leave`: what "Leave for good" does (the page sends `abandon`). */
-  constructor(leave) {
+  /**
+   * `leave`: what "Leave for good" does (the page sends `abandon`); `addBot(name)`: what "Add to
+   * the queue" does with the strength chosen (the page posts `join` with `bot`).
+   */
+  constructor(leave, addBot) {
+    this.botsKey = null;
+    $("add-bot-btn").addEventListener("click", () => addBot($("add-bot-strength").value));
     const menu = (open) => {
       $("leave-menu").hidden = !open;
       $("leave-queue").hidden = open;
@@ -140,6 +145,28 @@ export class RotationPanel {
     this.drawQueue(session.queue, me?.name);
     this.drawWaiting(session, me);
     return session;
+  }
+
+  /**
+   * "A bot for the queue": while both seats are taken and the table takes more people
+   * (`rotation.can_join`), anyone at the page may put a bot of any strength (`bots`, from
+   * `/api/presets`) at the back of the queue.
+   */
+  drawAddBot(table, bots) {
+    const box = $("add-bot");
+    const open = table?.status === "playing" && Boolean(table?.rotation?.can_join) && bots.length > 0;
+    box.hidden = !open;
+    const key = JSON.stringify(bots.map((b) => b.name));
+    if (!open || this.botsKey === key) return;
+    this.botsKey = key;
+    const select = $("add-bot-strength");
+    select.innerHTML = "";
+    for (const b of bots) {
+      const option = new Option(t("lobby.opponent_bot", { name: b.name }), b.name);
+      option.title = b.description;
+      select.append(option);
+    }
+    select.value = bots.some((b) => b.name === "steady") ? "steady" : bots[0].name;
   }
 
   drawQueue(queue, myName) {

@@ -26,6 +26,7 @@ import {
 } from "./net.js";
 import { RematchPanel } from "./rematch.js";
 import { RotationPanel, standings } from "./rotation.js";
+import { loadCatalogue } from "./ruleset_words.js";
 import { SeatPanel } from "./seat_panel.js";
 import { motionAllowed, mountPrefs, onPrefs } from "./prefs.js";
 import { TurnNotice } from "./turn_notice.js";
@@ -85,7 +86,10 @@ class TablePage {
     this.input = new Controls(this);
     this.access = new BoardAccess(
       this.board,
-      () => ({ seat: this.seat, names: this.view?.players ?? this.players() }),
+      () => {
+        const shown = this.boardCtx(this.view);
+        return { seat: shown.viewer, names: shown.players };
+      },
       (pile) => this.input.onPileClick(pile),
     );
     $("replay-link").href = `/replay/${encodeURIComponent(matchId)}`;
@@ -96,7 +100,11 @@ class TablePage {
     $("next-game").addEventListener("click", () => this.nextGame());
     this.rematch = new RematchPanel(this, () => Date.now() - this.seats.skewMs);
     this.notice = new TurnNotice();
-    this.rotation = new RotationPanel(() => this.leaveQueue());
+    this.rotation = new RotationPanel(
+      () => this.leaveQueue(),
+      (bot) => this.queueBot(bot),
+    );
+    this.bots = []; // the bots a table may seat (`/api/presets`), for "add a bot to the queue"
     this.session = null; // the people of a rotation table (null at any other)
     mountPrefs(document.querySelector("header.bar"));
     onPrefs(() => (this.board.animate = motionAllowed()));
@@ -117,6 +125,12 @@ class TablePage {
 
   async start() {
     this.lanBase = lanBase(await getJSON("/api/server-info").catch(() => null));
+    loadCatalogue(getJSON)
+      .then(({ bots }) => {
+        this.bots = bots;
+        this.refreshPanels();
+      })
+      .catch(() => {}); // no catalogue: no "add a bot" choice, the rest of the page works
     try {
       this.onTable(await getJSON(`/api/tables/${encodeURIComponent(this.matchId)}`));
     } catch (err) {
@@ -423,7 +437,7 @@ class TablePage {
   refreshPanels() {
     const view = this.view;
     const players = view?.players ?? this.players();
-    this.seats.draw(view, players, this.table, this.seat);
+    this.drawSeatPanels(view);
     const ruleset = view?.ruleset ?? this.table?.ruleset ?? {};
     const matchOver = this.table?.status === "finished" || Boolean(view?.match_over);
     const me = this.token ? { name: this.me, waiting: this.waiting } : null;
@@ -452,6 +466,7 @@ class TablePage {
     const queueing = this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
     const outsider = this.seat === null && !this.waiting;
     $("join").hidden = !((open || queueing) && outsider);
+    this.rotation.drawAddBot(this.table, this.bots);
     $("join-btn").textContent = queueing ? t("join.queue") : t("join.sit_down");
     const detailsKey = JSON.stringify([this.table?.status, this.table?.rotation?.queue]);
     if ((open || queueing) && outsider && this.joinDetailsDrawn !== detailsKey) {
@@ -547,6 +562,34 @@ class TablePage {
    * seat change after a won game comes before the next deal (docs/protocol.md): the view then
    * names the new pair already, so the one who left is put back in the seat he played.
    */
+  /**
+   * Who the board's cards belong to: the players of the game it shows. Between the games of a
+   * rotation table, after a seat change, the board still shows the finished game, so it names
+   * the pair that played it (and "you" for the one of them who looks), not the pair seated now;
+   * the next deal brings the new pair's names with the new cards.
+   */
+  boardCtx(view) {
+    return view?.over ? this.gameCtx(view) : this.ctx();
+  }
+
+  /** The panels beside the trays, named after the game the board shows (`boardCtx`). */
+  drawSeatPanels(view) {
+    const shown = this.boardCtx(view);
+    const seated = view?.players ?? this.players();
+    if (!this.session || !view || shown.players.every((name, i) => name === seated[i])) {
+      this.seats.draw(view, seated, this.table, this.seat);
+      return;
+    }
+    // A seat changed hands after this game: each panel is the person who played that tray,
+    // with his own session total; the connection marks are the seated pair's and stay off.
+    const people = new Map((this.table?.rotation?.people ?? []).map((p) => [p.name, p]));
+    const session = view.session;
+    const total = (name) => session?.totals?.[session.people.indexOf(name)] ?? people.get(name)?.total ?? 0;
+    const table = { seats: shown.players.map((name) => ({ name, bot: people.get(name)?.bot ?? null })) };
+    const totals = shown.players.map(total);
+    this.seats.draw({ ...view, totals }, shown.players, table, shown.viewer);
+  }
+
   gameCtx(view) {
     const ctx = this.ctx();
     if (!this.session || !view) return ctx;
@@ -692,6 +735,16 @@ class TablePage {
     if (table.match_id && table.match_id !== this.matchId) return;
     this.table = table;
     this.refreshPanels();
+  }
+
+  /** Put a bot of strength `bot` at the back of a rotation table's queue (anyone may). */
+  async queueBot(bot) {
+    try {
+      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/join`, { name: bot, bot });
+      this.say(t("rotation.bot_added", { name: res.name }), "info", 4000);
+    } catch (err) {
+      this.say(err.message, "refused");
+    }
   }
 
   async join() {

@@ -233,6 +233,22 @@ def test_a_named_turn_takes_that_hand() -> None:
     assert refused(after, "turn H0").rule == "hand card showing"
 
 
+def test_a_named_turn_keeps_the_lock_and_the_priorities() -> None:
+    # The hand card lock: a card from J that fits nowhere goes to the waste and the turn ends.
+    locked = rules("italian-three-hands", hand_card_lock="on")
+    state = position(f"R0=9D H0=5C J0=4C,2H {QUIET}", locked)
+    events, after = act(state, "turn J0")
+    assert kinds(events)[:2] == ["HandCardTurned", "CardDiscarded"]
+    assert pile(after, "W0") == "2H" and pile(after, "J0") == "4C"
+    assert after.game is not None and after.game.to_move == 1
+    # E: an empty house with cards in the reserve forbids turning, from whichever hand.
+    enforced = rules("italian-three-hands", enforcement="enforce")
+    houses = QUIET.replace("T3=KC ", "")
+    state = position(f"R0=9D H0=5C I0=4C {houses}", enforced)
+    assert not any(t.startswith("turn") for t in legal_texts(state))
+    assert refused(state, "turn I0").rule.startswith("priority")
+
+
 def test_only_hands_with_cards_are_listed_and_accepted() -> None:
     state = position(f"R0=9D H0=5C J0=4C {QUIET} I1=7D", THREE)
     legal = {t for t in legal_texts(state) if t.startswith("turn")}

@@ -196,3 +196,17 @@ def test_import_reads_ndjson_and_a_second_run_imports_nothing(
         assert store.list_streams("match-") == ["match-m-0", "match-m-1", "match-m-2"]
     named = CliRunner().invoke(import_cmd, [str(path), "--store", url, "--id", "m-x"])
     assert named.exit_code == 2 and "--id names one match" in named.output
+
+
+def test_the_three_hands_golden_imports_and_exports_unchanged(tmp_path: Path) -> None:
+    """italian-three-hands (rules.md §10): its named turns (`turn J1`, `turn I0`) and unnamed ones
+    come back as they were written."""
+    url = f"sqlite:///{tmp_path / 'events.sqlite3'}"
+    golden = GOLDEN / "italian-three-hands-resign.txt"
+    assert "turn J1" in golden.read_text() and "turn I0" in golden.read_text()
+    result = CliRunner().invoke(import_cmd, [str(golden), "--store", url])
+    assert result.exit_code == 0, result.output
+    text = CliRunner().invoke(
+        export_cmd, ["golden-italian-three-hands", "--format", "text", "--store", url]
+    )
+    assert text.output == golden.read_text()

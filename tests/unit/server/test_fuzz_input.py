@@ -343,6 +343,7 @@ _RESERVED = {"connect", "connect_error", "disconnect", "__disconnect_final"}
 # and the client got no answer at all.
 @example(case=("join_table", ({"match_id": "\ud800"},)))
 @example(case=("\ud800", (None,)))
+@example(case=("*", ({"match_id": None},)))  # the catch-all's own name: it got no answer
 @example(case=("command", ({"match_id": "@match", "seat_token": "@token0", "x\ud800": 1},)))
 @example(case=("join_table", ({"match_id": "@match", "seat_token": "t\ud800" * 8},)))
 @example(

@@ -134,3 +134,16 @@ def test_every_refusal_the_rules_give_has_words() -> None:
 
     for rule in domain.priority.MESSAGES:
         assert f"rule.{domain.RulesError(rule, '').reason}" in english, rule
+
+
+# The word for "four" in each language: the lobby's tagline names the table sizes, two to four
+# people (rotation tables, docs/spec/rules.md §10), not "for two".
+FOUR = {"en": "four", "fr": "quatre", "da": "fire", "it": "quattro", "fi": "neljä"}
+
+
+@pytest.mark.parametrize("lang", languages.LANGUAGES)
+def test_the_lobby_tagline_says_two_to_four(lang: str) -> None:
+    tagline = catalogue(lang)["lobby.tagline"]
+    assert isinstance(tagline, str) and FOUR[lang] in tagline.lower(), (lang, tagline)
+    html = (WEB / "index.html").read_text(encoding="utf-8")
+    assert f'data-i18n="lobby.tagline">{catalogue("en")["lobby.tagline"]}<' in html
