@@ -42,6 +42,8 @@ from server.publisher import Publisher
 
 # How long a rematch offer waits for the other player's answer.
 REMATCH_OFFER_MS = 60_000
+# How many times joining a rotation table's queue re-reads a match that moved on meanwhile.
+_QUEUE_ATTEMPTS = 5
 
 
 class Preset(enum.Enum):
@@ -128,9 +130,11 @@ class Lobby:
         seats: list[tuple[str, JsonObject]],
         rematch_of: str | None,
         bot_pace: str,
+        queue: tuple[t.Seat, ...] = (),
     ) -> str:
         """A new table: its stream written in one append (opened, then its seats), then its
-        match started by the autopilot if both seats are taken."""
+        match started by the autopilot if both seats are taken, then `queue` (a rotation
+        table's rematch: the people who waited, in their order) put in its queue."""
         match_id = t.new_match_id()
         at_ms = self.clock()
         opened = {
@@ -161,6 +165,9 @@ class Lobby:
                 self.presence.seated(match_id, data["seat"])
         with entry.lock:
             self.autopilot.follow_up(entry)
+            for person in queue:  # a bot standing in for a person does not follow him
+                bot = person.bot if person.token_hash is None else None
+                self._enqueue(entry, person.name or "", person.token_hash, bot)
         return match_id
 
     def rematch(self, match_id: str, token: str, answer: str = "offer") -> RematchAnswerJson:
@@ -168,7 +175,8 @@ class Lobby:
         "decline"). Offering when the other seat has offered already accepts; against a bot (not
         one standing in for an absent owner) an offer is accepted at once. Once accepted the new
         table opens with both players in the seats they had, each with the seat token he had, so
-        nobody else (a spectator following the link) can take a seat there."""
+        nobody else (a spectator following the link) can take a seat there. At a rotation table
+        the people waiting come along in the new queue, in their order (`_same_queue`)."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
@@ -204,7 +212,13 @@ class Lobby:
                     "seat": seat,
                     "expires_at_ms": at_ms + REMATCH_OFFER_MS,
                 }
-            new_id = self._create(table.ruleset, self._same_seats(table), match_id, table.bot_pace)
+            new_id = self._create(
+                table.ruleset,
+                self._same_seats(table),
+                match_id,
+                table.bot_pace,
+                self._same_queue(entry),
+            )
             self.repo.append_table(entry, t.REMATCH_OPENED, {"match_id": new_id})
             self._announce(entry)
         return {
@@ -234,6 +248,19 @@ class Lobby:
                 data = {"seat": index, "bot": seat.bot, "name": seat.name or f"{seat.bot} bot"}
                 seats.append((t.BOT_SEATED, data))
         return seats
+
+    @staticmethod
+    def _same_queue(entry: MatchEntry) -> tuple[t.Seat, ...]:
+        """A rotation table's queue at the session's end (docs/spec/rules.md §10), next first:
+        each person with the token he had (its hash), a bot as the bot. Nobody changes seat
+        after the last game, so the session's winner is one of the pair seated; who left the
+        queue for good is in it no more. Empty at any other table."""
+        state = entry.state
+        session = state.session if state is not None else None
+        if session is None:
+            return ()
+        people = [entry.table.place_named(name) for name in session.queue]
+        return tuple(entry.table.people[place] for place in people if place is not None)
 
     def tables(self, include_all: bool = False) -> list[TableJson]:
         """The lobby's list, newest first, from the lobby projection (no match is loaded for
@@ -465,26 +492,8 @@ class Lobby:
             )
         if any(person.name == name for person in people):
             raise SeatTakenError(f"{name} is already at this table: choose another name.")
-        command = domain.JoinQueue(name, self.clock())
-        try:
-            events = domain.decide(entry.state, command)
-        except domain.RulesError as exc:
-            raise SeatTakenError(exc.message) from None
-        place = len(people)
         token = t.new_seat_token() if bot is None else None
-        data = {
-            "place": place,
-            "name": name,
-            "token_hash": None if token is None else t.hash_token(token),
-            "bot": bot,
-            "at_ms": self.clock(),
-        }
-        self.repo.append_table(entry, t.PERSON_QUEUED, data)
-        if not self.repo.append_match(entry, events, f"queue-{place}"):
-            self.repo.refresh(entry, with_table=False)  # another process moved on: again
-            self.repo.append_match(entry, domain.decide(entry.state, command), f"queue-{place}")
-        if token is not None:
-            self.presence.seated(entry.match_id, place)
+        self._enqueue(entry, name, None if token is None else t.hash_token(token), bot)
         self._announce(entry)
         return {
             "match_id": entry.match_id,
@@ -493,6 +502,52 @@ class Lobby:
             "waiting": True,
             "name": name,
         }
+
+    def _enqueue(
+        self, entry: MatchEntry, name: str, token_hash: str | None, bot: str | None
+    ) -> None:
+        """Put a person at the back of a rotation table's queue: the table stream keeps his
+        token's hash (None for a bot), the match stream his place in the queue
+        (`domain.JoinQueue`). The caller holds the lock and has checked the name is free."""
+        command = domain.JoinQueue(name, self.clock())
+        try:
+            events = domain.decide(entry.state, command)
+        except domain.RulesError as exc:
+            raise SeatTakenError(exc.message) from None
+        place = len(entry.table.people)
+        data = {
+            "place": place,
+            "name": name,
+            "token_hash": token_hash,
+            "bot": bot,
+            "at_ms": self.clock(),
+        }
+        self.repo.append_table(entry, t.PERSON_QUEUED, data)
+        self._append_queue_change(entry, events, command, f"queue-{place}")
+        if token_hash is not None:
+            self.presence.seated(entry.match_id, place)
+
+    def _append_queue_change(
+        self,
+        entry: MatchEntry,
+        events: list[domain.Event],
+        command: domain.JoinQueue | domain.LeaveQueue,
+        cid: str,
+    ) -> None:
+        """A person joins (once the table's fact is written) or leaves the queue: a game goes
+        on meanwhile (through other processes too), so a conflict is read and decided again
+        until it lands; only a match that ended meanwhile refuses it."""
+        for _attempt in range(_QUEUE_ATTEMPTS):
+            if self.repo.append_match(entry, events, cid):
+                return
+            self.repo.refresh(entry, with_table=False)  # another process moved on: again
+            if cid in entry.commands:  # written by an earlier attempt whose answer was lost
+                return
+            try:
+                events = domain.decide(entry.state, command)
+            except domain.RulesError as exc:
+                raise NotPlayingError(exc.message) from None
+        raise CommandConflictError("The table kept changing while you joined: join again.")
 
     def seat_for(self, match_id: str, token: str | None) -> int | None:
         """The seat a token owns at this table; None for a spectator (no token)."""
@@ -576,8 +631,8 @@ class Lobby:
         an owner away past the grace period too: `Autopilot.ready`)."""
         entry = self.repo.find(match_id)
         with entry.lock:
+            self.repo.refresh(entry)  # first: a seat change folded now moves the token's person
             seat = entry.seat_of(token)
-            self.repo.refresh(entry)
             state = entry.state
             if state is None or state.finished or state.game is None or not state.game.over:
                 raise NotPlayingError("There is no finished game to go on from.")
@@ -623,7 +678,6 @@ class Lobby:
             events = domain.decide(entry.state, command)
         except domain.RulesError as exc:
             raise NotPlayingError(exc.message) from None
-        if not self.repo.append_match(entry, events, f"leave-{place}"):
-            raise CommandConflictError("The table changed meanwhile: send it again.")
+        self._append_queue_change(entry, events, command, f"leave-{place}")
         self._announce(entry)
         return {"ok": True}

@@ -164,7 +164,7 @@ class Update(TypedDict):
 
 class Updates(TypedDict):
     """The `updates` message: the updates of one batch (a command's events, a server step's, a
-    slice of a reconnect backlog) for one viewer, in version order."""
+    reconnect backlog) for one viewer, in version order."""
 
     match_id: str
     updates: list[Update]

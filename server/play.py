@@ -45,19 +45,25 @@ class Play:
         with entry.lock:
             if command_id in entry.commands:
                 return {"ok": True, "version": entry.commands[command_id], "duplicate": True}
-            version = self._act(entry, action, command_id)
+            version = self._act(entry, action, command_id, token)
             self.autopilot.follow_up(entry)
         return {"ok": True, "version": version}
 
-    def _act(self, entry: MatchEntry, action: domain.Action, command_id: str) -> int:
+    def _act(self, entry: MatchEntry, action: domain.Action, command_id: str, token: str) -> int:
         """Decide on the cached state and append at its version: the store's version check is
         what guards against another writer, so the common case costs no read. On a conflict, or
-        a refusal while the store has moved on, read the newer events and decide once more."""
+        a refusal while the store has moved on, read the newer events and decide once more.
+
+        The token's seat is checked again under the lock, after each read: at a rotation table
+        the events read may move its person (`SeatsRotated`), and the seat he left is someone
+        else's now (docs/spec/rules.md §10)."""
         for attempt in range(2):
             if attempt:
                 self.repo.refresh(entry, with_table=False)
             if command_id in entry.commands:
                 return entry.commands[command_id]
+            if entry.seat_of(token) != action.seat:
+                raise ForbiddenError(f"This seat token no longer plays seat {action.seat}.")
             try:
                 events = self._decide(entry, action)
             except (NotPlayingError, CommandRefusedError):

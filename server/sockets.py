@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 _REFUSAL_CODES = {"refused", "forbidden", "conflict", "not_playing", "too_early"}
 _VIEWERS: tuple[int | None, ...] = (0, 1, None)
 NAMESPACE = "/"
-# A reconnect backlog goes out in `updates` messages of at most this many updates (a client
-# back after a long absence must not get one message of megabytes).
-BACKLOG_BATCH = 100
 
 Ack = Mapping[str, object]  # a handler's answer, sent back as the message's acknowledgement
 Handler = Callable[[str, object], Ack]  # (sid, the client's payload)
@@ -187,22 +184,22 @@ class SocketPublisher:
             snapshot = {"match_id": match_id, "version": catch_up.version, "view": view}
             self.socketio.emit("snapshot", snapshot, to=sid)
             return
-        backlog = catch_up.backlog
-        for start in range(0, len(backlog), BACKLOG_BATCH):
-            batch = [
-                update_payload(
-                    match_id,
-                    item.version,
-                    item.event,
-                    item.state,
-                    viewer,
-                    final=item.version == catch_up.version,
-                    at_ms=item.at_ms,
-                )
-                for item in backlog[start : start + BACKLOG_BATCH]
-            ]
-            message: Updates = {"match_id": match_id, "updates": batch}
-            self.socketio.emit("updates", message, to=sid)
+        if not catch_up.backlog:
+            return
+        batch = [
+            update_payload(
+                match_id,
+                item.version,
+                item.event,
+                item.state,
+                viewer,
+                final=item.version == catch_up.version,
+                at_ms=item.at_ms,
+            )
+            for item in catch_up.backlog
+        ]  # at most reads.MAX_BACKLOG: one message
+        message: Updates = {"match_id": match_id, "updates": batch}
+        self.socketio.emit("updates", message, to=sid)
 
     def name_of(self, sid: str) -> str | None:
         """The name of the person `sid` is (None: a spectator)."""

@@ -174,6 +174,27 @@ def test_axe_finds_nothing_serious_and_all_text_has_contrast(
     assert not (page.errors or watcher.errors or replay.errors)
 
 
+def test_the_page_headings_are_read_not_drawn_at_every_width(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """The table's and the replay's <h1> are for screen readers: at a laptop's width as on a
+    phone, they take no room above the board (a style rule once sat inside the narrow screens'
+    @media block, so wide screens drew a large title and lost the focus outlines)."""
+    for size in (LAPTOP, {"width": 390, "height": 844}):
+        page = new_page(size)
+        match_id = open_bot_table(page, server, limit="none")
+        for url in (f"/table/{match_id}", f"/replay/{match_id}"):
+            page.goto(server.url + url)
+            page.wait_for_selector("main h1", state="attached", timeout=WAIT_MS)
+            box = page.locator("main h1").bounding_box()
+            assert box is not None and box["height"] <= 1 and box["width"] <= 1, (size, url, box)
+        # The settings' drop-down floats over the page rather than pushing it down.
+        page.goto(f"{server.url}/table/{match_id}")
+        page.wait_for_selector(".prefs-body", state="attached", timeout=WAIT_MS)
+        position = page.evaluate("getComputedStyle(document.querySelector('.prefs-body')).position")
+        assert position == "absolute", (size, position)
+
+
 def test_cards_take_the_focus_and_say_what_they_are(server: ServerProcess, new_page: Any) -> None:
     page = new_page(LAPTOP)
     match_id = open_bot_table(page, server, limit="none")

@@ -213,3 +213,30 @@ def test_the_players_page_in_each_language(server: ServerProcess, new_page: Any,
         page.wait_for_function("window.playersReady === true", timeout=WAIT_MS)
         assert page.evaluate("document.documentElement.lang") == lang
         assert_no_english(page, lang, f"the page {path}", frozenset({"cleo"}))
+
+
+@pytest.mark.parametrize("lang", ["en", *OTHERS])
+def test_who_starts_with_two_reserves_is_said_in_each_language(
+    server: ServerProcess, new_page: Any, lang: str
+) -> None:
+    """With two reserves each (rules §10) the deal compares the first reserves' tops ("R top"),
+    then the second ones' ("Q top"), as domain/deal.py writes them: the log says it in the
+    page's language, with no pile letter and no English."""
+    words = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    page = new_page()
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    said = page.evaluate(
+        """async (reasons) => {
+          const w = await import("/static/js/words.js");
+          const ctx = {viewer: 0, players: ["Ann", "Bob"], piles: {}};
+          return reasons.map((r) => w.firstPlayerWords(r, ctx));
+        }""",
+        ["lower R top: 2S against 9C", "lower Q top: 3C against JC"],
+    )
+    keys = ("first.first_reserve_top", "first.second_reserve_top")
+    for line, key in zip(said, keys, strict=True):
+        assert words[key] in line, (lang, line)
+        assert not re.search(r"\b[RQ] top\b", line), (lang, line)
+        if lang != "en":
+            assert "against" not in line, (lang, line)

@@ -496,3 +496,69 @@ def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
     found = serious_violations(page)
     assert not found, "\n".join(found)
     assert not page.errors  # type: ignore[attr-defined]
+
+
+def seated_page(new_page: Any, server: ServerProcess, match_id: str, ticket: dict[str, Any]) -> Any:
+    """A browser that holds a person's token for a table (as after joining), on its page."""
+    page = new_page()
+    page.goto(server.url + "/rules")  # the server's origin, to reach its storage
+    saved = json.dumps(
+        {"seat": ticket["seat"], "seat_token": ticket["seat_token"], "name": ticket["name"]}
+    )
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
+    page.goto(f"{server.url}/table/{match_id}")
+    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    return page
+
+
+def test_another_session_takes_the_waiting_person_along(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    """At a finished rotation table the seated pair offer and accept "another session"; the
+    person waiting is told he would come along, and all three pages move to the new table: the
+    pair in their seats, he in the queue, nobody typing his name again."""
+    opened = server.open_table(name="Ann", preset="italian-four", match="wins:1")
+    match_id = opened["match_id"]
+    bob_ticket = server.join(match_id, "Bob")
+    cid_ticket = server.join(match_id, "Cid")
+    ann = seated_page(new_page, server, match_id, {**opened, "name": "Ann"})
+    bob = seated_page(new_page, server, match_id, bob_ticket)
+    cid = seated_page(new_page, server, match_id, cid_ticket)
+    cid.wait_for_function("window.crapette.waiting", timeout=WAIT_MS)
+
+    resign_game(bob)  # Ann has the one win the session needs
+    for page in (ann, bob, cid):
+        page.locator("[data-testid=after-match]").wait_for(state="visible", timeout=WAIT_MS)
+    wait_text(cid, "rematch-text", "Ann or Bob may start another session")
+    assert cid.locator("#rematch-btn").is_hidden()  # the seated pair decide
+    ann.locator("#rematch-btn").wait_for(state="visible", timeout=WAIT_MS)
+    assert ann.inner_text("#rematch-btn") == "Offer another session"
+    ann.click("#rematch-btn")
+    wait_text(bob, "rematch-text", "Ann offers another session: the same seats, the same queue.")
+    wait_text(cid, "rematch-text", "Ann offers another session")
+    bob.click("#rematch-accept")
+
+    table = server.get(f"/api/tables/{match_id}").json()
+    new_id = table["rematch"]
+    assert new_id
+    for page in (ann, bob, cid):
+        page.wait_for_url(f"**/table/{new_id}", timeout=WAIT_MS)
+        page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    seated_as(ann, 0)
+    seated_as(bob, 1)
+    cid.wait_for_function("window.crapette.waiting", timeout=WAIT_MS)
+    assert cid.evaluate("window.crapette.seat") is None
+    assert cid.locator("#join").is_hidden()  # no name to type again
+    wait_text(cid, "queue-you-text", "you are next")
+    rows = people_rows(cid)
+    assert list(rows) == ["Ann", "Bob", "Cid"]
+    assert [rows[n] for n in rows] == [
+        ["seat 1", "0", "0"],
+        ["seat 2", "0", "0"],
+        ["next up", "0", "0"],
+    ]
+    stored = json.loads(cid.evaluate(f"localStorage.getItem('crapette:seat:{new_id}')"))
+    assert stored == {**stored, "seat": None, "seat_token": cid_ticket["seat_token"], "name": "Cid"}
+    cid.screenshot(path=str(artifact_dir / "rotation-another-session.png"))
+    for page in (ann, bob, cid):
+        assert not page.errors  # type: ignore[attr-defined]

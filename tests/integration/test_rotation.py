@@ -129,3 +129,75 @@ def test_three_people_two_games_seat_changes_a_reconnect_and_a_claim(
     assert rotation["last_change"]["game_index"] == 1 and rotation["last_change"]["left"] == "Bob"
     totals = {p["name"]: (p["total"], p["wins"]) for p in rotation["people"]}
     assert totals["Ann"][1] == 1 and totals["Bob"][1] == 1 and totals["Cid"] == (0, 0)
+
+
+def test_a_rematch_of_a_finished_session_brings_everyone_with_their_tokens(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    """Another session (docs/protocol.md, rotation tables): the two seated at the end keep their
+    seats, the others wait in the queue in the order they had, bots as bots; each person's
+    token is his at the new table, so he arrives without joining again."""
+    opened = server.open_table(
+        preset="italian-four", match="wins:1", options={"rotation": "loser_out"}
+    )
+    match_id = opened["match_id"]
+    bob_seat = server.join(match_id, "Bob")
+    cid_seat = server.join(match_id, "Cid")
+    queued_bot = server.join(match_id, "any", bot="sharp")
+    assert queued_bot["name"] == "sharp bot" and queued_bot["seat_token"] is None
+    ann = Client(server, opened["seat_token"]).connect()
+    bob = Client(server, bob_seat["seat_token"]).connect()
+    cid = Client(server, cid_seat["seat_token"]).connect()
+    clients.extend([ann, bob, cid])
+    for client in (ann, bob, cid):
+        client.join(match_id, last_version=0)
+
+    # Bob resigns: Ann has the one win the session needs; nobody changes seat after it.
+    ack = bob.send(match_id, {"do": "resign", "seat": 1})
+    assert ack["ok"], ack
+    cid.wait_for(lambda c: bool(_events(c, "MatchWon")), "the session's end")
+    old = _rotation(server, match_id)
+    assert old["winner"] == "Ann" and old["seated"] == ["Ann", "Bob"]
+    assert old["queue"] == ["Cid", "sharp bot"]
+    # A waiting person has no seat to offer from; the seated pair offer and accept.
+    waiting_offer = server.post(
+        f"/api/tables/{match_id}/rematch", {"seat_token": cid.token, "answer": "offer"}
+    )
+    assert waiting_offer.status_code == 403, waiting_offer.text
+    offered = server.post(f"/api/tables/{match_id}/rematch", {"seat_token": ann.token})
+    assert offered.json()["status"] == "offered", offered.text
+    accepted = server.post(
+        f"/api/tables/{match_id}/rematch", {"seat_token": bob.token, "answer": "accept"}
+    )
+    assert accepted.status_code == 201 and accepted.json()["status"] == "opened", accepted.text
+    new_id = accepted.json()["match_id"]
+    # Every room of the old table hears of it, the waiting Cid too.
+    cid.wait_for(lambda c: (c.table or {}).get("rematch") == new_id, "the rematch's table")
+
+    table = server.get(f"/api/tables/{new_id}").json()
+    assert table["status"] == "playing" and table["rematch_of"] == match_id
+    assert table["ruleset"]["rotation"] == "loser_out" and table["ruleset"]["match"] == "wins:1"
+    rotation = table["rotation"]
+    assert rotation["seated"] == ["Ann", "Bob"] and rotation["queue"] == ["Cid", "sharp bot"]
+    people = {
+        p["name"]: (p["seat"], p["waiting"], p["bot"], p["total"]) for p in rotation["people"]
+    }
+    assert people == {
+        "Ann": (0, None, None, 0),
+        "Bob": (1, None, None, 0),
+        "Cid": (None, 0, None, 0),
+        "sharp bot": (None, 1, "sharp", 0),
+    }
+    assert rotation["winner"] is None and rotation["can_join"] is False  # four at the table
+
+    # Each arrives with the token he had: Ann and Bob seated, Cid waiting, nobody joins again.
+    acks = {}
+    for name, token in (("Ann", ann.token), ("Bob", bob.token), ("Cid", cid.token)):
+        client = Client(server, token).connect()
+        clients.append(client)
+        acks[name] = client.join(new_id, last_version=0)
+    assert (acks["Ann"]["seat"], acks["Ann"]["waiting"]) == (0, False)
+    assert (acks["Bob"]["seat"], acks["Bob"]["waiting"]) == (1, False)
+    assert (acks["Cid"]["seat"], acks["Cid"]["waiting"], acks["Cid"]["name"]) == (None, True, "Cid")
+    joined = server.post(f"/api/tables/{new_id}/join", {"name": "Cid"})
+    assert joined.status_code == 409, joined.text  # he is there already

@@ -1,6 +1,8 @@
 // The rematch after a finished match, as an offer and an answer (docs/protocol.md): a player
 // offers, the other accepts or declines; both then sit at the new table in the seats they had,
-// with the seat tokens they had. A spectator only hears of it and may follow, as a spectator.
+// with the seat tokens they had. At a rotation table it is "another session": the two seated
+// offer and answer, and the people waiting come along too, in the queue in their order, each
+// with his token. A spectator only hears of it and may follow, as a spectator.
 
 import { has, t } from "./i18n.js";
 import { loadSeat, postJSON, saveSeat } from "./net.js";
@@ -40,11 +42,17 @@ export class RematchPanel {
     location.href = `/table/${encodeURIComponent(newId)}`;
   }
 
-  /** The player's seat at the new table is the one he had, with the same token. */
+  /** The player's seat (or place in the queue) at the new table is the one he had, same token. */
   keepSeat(newId) {
     const { page } = this;
-    const name = (page.view?.players ?? page.players())[page.seat] ?? "";
+    const name = page.me ?? (page.view?.players ?? page.players())[page.seat] ?? "";
     saveSeat(newId, page.seat, page.token, name);
+  }
+
+  /** This page is someone the new table takes along: a seated player, or a waiting person. */
+  get member() {
+    const { page } = this;
+    return page.seat !== null || Boolean(page.waiting && page.token);
   }
 
   /** Redraw from the table object (on every `table` message and once a second). */
@@ -61,19 +69,19 @@ export class RematchPanel {
       $("rematch-decline").hidden = !accept;
     };
     if (!finished || !table) return show(false, false);
+    const rotation = Boolean(table.rotation);
     const newId = table.rematch;
     if (this.seenOpen === undefined) this.seenOpen = newId;
     if (newId) {
       show(false, false);
-      // Both players were asked: whoever was waiting goes along as soon as the table opens.
-      if (seat !== null && !this.seenOpen) return this.follow(newId);
-      if (seat !== null && !loadSeat(newId)) this.keepSeat(newId); // back later: seated too
-      this.link(
-        text,
-        seat === null ? t("rematch.started_watch") : t("rematch.started"),
-        newId,
-        seat === null ? t("rematch.watch_it") : t("rematch.go"),
-      );
+      // Both players were asked: whoever was waiting goes along as soon as the table opens
+      // (at a rotation table the people in the queue too).
+      const member = this.member;
+      if (member && !this.seenOpen) return this.follow(newId);
+      if (member && !loadSeat(newId)) this.keepSeat(newId); // back later: in his place too
+      let before = member ? t("rematch.started") : t("rematch.started_watch");
+      if (member && rotation) before = t("rematch.session_started");
+      this.link(text, before, newId, member ? t("rematch.go") : t("rematch.watch_it"));
       return;
     }
     const players = page.view?.players ?? page.players();
@@ -83,11 +91,19 @@ export class RematchPanel {
     const lapsed = offer && this.serverNow() >= offer.expires_at_ms;
     const declined = table.rematch_declined;
     const againstBot = other !== null && table.seats?.[other]?.bot;
-    $("rematch-btn").textContent = againstBot ? t("rematch.rematch") : t("rematch.offer");
+    let offerWords = againstBot ? t("rematch.rematch") : t("rematch.offer");
+    if (rotation) offerWords = t("rematch.offer_session");
+    $("rematch-btn").textContent = offerWords;
     if (seat === null) {
-      // A spectator hears of an offer; there is no seat for him in a rematch.
+      // A spectator hears of an offer; there is no seat for him in a rematch. A person waiting
+      // at a rotation table is told he would come along, in the queue.
       const who = offer ? (players[offer.seat] ?? t("rematch.a_player")) : null;
-      text.textContent = offer && !lapsed ? t("rematch.offers", { who }) : "";
+      if (offer && !lapsed) {
+        text.textContent = rotation ? t("rematch.offers_session", { who }) : t("rematch.offers", { who });
+      } else {
+        const waiting = rotation && this.member;
+        text.textContent = waiting ? t("rematch.session_wait", { a: players[0], b: players[1] }) : "";
+      }
       return show(false, false);
     }
     if (offer && !lapsed && offer.seat === seat) {
@@ -98,7 +114,8 @@ export class RematchPanel {
       return show(false, false);
     }
     if (offer && !lapsed) {
-      text.textContent = t("rematch.offers_same_seats", { who: otherName });
+      const words = rotation ? "rematch.offers_session" : "rematch.offers_same_seats";
+      text.textContent = t(words, { who: otherName });
       return show(false, true);
     }
     if (offer && lapsed) {

@@ -500,6 +500,12 @@ export class Replay {
     this.socket.on("connect", () => this.joinLive());
     // A batch's updates in order; stop at one that asks again or leaves the page.
     this.socket.on("updates", (msg) => msg.updates.every((update) => this.onLiveUpdate(update)));
+    // Too far behind for a backlog (docs/protocol.md § join_table): load the replay again, here.
+    this.socket.on("snapshot", (msg) => {
+      if (msg.match_id !== this.matchId) return;
+      this.socket.disconnect();
+      location.replace(location.href);
+    });
   }
 
   lastVersion() {

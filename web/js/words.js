@@ -181,9 +181,11 @@ export function resultWords(result, ctx) {
 export function firstPlayerWords(reason, ctx) {
   const text = String(reason ?? "");
   const who = (seat) => playerWords(Number(seat), ctx);
-  let m = /^(lower|higher) (reserve top|T(\d)\/T(\d)): (\S+) against (\S+)$/.exec(text);
+  // "R top"/"Q top" compare the first and second reserves of two (rules §10).
+  let m = /^(lower|higher) (reserve top|R top|Q top|T(\d)\/T(\d)): (\S+) against (\S+)$/.exec(text);
   if (m) {
-    const what = m[3] ? t("first.houses", { a: Number(m[3]) + 1, b: Number(m[4]) + 1 }) : t("first.reserve_top");
+    const tops = { "reserve top": "first.reserve_top", "R top": "first.first_reserve_top", "Q top": "first.second_reserve_top" };
+    const what = m[3] ? t("first.houses", { a: Number(m[3]) + 1, b: Number(m[4]) + 1 }) : t(tops[m[2]]);
     return t(`first.${m[1]}`, { what, mine: cardText(m[5]), theirs: cardText(m[6]) });
   }
   m = /^high cut \(round (\d+)\): (\S+) against (\S+), seat ([01]) cut higher$/.exec(text);

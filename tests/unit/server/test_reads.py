@@ -107,3 +107,26 @@ def test_the_cache_builds_once_and_stays_within_its_bytes(entry: MatchEntry) -> 
     assert set(small._items) == kept
     small.forget_before("m-reads", 300)  # older versions go, the newest stays
     assert set(small._items) == {("replay", "m-reads", 300, "live")}
+
+
+def test_a_client_far_behind_gets_a_snapshot_not_every_update() -> None:
+    """The backlog is built under the match's lock on the loop, and anyone may ask for one: past
+    MAX_BACKLOG missed versions the client gets the current position instead."""
+    from server.bench.history import long_live_match
+    from server.reads import MAX_BACKLOG
+    from server.service import GameService
+    from tests.unit.server.test_service_wiring import RecordingPublisher
+
+    store = open_store("memory://")
+    match_id = long_live_match(store, MAX_BACKLOG + 50)
+    publisher = RecordingPublisher()
+    service = GameService(store, publisher=publisher)
+    top = service.repo.find(match_id).version
+    for last, backlog in ((top - MAX_BACKLOG, MAX_BACKLOG), (top - 1, 1), (top, 0)):
+        assert service.reads.join("sid", match_id, None, last) == top
+        catch_up = publisher.joins[-1][3]
+        assert catch_up.backlog is not None and len(catch_up.backlog) == backlog
+    for last in (top - MAX_BACKLOG - 1, 0, None, top + 1):
+        service.reads.join("sid", match_id, None, last)
+        catch_up = publisher.joins[-1][3]
+        assert catch_up.backlog is None and catch_up.version == top, last
