@@ -223,7 +223,10 @@ def _session_event(row: LobbyRow, kind: str, data: dict[str, Any]) -> None:
         facts["queue"] = [name for name in facts["queue"] if name != data["name"]]
     elif kind == "SeatsRotated":
         facts["queue"] = list(data["queue"])
-        row.table = row.table.with_pair((data["players"][0], data["players"][1]))
+        pair = (data["players"][0], data["players"][1])
+        row.table = row.table.with_pair(pair)
+        # The row's totals are the seated pair's session totals, as `MatchState.totals` are.
+        row.totals = (int(facts["totals"].get(pair[0], 0)), int(facts["totals"].get(pair[1], 0)))
         facts["last_change"] = {
             "game_index": data["game_index"],
             "version": row.version,

@@ -109,21 +109,28 @@ def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
     pairs = players_by_game(events)
     last = events[-1]
     finished = isinstance(last, domain.MatchWon)
-    winner: str | None = None
+    # The people of the match by id: its two seats, and at a rotation table everyone who
+    # queued, found by name there (names differ at such a table; two seats elsewhere may share
+    # one, and each seat stays a player of its own).
+    names = [*started.players, *(e.name for e in events if isinstance(e, domain.PlayerQueued))]
+    rotation = started.ruleset.rotation != "off"
+
+    def ids(pair: tuple[str, str]) -> tuple[int, int]:
+        return (names.index(pair[0]), names.index(pair[1])) if rotation else (0, 1)
+
+    winner: int | None = None
     if isinstance(last, domain.MatchWon):
-        winner = last.player or (pairs[-1] if pairs else started.players)[last.winner]
-    people = {name: PlayerStats(name) for name in started.players}
-    for event in events:
-        if isinstance(event, domain.PlayerQueued):
-            people[event.name] = PlayerStats(event.name)
-    totals = dict.fromkeys(people, 0)
-    played = dict.fromkeys(people, 0)
-    last_pair: dict[str, tuple[str, str]] = {name: started.players for name in started.players}
+        seated = ids(pairs[-1] if pairs else started.players)
+        winner = names.index(last.player) if last.player else seated[last.winner]
+    people = [PlayerStats(name) for name in names]
+    totals = [0] * len(names)
+    played = [0] * len(names)
+    last_pair: dict[int, tuple[int, int]] = {0: (0, 1), 1: (0, 1)}
     for game in analysis.games:
-        pair = pairs[game.game_index]
-        for seat, name in enumerate(pair):
+        pair = ids(pairs[game.game_index])
+        for seat, person in enumerate(pair):
             summary = game.seats[seat]
-            stats = people[name]
+            stats = people[person]
             stats.games += 1
             stats.wins += int(game.winner == seat)
             stats.points += game.score[seat]
@@ -133,27 +140,28 @@ def match_stats(match_id: str, events: list[domain.Event]) -> list[PlayerStats]:
             stats.wrong_calls += summary.wrong_calls
             stats.missed_calls += summary.missed_calls
             stats.to_foundations += summary.to_foundations
-            totals[name] += game.score[seat]
-            played[name] += 1
-            last_pair[name] = pair
-    for name, stats in people.items():
-        at = last_pair.get(name)  # the pair of his last game (None: he never played one)
+            totals[person] += game.score[seat]
+            played[person] += 1
+            last_pair[person] = pair
+    for person, stats in enumerate(people):
+        at = last_pair.get(person)  # the pair of his last game (None: he never played one)
+        own = at.index(person) if at is not None else None
         stats.matches = 1
-        stats.matches_won = int(winner == name)
+        stats.matches_won = int(winner == person)
         stats.last_played_ms = started.at_ms
         stats.recent = [
             {
                 "match_id": match_id,
-                "seat": at.index(name) if at is not None else None,
-                "opponent": at[1 - at.index(name)] if at is not None else None,
+                "seat": own,
+                "opponent": names[at[1 - own]] if at is not None and own is not None else None,
                 "started_at_ms": started.at_ms,
-                "games": played[name],
+                "games": played[person],
                 "totals": [totals[at[0]], totals[at[1]]] if at is not None else [0, 0],
                 "finished": finished,
-                "won": winner == name if finished else None,
+                "won": winner == person if finished else None,
             }
         ]
-    return list(people.values())
+    return people
 
 
 def stored_events(store: EventStore, stream: str) -> list[domain.Event]:

@@ -13,6 +13,7 @@ import pytest
 import domain
 from eventstore import NewEvent, open_store
 from server.errors import ForbiddenError
+from server.lobbyview import LobbyProjection
 from server.service import GameService
 from tests.unit.server.clock import Clock
 
@@ -103,3 +104,18 @@ def test_joining_the_queue_while_the_game_goes_on_elsewhere_writes_both_facts(ra
     assert state.session.queue == ("Cid",)
     assert fresh.lobby.person_for(match_id, cid["seat_token"]) == (2, None)
     assert store.races == 0
+
+
+def test_the_lobby_list_shows_the_seated_pairs_totals_after_a_seat_change() -> None:
+    """The lobby's row of a rotation table (its projection) names the same totals as the live
+    table: those of the two people seated now, not the sums of what each seat scored."""
+    first, _second, match_id, _tokens = _two_processes()
+    live = first.lobby.table(match_id)
+    assert [s["name"] for s in live["seats"]] == ["Cid", "Bob"] and live["totals"] == [0, 0]
+    projection = LobbyProjection(first.repo.store)
+    projection.catch_up()
+    row = projection.row(match_id)
+    assert row is not None
+    listed = first.lobby.row_json(row)
+    assert [s["name"] for s in listed["seats"]] == ["Cid", "Bob"]
+    assert listed["totals"] == live["totals"]

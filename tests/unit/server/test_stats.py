@@ -19,7 +19,7 @@ from eventstore import NewEvent, open_store
 from server.commands.stats import stats_cmd
 from server.records.importer import import_record, parse_record_file
 from server.records.play import random_match
-from server.stats import StatsIndex
+from server.stats import StatsIndex, match_stats
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 DAY = 86_400_000
@@ -187,3 +187,17 @@ def test_the_players_routes(store_url: str) -> None:
     with client.get("/players/Bob") as page:
         assert page.status_code == 200 and b"players.js" in page.data
     app.extensions["crapette_store"].close()
+
+
+def test_two_seats_of_one_name_count_as_two_players_as_before_rotation() -> None:
+    """Outside rotation tables two seats may bear one name (a classic table does not refuse
+    it): each seat is a player of the match, as the figures of stored matches always said."""
+    events = random_match(random.Random(7), max_games=2, max_actions=400)
+    payloads = [domain.event_to_payload(event) for event in events]
+    payloads[0][1]["players"] = ["Ann", "Ann"]
+    events = [domain.event_from_payload(kind, data) for kind, data in payloads]
+    seats = match_stats("m-same", events)
+    games = len(analyse(events).games)
+    assert [s.name for s in seats] == ["Ann", "Ann"]
+    assert [(s.matches, s.games) for s in seats] == [(1, games), (1, games)]
+    assert [s.recent[0]["seat"] for s in seats] == [0, 1]
