@@ -141,7 +141,7 @@ class TablePage {
     this.socket.on("connect", () => this.onConnect(this.everConnected));
     this.socket.on("disconnect", () => this.onDisconnect());
     this.socket.on("snapshot", (msg) => this.onSnapshot(msg));
-    this.socket.on("update", (msg) => this.onUpdate(msg));
+    this.socket.on("updates", (msg) => msg.updates.forEach((update) => this.onUpdate(update)));
     this.socket.on("table", (msg) => this.onTable(msg));
     this.socket.on("seat", (msg) => this.onSeat(msg));
     this.socket.on("refused", (msg) => this.onRefused(msg));
