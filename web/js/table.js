@@ -463,10 +463,12 @@ class TablePage {
     this.rematch.draw();
     const open = this.table?.status === "open";
     // A rotation table takes people into its queue while both seats are taken.
-    const queueing = this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
+    // The table object is not sent again when the session ends: the view says so first.
+    const queueing =
+      !matchOver && this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
     const outsider = this.seat === null && !this.waiting;
     $("join").hidden = !((open || queueing) && outsider);
-    this.rotation.drawAddBot(this.table, this.bots);
+    this.rotation.drawAddBot(queueing, this.bots);
     $("join-btn").textContent = queueing ? t("join.queue") : t("join.sit_down");
     const detailsKey = JSON.stringify([this.table?.status, this.table?.rotation?.queue]);
     if ((open || queueing) && outsider && this.joinDetailsDrawn !== detailsKey) {
