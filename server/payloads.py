@@ -152,13 +152,22 @@ class SeatMessage(TypedDict):
 
 
 class Update(TypedDict):
-    """The `update` message: one event as a viewer may see it, and that viewer's view after it."""
+    """One update of an `updates` message: one event as a viewer may see it, and that viewer's
+    view after it."""
 
     match_id: str
     version: int
     at_ms: int | None  # when the event was recorded
     event: EventJson
     view: ViewJson | None
+
+
+class Updates(TypedDict):
+    """The `updates` message: the updates of one batch (a command's events, a server step's, a
+    reconnect backlog) for one viewer, in version order."""
+
+    match_id: str
+    updates: list[Update]
 
 
 # -- reads (server.reads) --------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import domain
 from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
-from server.payloads import SeatMessage, TableJson
+from server.payloads import SeatMessage, TableJson, Update, Updates
 from server.publisher import CatchUp
 from server.service import GameService
 from server.updates import update_payload, update_payloads, view_json
@@ -79,6 +79,7 @@ class SocketPublisher:
         if not viewers:
             return
         last = items[-1].version
+        batches: list[list[Update]] = [[] for _ in viewers]
         for item in items:
             payloads = update_payloads(
                 match_id,
@@ -89,9 +90,13 @@ class SocketPublisher:
                 final=item.version == last,
                 at_ms=item.at_ms,
             )
-            for viewer, payload in zip(viewers, payloads, strict=True):
-                room = room_of(match_id, viewer)
-                self.socketio.emit("update", payload, to=room, ignore_queue=True)
+            for batch, payload in zip(batches, payloads, strict=True):
+                batch.append(payload)
+        # One message per room for the whole batch (a command's events, a server step's):
+        # the transport's cost is per message, and a move is often 2-3 events.
+        for viewer, batch in zip(viewers, batches, strict=True):
+            message: Updates = {"match_id": match_id, "updates": batch}
+            self.socketio.emit("updates", message, to=room_of(match_id, viewer), ignore_queue=True)
         for item in items:
             if type(item.event) is domain.SeatsRotated:
                 self._reseat(match_id, item.event, items[-1])
@@ -179,8 +184,10 @@ class SocketPublisher:
             snapshot = {"match_id": match_id, "version": catch_up.version, "view": view}
             self.socketio.emit("snapshot", snapshot, to=sid)
             return
-        for item in catch_up.backlog:
-            payload = update_payload(
+        if not catch_up.backlog:
+            return
+        batch = [
+            update_payload(
                 match_id,
                 item.version,
                 item.event,
@@ -189,7 +196,10 @@ class SocketPublisher:
                 final=item.version == catch_up.version,
                 at_ms=item.at_ms,
             )
-            self.socketio.emit("update", payload, to=sid)
+            for item in catch_up.backlog
+        ]  # at most reads.MAX_BACKLOG: one message
+        message: Updates = {"match_id": match_id, "updates": batch}
+        self.socketio.emit("updates", message, to=sid)
 
     def name_of(self, sid: str) -> str | None:
         """The name of the person `sid` is (None: a spectator)."""

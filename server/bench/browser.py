@@ -181,7 +181,7 @@ def play_until(url: str, match_id: str, token: str, events: int, rng: random.Ran
                 latest.update(version=msg["version"], view=msg.get("view"))
             changed.notify_all()
 
-    sio.on("update", on_view)
+    sio.on("updates", lambda msg: on_view(msg["updates"][-1]))  # a batch's last: the position
     sio.on("snapshot", on_view)
     sio.connect(url, transports=["websocket"])
     sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})

@@ -1,5 +1,6 @@
 """The ceiling for `crapette bench server`: a bare Flask-SocketIO server that answers each
-`command` with one `update` to the sender's room and an ack, doing nothing else.
+`command` with one `updates` message (a batch of one update) to the sender's room and an ack,
+doing nothing else.
 
 It carries the same traffic as the game server, so that the ratio measures the server's own work:
 clients join a room in pairs (two seats of a table), each update goes to both of them and carries
@@ -43,7 +44,7 @@ def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]
         room = str(payload.get("match_id")) if isinstance(payload, dict) else sid
         versions[room] = version = versions.get(room, 0) + 1
         update = {"match_id": room, "version": version, "event": payload, "view": view}
-        socketio.emit("update", update, to=room)
+        socketio.emit("updates", {"match_id": room, "updates": [update]}, to=room)
         return {"ok": True, "version": version}
 
     socketio.server.on("join_table", join_table, namespace="/")

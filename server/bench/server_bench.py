@@ -3,8 +3,9 @@
 In the same run, the same asyncio client drives a bare Flask-SocketIO echo server (the ceiling of
 the transport on this machine) with the same traffic: as many clients, in pairs that both receive
 each update, updates of a real view's size, the same codec, transport and async mode. Prints
-moves/s, p50/p99 command round trip (command sent → the sender's first update) and the ratio to
-the echo ceiling. Everything it starts, it stops by PID."""
+moves/s, p50/p99 command round trip (command sent → the sender's first `updates` message: the
+command's whole batch; the echo's holds one update) and the ratio to the echo ceiling.
+Everything it starts, it stops by PID."""
 
 from __future__ import annotations
 
@@ -107,17 +108,18 @@ class BenchClient:
         self.sent_at: float | None = None
         self.ready_for: int | None = None  # the game after which this seat sent next_game
         self.changed = asyncio.Event()
-        self.sio.on("update", self._on_update)
+        self.sio.on("updates", self._on_updates)
         self.sio.on("snapshot", self._on_snapshot)
 
-    async def _on_update(self, data: dict[str, Any]) -> None:
+    async def _on_updates(self, data: dict[str, Any]) -> None:
         if self.sent_at is not None:
             if self.stats.measuring:
                 self.stats.rtts.append(time.perf_counter() - self.sent_at)
             self.sent_at = None
-        if data["version"] > self.version:  # handlers may run out of order: keep the newest
-            self.version = data["version"]
-            self.view = data.get("view")
+        newest = data["updates"][-1]  # a batch is in version order; its last is the position
+        if newest["version"] > self.version:  # handlers may run out of order: keep the newest
+            self.version = newest["version"]
+            self.view = newest.get("view")
         self.changed.set()
 
     async def _on_snapshot(self, data: dict[str, Any]) -> None:

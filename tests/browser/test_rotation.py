@@ -562,3 +562,44 @@ def test_another_session_takes_the_waiting_person_along(
     cid.screenshot(path=str(artifact_dir / "rotation-another-session.png"))
     for page in (ann, bob, cid):
         assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_at_the_session_s_end_nobody_is_offered_a_place_in_the_queue(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """The session ends with the game that reaches the target: the waiting person's "you are
+    next" notice goes, and nobody is offered to join the queue or to add a bot to it any more,
+    though no new table object reaches the pages (the view says the match is over)."""
+    opened = server.open_table(name="Ann", preset="italian-four", match="wins:1")
+    match_id = opened["match_id"]
+    bob_token = server.join(match_id, "Bob")["seat_token"]
+    cid = server.join(match_id, "Cid")
+    waiting = new_page()
+    waiting.goto(server.url + "/rules")  # the server's origin, to reach its storage
+    saved = json.dumps({"seat": None, "seat_token": cid["seat_token"], "name": "Cid"})
+    waiting.evaluate("([k, v]) => localStorage.setItem(k, v)", [f"crapette:seat:{match_id}", saved])
+    waiting.goto(f"{server.url}/table/{match_id}")
+    wait_text(waiting, "queue-you-text", "you are next")
+    watcher = new_page()
+    watcher.goto(f"{server.url}/table/{match_id}")
+    watcher.locator("#join").wait_for(state="visible", timeout=WAIT_MS)
+    for page in (waiting, watcher):
+        page.locator("[data-testid=add-bot]").wait_for(state="visible", timeout=WAIT_MS)
+
+    # Bob resigns: Ann has the one game won needed. He stays connected meanwhile (his going
+    # would send everyone a new table object).
+    bob = Client(server, bob_token).connect()
+    try:
+        bob.join(match_id)
+        assert bob.send(match_id, {"do": "resign", "seat": 1})["ok"]
+        for page in (waiting, watcher):
+            page.wait_for_function(
+                "window.crapette.view && window.crapette.view.match_over", timeout=WAIT_MS
+            )
+            page.locator("[data-testid=game-end]").wait_for(state="visible", timeout=WAIT_MS)
+            assert page.locator("[data-testid=add-bot]").is_hidden()
+        assert waiting.locator("#queue-you").is_hidden()
+        assert watcher.locator("#join").is_hidden()
+    finally:
+        bob.close()
+    assert not (waiting.errors or watcher.errors)  # type: ignore[attr-defined]

@@ -146,3 +146,36 @@ def test_one_hand_draws_no_i_or_j(server: ServerProcess, new_page: Any) -> None:
     page = start(new_page, server, "classic", DESKTOP)
     drawn = board_piles(page)
     assert not {"I0", "I1", "J0", "J1"} & set(drawn) and "H0" in drawn
+
+
+@pytest.mark.parametrize("lang", ["fr", "fi"])
+def test_a_long_pile_name_stays_inside_its_slot(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, lang: str
+) -> None:
+    """The empty-slot names are wider than a card in some languages ("RETOURNÉE",
+    "KÄSIPAKKA 2"): each fits inside its slot, so no letter shows beside the card lying on it,
+    and a long word is set smaller rather than cut in two."""
+    page = new_page(PHONE)
+    create_table(
+        page, server, "Cleo", {"preset": "italian-three-hands", "opponent": "random"}, lang
+    )
+    wait_idle(page)
+    outside = page.evaluate(
+        """() => [...document.querySelectorAll('#board .slot-label')].filter((label) => {
+             const a = label.getBoundingClientRect();
+             const slot = label.parentElement.getBoundingClientRect();
+             return a.left < slot.left - 0.5 || a.right > slot.right + 0.5;
+           }).map((label) => label.textContent)"""
+    )
+    # …and no word is cut in two: a name takes at most one line per word.
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('#board .slot-label')].filter((label) => {
+             const range = document.createRange();
+             range.selectNodeContents(label);
+             const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+             return lines.size > label.textContent.trim().split(/\\s+/).length;
+           }).map((label) => label.textContent)"""
+    )
+    page.screenshot(path=str(artifact_dir / f"italian-three-hands-slots-{lang}.png"))
+    assert outside == [], outside
+    assert broken == [], broken

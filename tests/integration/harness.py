@@ -120,7 +120,8 @@ class Client:
 
     The python-socketio client runs each event handler in its own thread, so messages the server
     sent in order may be handled out of order here: updates are filed by version, and `version`
-    is the highest version up to which nothing is missing."""
+    is the highest version up to which nothing is missing. An `updates` message (a batch) is
+    recorded whole in `messages`, and each of its updates filed by version."""
 
     def __init__(
         self,
@@ -146,17 +147,18 @@ class Client:
         self.table: dict[str, Any] | None = None
         self.top = 0  # every update up to this version has arrived (or came before the join)
         self.cond = threading.Condition()
-        for name in ("update", "snapshot", "table", "refused", "error", "seat"):
+        for name in ("updates", "snapshot", "table", "refused", "error", "seat"):
             self.sio.on(name, self._recorder(name))
 
     def _recorder(self, name: str) -> Callable[[Any], None]:
         def record(data: Any) -> None:
             with self.cond:
                 self.messages.append((name, data))
-                if name == "update":
-                    if data["version"] in self.by_version:
-                        self.duplicates.append(data)
-                    self.by_version[data["version"]] = data
+                if name == "updates":
+                    for update in data["updates"]:
+                        if update["version"] in self.by_version:
+                            self.duplicates.append(update)
+                        self.by_version[update["version"]] = update
                     while self.top + 1 in self.by_version:
                         self.top += 1
                 elif name == "snapshot":

@@ -166,7 +166,9 @@ export class Board {
         : kind === "foundation"
           ? ""
           : t(`slot.${name[0]}`);
-    el.innerHTML = `<span class="slot"><span class="slot-label">${label}</span></span>`;
+    // The longest word sets the label's size: a long one ("KÄÄNNETTY") shrinks to fit the slot.
+    const longest = Math.max(1, ...label.split(/\s+/).map((word) => word.length));
+    el.innerHTML = `<span class="slot"><span class="slot-label" style="--label-chars: ${longest}">${label}</span></span>`;
     el.setAttribute("aria-label", label || t("pile.F"));
     this.piles.set(name, el);
     return el;

@@ -498,7 +498,8 @@ export class Replay {
   followLive() {
     this.socket = openSocket();
     this.socket.on("connect", () => this.joinLive());
-    this.socket.on("update", (msg) => this.onLiveUpdate(msg));
+    // A batch's updates in order; stop at one that asks again or leaves the page.
+    this.socket.on("updates", (msg) => msg.updates.every((update) => this.onLiveUpdate(update)));
     // Too far behind for a backlog (docs/protocol.md § join_table): load the replay again, here.
     this.socket.on("snapshot", (msg) => {
       if (msg.match_id !== this.matchId) return;
@@ -520,12 +521,13 @@ export class Replay {
     }
   }
 
+  /** One update of a batch; false when the rest of the batch is to be dropped. */
   onLiveUpdate(msg) {
-    if (msg.match_id !== this.matchId) return;
-    if (msg.version <= this.lastVersion()) return; // already have it
+    if (msg.match_id !== this.matchId) return false;
+    if (msg.version <= this.lastVersion()) return true; // already have it
     if (msg.version > this.lastVersion() + 1) {
       this.joinLive(); // one went missing: ask for everything after the last frame
-      return;
+      return false;
     }
     const atEnd = this.pos === this.frames.length - 1;
     this.addFrames([frameOfUpdate(msg)]);
@@ -535,12 +537,14 @@ export class Replay {
       // A game over: its cards, faults and analysis are public now. Load them (at this spot).
       this.socket.disconnect();
       location.replace(atEnd ? location.pathname : location.href);
-      return;
+      return false;
     }
     if (msg.event?.type === "MatchWon") {
       this.socket.disconnect();
       location.reload();
+      return false;
     }
+    return true;
   }
 }
 

@@ -40,6 +40,8 @@ export function sessionPeople(view, table) {
     queue,
     canJoin: Boolean(rotation?.can_join),
     winner: rotation?.winner ?? null,
+    // Over once the view says the match is (the table object may not have been sent since).
+    over: Boolean(rotation?.winner) || Boolean(view?.match_over),
   };
 }
 
@@ -148,13 +150,13 @@ export class RotationPanel {
   }
 
   /**
-   * "A bot for the queue": while both seats are taken and the table takes more people
-   * (`rotation.can_join`), anyone at the page may put a bot of any strength (`bots`, from
-   * `/api/presets`) at the back of the queue.
+   * "A bot for the queue": while both seats are taken, the session goes on and the table takes
+   * more people (`queueing`: `rotation.can_join`), anyone at the page may put a bot of any
+   * strength (`bots`, from `/api/presets`) at the back of the queue.
    */
-  drawAddBot(table, bots) {
+  drawAddBot(queueing, bots) {
     const box = $("add-bot");
-    const open = table?.status === "playing" && Boolean(table?.rotation?.can_join) && bots.length > 0;
+    const open = queueing && bots.length > 0;
     box.hidden = !open;
     const key = JSON.stringify(bots.map((b) => b.name));
     if (!open || this.botsKey === key) return;
@@ -200,8 +202,7 @@ export class RotationPanel {
   drawWaiting(session, me) {
     const box = $("queue-you");
     const place = me?.name ? session.queue.indexOf(me.name) : -1;
-    const over = Boolean(session.winner);
-    box.hidden = place < 0 || over;
+    box.hidden = place < 0 || session.over;
     if (box.hidden) return;
     const text = place === 0 ? t("rotation.you_next") : t("rotation.you_wait", { count: place });
     const el = $("queue-you-text");

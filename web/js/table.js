@@ -141,7 +141,7 @@ class TablePage {
     this.socket.on("connect", () => this.onConnect(this.everConnected));
     this.socket.on("disconnect", () => this.onDisconnect());
     this.socket.on("snapshot", (msg) => this.onSnapshot(msg));
-    this.socket.on("update", (msg) => this.onUpdate(msg));
+    this.socket.on("updates", (msg) => msg.updates.forEach((update) => this.onUpdate(update)));
     this.socket.on("table", (msg) => this.onTable(msg));
     this.socket.on("seat", (msg) => this.onSeat(msg));
     this.socket.on("refused", (msg) => this.onRefused(msg));
@@ -463,10 +463,12 @@ class TablePage {
     this.rematch.draw();
     const open = this.table?.status === "open";
     // A rotation table takes people into its queue while both seats are taken.
-    const queueing = this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
+    // The table object is not sent again when the session ends: the view says so first.
+    const queueing =
+      !matchOver && this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
     const outsider = this.seat === null && !this.waiting;
     $("join").hidden = !((open || queueing) && outsider);
-    this.rotation.drawAddBot(this.table, this.bots);
+    this.rotation.drawAddBot(queueing, this.bots);
     $("join-btn").textContent = queueing ? t("join.queue") : t("join.sit_down");
     const detailsKey = JSON.stringify([this.table?.status, this.table?.rotation?.queue]);
     if ((open || queueing) && outsider && this.joinDetailsDrawn !== detailsKey) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,6 +40,16 @@ def test_each_command_answers_help(command: str) -> None:
     result = CliRunner().invoke(main, [command, "--help"])
     assert result.exit_code == 0, result.output
     assert "Usage:" in result.output
+
+
+def test_serve_help_names_every_rate_limit_kind() -> None:
+    """`--rate-limit` accepts each kind of server/fairuse.py: its help names them all."""
+    from server.fairuse import KINDS
+
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    said = " ".join(result.output.split())
+    missing = [kind for kind in KINDS if not re.search(rf"\b{kind}\b", said)]
+    assert missing == [], said
 
 
 @pytest.mark.parametrize("origin", ["example.org", "https://example.org/play", "http://"])

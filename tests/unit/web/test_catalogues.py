@@ -147,3 +147,56 @@ def test_the_lobby_tagline_says_two_to_four(lang: str) -> None:
     assert isinstance(tagline, str) and FOUR[lang] in tagline.lower(), (lang, tagline)
     html = (WEB / "index.html").read_text(encoding="utf-8")
     assert f'data-i18n="lobby.tagline">{catalogue("en")["lobby.tagline"]}<' in html
+
+
+# Messages that are the same words in English and in another language: cognates ("Match",
+# "Points", "reserve"), key names as printed on keyboards, a unit, a bot. Any other message a
+# language has word for word as English was left untranslated.
+SAME_AS_ENGLISH = {
+    "fr": {
+        "option.match.label",
+        "option.move_time_limit_s.value.60",
+        "option.move_time_limit_s.value.120",
+        "lobby.http_error",
+        "lobby.pace_normal",
+        "players.col.points",
+        "players.col.points.help",
+        "players.fig.points",
+        "players.fig.actions",
+        "replay.pause",
+        "table.title",
+        "end.total",
+        "seat.points",
+        "rotation.col_place",
+        "rotation.col_points",
+        "join.rotation",
+    },
+    "da": {
+        "rules.lobby",
+        "call.word",
+        "lobby.title",
+        "lobby.http_error",
+        "replay.pause",
+        "replay.start",
+        "key.home",
+        "key.end",
+        "key.shift",
+        "key.enter",
+        "slot.R",
+        "slot.Q",
+    },
+    "it": {"lobby.opponent_bot", "lobby.http_error", "table.bot", "seat.bot"},
+    "fi": {"lobby.http_error", "key.home", "key.end", "key.shift", "key.enter"},
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SAME_AS_ENGLISH))
+def test_no_message_is_left_in_english(lang: str) -> None:
+    english, other = catalogue("en"), catalogue(lang)
+    words = re.compile(r"[^\W\d_]{3,}")  # a message with no word (a symbol, a number) is exempt
+    same = {
+        key
+        for key, message in english.items()
+        if other.get(key) == message and words.search(PLACEHOLDER.sub("", json.dumps(message)))
+    }
+    assert sorted(same - SAME_AS_ENGLISH[lang]) == [], f"{lang}: still English"
