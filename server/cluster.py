@@ -213,6 +213,9 @@ class RedisLeases(Leases):
         self._release = self.redis.register_script(_RELEASE)
         self._held_until: dict[str, float] = {}
         self._released = False
+        # One renewal or release at a time: a release waits for the renewal on its way, whose
+        # keys it must delete before the process ends (`server.app.start_cluster`).
+        self._busy = threading.Lock()
 
     @staticmethod
     def key(match_id: str) -> str:
@@ -222,30 +225,38 @@ class RedisLeases(Leases):
         return self._held_until.get(match_id, 0.0) > time.monotonic()
 
     def renew(self, match_ids: Iterable[str]) -> None:
-        if self._released:  # shutting down: take nothing again
-            return
-        ids = list(match_ids)
-        sent = time.monotonic()
-        with self.redis.pipeline(transaction=False) as pipe:
-            for match_id in ids:
-                self._script(keys=[self.key(match_id)], args=[self.node, self.ttl_ms], client=pipe)
-            results = pipe.execute() if ids else []
-        valid = sent + self.ttl_s * 0.8
-        held = {match_id: valid for match_id, ok in zip(ids, results, strict=True) if ok}
-        taken = set(held) - set(self._held_until)
-        if taken:
-            log.info("node %s now drives %s", self.node, ", ".join(sorted(taken)))
-        self._held_until = held
-        if self._released:  # released while this renewal was on its way: give it all up again
-            self.release()
+        with self._busy:
+            if self._released:  # shutting down: take nothing again
+                return
+            ids = list(match_ids)
+            sent = time.monotonic()
+            with self.redis.pipeline(transaction=False) as pipe:
+                for match_id in ids:
+                    self._script(
+                        keys=[self.key(match_id)], args=[self.node, self.ttl_ms], client=pipe
+                    )
+                results = pipe.execute() if ids else []
+            valid = sent + self.ttl_s * 0.8
+            held = {match_id: valid for match_id, ok in zip(ids, results, strict=True) if ok}
+            taken = set(held) - set(self._held_until)
+            if taken:
+                log.info("node %s now drives %s", self.node, ", ".join(sorted(taken)))
+            self._held_until = held
 
     def release(self) -> None:
-        self._released = True
-        held, self._held_until = list(self._held_until), {}
-        if not held:
-            return
-        with self.redis.pipeline(transaction=False) as pipe:
-            for match_id in held:
-                self._release(keys=[self.key(match_id)], args=[self.node], client=pipe)
-            pipe.execute()
+        self._released = True  # a renewal not begun yet takes nothing
+        # One on its way has taken its keys once it lets go: then delete them. (Redis answers
+        # within its socket timeout; past the TTL its keys would have lapsed anyway.)
+        waited = self._busy.acquire(timeout=self.ttl_s)
+        try:
+            held, self._held_until = list(self._held_until), {}
+            if not held:
+                return
+            with self.redis.pipeline(transaction=False) as pipe:
+                for match_id in held:
+                    self._release(keys=[self.key(match_id)], args=[self.node], client=pipe)
+                pipe.execute()
+        finally:
+            if waited:
+                self._busy.release()
         log.info("node %s released %s", self.node, ", ".join(sorted(held)))

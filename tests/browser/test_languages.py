@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from server import languages
-from tests.browser.ui import WAIT_MS, create_table
+from tests.browser.ui import WAIT_MS, create_table, lobby_in
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -222,10 +222,7 @@ def test_who_starts_with_two_reserves_is_said_in_each_language(
     """With two reserves each (rules §10) the deal compares the first reserves' tops ("R top"),
     then the second ones' ("Q top"), as domain/deal.py writes them: the log says it in the
     page's language, with no pile letter and no English."""
-    words = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
-    page = new_page()
-    page.goto(f"{server.url}/?lang={lang}")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    page, words = lobby_in(new_page, server, lang)
     said = page.evaluate(
         """async (reasons) => {
           const w = await import("/static/js/words.js");

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from tests.browser.ui import (
     WAIT_MS,
     board_piles,
     create_table,
+    lobby_in,
     message,
     seated_page,
     version,
@@ -254,10 +254,7 @@ def test_a_fault_s_rule_is_worded_from_the_reader_s_side(
 ) -> None:
     """The end-of-game list says the broken rule to the offender as his own ("your reserve"),
     to his opponent and a spectator in the third person; a right call names the offender."""
-    words = json.loads((WEB / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
-    page = new_page()
-    page.goto(f"{server.url}/?lang={lang}")
-    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    page, words = lobby_in(new_page, server, lang)
     said = page.evaluate(
         """async (rule) => {
           const w = await import("/static/js/words.js");

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 WAIT_MS = 15_000  # upper bound of any wait; never an assertion about speed
@@ -163,3 +164,14 @@ def create_table(
     url: str = invite.input_value()
     assert "/table/m-" in url
     return url.rsplit("/", 1)[1]
+
+
+def lobby_in(new_page: Any, server: Any, lang: str) -> tuple[Any, dict[str, Any]]:
+    """A page of the server in `lang` (its lobby, loaded), to call the client's modules from,
+    and that language's catalogue (web/i18n) to compare with what they say."""
+    web = Path(__file__).resolve().parents[2] / "web"
+    words: dict[str, Any] = json.loads((web / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    page = new_page()
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    return page, words

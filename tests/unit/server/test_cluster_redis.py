@@ -4,9 +4,11 @@ own caches and node ids, on one store), on a clock of our own: server/cluster.py
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,6 +141,57 @@ def test_released_leases_are_taken_at_once_and_never_again_by_their_releaser(
         assert not a.holds(mine) and nodes[0].redis.get(keys[0]) == "test-b"
     finally:
         nodes[0].redis.delete(*keys)
+
+
+def test_a_release_waits_for_the_renewal_on_its_way_and_leaves_no_key_behind(
+    nodes: tuple[Cluster, Cluster],
+) -> None:
+    """SIGTERM while the heartbeat's renewal is on its way (sent, Redis took the key, the
+    answer not read yet): the process ends as soon as `release` returns, so by then the key
+    must be gone, not left naming the dead process until it lapses."""
+    a = RedisLeases(nodes[0], ttl_s=60.0)
+    match_id = f"m-fly-{time.monotonic_ns()}"
+    key = RedisLeases.key(match_id)
+    reached, answer = threading.Event(), threading.Event()
+    pipeline = a.redis.pipeline
+
+    def slow_once(*args: Any, **kwargs: Any) -> Any:
+        a.redis.pipeline = pipeline  # type: ignore[method-assign]  # only the renewal's
+        pipe = pipeline(*args, **kwargs)
+        execute = pipe.execute
+
+        def answered_late() -> Any:
+            result = execute()  # the renewal reached Redis and took the key
+            reached.set()
+            answer.wait(5)  # its answer is on its way back
+            return result
+
+        pipe.execute = answered_late
+        return pipe
+
+    a.redis.pipeline = slow_once  # type: ignore[method-assign]
+    at_exit: list[str | None] = []
+
+    def stop() -> None:
+        a.release()
+        at_exit.append(nodes[0].redis.get(key))  # the process ends right here
+
+    renewal = threading.Thread(target=a.renew, args=([match_id],))
+    stopping = threading.Thread(target=stop)
+    try:
+        renewal.start()
+        assert reached.wait(5)
+        stopping.start()
+        time.sleep(0.2)
+        answer.set()
+        renewal.join(5)
+        stopping.join(5)
+        assert at_exit == [None]
+        assert nodes[0].redis.get(key) is None and not a.holds(match_id)
+    finally:
+        answer.set()
+        a.redis.pipeline = pipeline  # type: ignore[method-assign]
+        nodes[0].redis.delete(key)
 
 
 def test_processes_sharing_redis_share_each_players_rate_limit(
