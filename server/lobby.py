@@ -22,6 +22,7 @@ from server.errors import (
     NoRematchOfferError,
     NotPlayingError,
     SeatTakenError,
+    TableConflictError,
     TooEarlyError,
 )
 from server.lobbyview import LobbyProjection, LobbyRow, new_session_facts
@@ -42,7 +43,7 @@ from server.publisher import Publisher
 
 # How long a rematch offer waits for the other player's answer.
 REMATCH_OFFER_MS = 60_000
-# How many times joining a rotation table's queue re-reads a match that moved on meanwhile.
+# How many times a join re-reads a table or a match that moved on meanwhile.
 _QUEUE_ATTEMPTS = 5
 
 
@@ -428,7 +429,17 @@ class Lobby:
         self, match_id: str, name: str, seat: int | None = None, *, bot: str | None = None
     ) -> SeatTicket:
         """Take a free seat; at a rotation table whose seats are taken, join its queue (a person,
-        or with `bot` a bot: docs/protocol.md, rotation tables)."""
+        or with `bot` a bot: docs/protocol.md, rotation tables). Another process writing to the
+        table meanwhile makes the join decided again on the table as it is now (another seat,
+        the queue, or a refusal), a few times before it answers `conflict`."""
+        for _attempt in range(_QUEUE_ATTEMPTS - 1):
+            try:
+                return self._join_seat(match_id, name, seat, bot)
+            except TableConflictError:
+                continue  # the table was read again: decide once more
+        return self._join_seat(match_id, name, seat, bot)
+
+    def _join_seat(self, match_id: str, name: str, seat: int | None, bot: str | None) -> SeatTicket:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
