@@ -165,7 +165,10 @@ def get_table(match_id: str) -> Response:
 def join_seat(match_id: str) -> Response:
     data = schemas.load(schemas.JOIN_SEAT, _body())
     lobby = _service().lobby
-    return jsonify(lobby.join_seat(match_id, data["name"], data["seat"], bot=data["bot"]))
+    ticket = lobby.join_seat(
+        match_id, data["name"], data["seat"], bot=data["bot"], token=data["seat_token"]
+    )
+    return jsonify(ticket)
 
 
 @bp.post("/api/tables/<match_id>/rematch")

@@ -430,20 +430,29 @@ class Lobby:
     # -- seats ---------------------------------------------------------------------------------
 
     def join_seat(
-        self, match_id: str, name: str, seat: int | None = None, *, bot: str | None = None
+        self,
+        match_id: str,
+        name: str,
+        seat: int | None = None,
+        *,
+        bot: str | None = None,
+        token: str | None = None,
     ) -> SeatTicket:
         """Take a free seat; at a rotation table whose seats are taken, join its queue (a person,
-        or with `bot` a bot: docs/protocol.md, rotation tables). Another process writing to the
+        or with `bot` a bot, put there by a person at the table, `token` his seat token:
+        docs/protocol.md, rotation tables; docs/spec/rules.md §10). Another process writing to the
         table meanwhile makes the join decided again on the table as it is now (another seat,
         the queue, or a refusal), a few times before it answers `conflict`."""
         for _attempt in range(_QUEUE_ATTEMPTS - 1):
             try:
-                return self._join_seat(match_id, name, seat, bot)
+                return self._join_seat(match_id, name, seat, bot, token)
             except TableConflictError:
                 continue  # the table was read again: decide once more
-        return self._join_seat(match_id, name, seat, bot)
+        return self._join_seat(match_id, name, seat, bot, token)
 
-    def _join_seat(self, match_id: str, name: str, seat: int | None, bot: str | None) -> SeatTicket:
+    def _join_seat(
+        self, match_id: str, name: str, seat: int | None, bot: str | None, token: str | None
+    ) -> SeatTicket:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
@@ -454,7 +463,7 @@ class Lobby:
             free = [i for i, s in enumerate(entry.table.seats) if s.free]
             rotation = entry.table.rotation != "off"
             if rotation and not free and seat is None:
-                return self._queue(entry, name, bot)
+                return self._queue(entry, name, bot, token)
             if bot is not None:
                 raise SeatTakenError("A bot joins only the queue of a rotation table.")
             if seat is not None and seat not in free or not free:
@@ -485,9 +494,10 @@ class Lobby:
             }
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
-    def _queue(self, entry: MatchEntry, name: str, bot: str | None) -> SeatTicket:
-        """A person (or a bot) joins a rotation table's queue: the table stream keeps his token,
-        the match stream his place in the queue (`domain.JoinQueue`). The caller holds the lock."""
+    def _queue(self, entry: MatchEntry, name: str, bot: str | None, by: str | None) -> SeatTicket:
+        """A person (or a bot, put there by the person whose token is `by`) joins a rotation
+        table's queue: the table stream keeps his token, the match stream his place in the
+        queue (`domain.JoinQueue`). The caller holds the lock."""
         people = entry.table.people
         if not entry.live:
             raise SeatTakenError("This table's session is over.")
@@ -499,6 +509,7 @@ class Lobby:
             if bot not in self.autopilot.bot_names():
                 message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
                 raise InvalidInputError(message, details={"bot": [message]})
+            self._check_bot_for_queue(entry, by)
             taken = {person.name for person in people}
             name = next(
                 f"{bot} bot{'' if n == 1 else f' {n}'}"
@@ -517,6 +528,35 @@ class Lobby:
             "waiting": True,
             "name": name,
         }
+
+    @staticmethod
+    def _check_bot_for_queue(entry: MatchEntry, by: str | None) -> None:
+        """docs/spec/rules.md §10: a bot joins a rotation table's queue only when a person at
+        the table (seated, or waiting in the queue) asks with his seat token, and only while no
+        other bot waits there, so that bots fill a table in without keeping people out."""
+        session = entry.state.session if entry.state is not None else None
+        queue = session.queue if session is not None else ()
+        table = entry.table
+        place = table.place_of(by)
+        here = place is not None and (
+            table.seat_of_place(place) is not None or table.people[place].name in queue
+        )
+        if not here:
+            raise ForbiddenError(
+                "Only someone at this table (seated or waiting) may add a bot to its queue.",
+                reason="bot_by_person",
+            )
+        waiting_bots = [
+            person.name
+            for person in table.people
+            if person.name in queue and person.bot is not None and person.token_hash is None
+        ]
+        if waiting_bots:
+            raise ForbiddenError(
+                f"{waiting_bots[0]} already waits in the queue: one bot at a time.",
+                reason="one_bot_waiting",
+                params={"name": waiting_bots[0]},
+            )
 
     def _enqueue(
         self, entry: MatchEntry, name: str, token_hash: str | None, bot: str | None

@@ -67,6 +67,8 @@ class JoinSeatSchema(_Strict):
     seat = fields.Integer(load_default=None, allow_none=True, validate=_SEAT, strict=True)
     # A bot for a rotation table's queue (docs/protocol.md, rotation tables); checked by the lobby.
     bot = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
+    # Who puts that bot there: the seat token of a person at the table (seated or waiting).
+    seat_token = fields.String(load_default=None, allow_none=True, validate=_TOKEN)
 
 
 class RematchSchema(_Strict):

@@ -449,9 +449,10 @@ def test_a_waiting_person_reads_the_table_in_his_language(
 def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
     server: ServerProcess, new_page: Any
 ) -> None:
-    """The table offers "a bot for the queue" while both seats are taken and there is room: the
-    three strengths of /api/presets; each press puts one at the back of the queue, named by the
-    server; with four people at the table the choice goes away."""
+    """The table offers "a bot for the queue" to a person at it while both seats are taken and
+    no other bot waits (docs/spec/rules.md §10): the three strengths of /api/presets; a press
+    puts one at the back of the queue, named by the server; then the choice goes away, and a
+    spectator never has it."""
     opened = server.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
     page = new_page()
@@ -464,35 +465,41 @@ def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
     server.join(match_id, "Bob")
     box = page.locator("[data-testid=add-bot]")
     box.wait_for(state="visible", timeout=WAIT_MS)
+    spectator = new_page()
+    spectator.goto(f"{server.url}/table/{match_id}")
+    spectator.locator("#join").wait_for(state="visible", timeout=WAIT_MS)
+    assert spectator.locator("[data-testid=add-bot]").is_hidden()  # not at the table
     strengths = page.eval_on_selector_all(
         "[data-testid=add-bot-strength] option", "os => os.map((o) => o.value)"
     )
     bots = [b["name"] for b in server.get("/api/presets").json()["bots"]]
     assert sorted(strengths) == sorted(bots) == ["random", "sharp", "steady"]
     assert "A bot for the queue" in box.inner_text()
+    # By keyboard: the strength, then Tab to the button and Enter.
+    page.focus("[data-testid=add-bot-strength]")
     page.select_option("[data-testid=add-bot-strength]", "sharp")
-    page.click("[data-testid=add-bot-btn]")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "add-bot-btn"
+    page.keyboard.press("Enter")
     wait_text(page, "message", "sharp bot joined the queue.")
     page.wait_for_function(
         "() => document.querySelectorAll('#queue li[data-name]').length === 1", timeout=WAIT_MS
     )
     assert queue_names(page) == ["sharp bot"]
-    # By keyboard: the strength, then Tab to the button and Enter.
-    page.focus("[data-testid=add-bot-strength]")
-    page.select_option("[data-testid=add-bot-strength]", "random")
-    page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.id") == "add-bot-btn"
-    page.keyboard.press("Enter")
+    box.wait_for(state="hidden", timeout=WAIT_MS)  # one bot waits: no second one
+    # Asked anyway (a page drawn before the table changed), the server's refusal in words.
+    page.evaluate("window.crapette.queueBot('random')")
+    wait_text(page, "message", "Sharp bot already waits in the queue: one bot at a time")
+    server.join(match_id, "Cid")  # people still come in
     page.wait_for_function(
         "() => document.querySelectorAll('#queue li[data-name]').length === 2", timeout=WAIT_MS
     )
-    assert queue_names(page) == ["sharp bot", "random bot"]
-    box.wait_for(state="hidden", timeout=WAIT_MS)  # four people: the table is full
+    assert queue_names(page) == ["sharp bot", "Cid"]
     table = server.get(f"/api/tables/{match_id}").json()
     people = {p["name"]: p["bot"] for p in table["rotation"]["people"]}
-    assert people == {"Ann": None, "Bob": None, "sharp bot": "sharp", "random bot": "random"}
-    assert table["rotation"]["queue"] == ["sharp bot", "random bot"]
-    assert people_rows(page)["random bot"][0] == "waiting, 2 in line"
+    assert people == {"Ann": None, "Bob": None, "sharp bot": "sharp", "Cid": None}
+    assert people_rows(page)["Cid"][0] == "waiting, 2 in line"
+    assert box.is_hidden()
     found = serious_violations(page)
     assert not found, "\n".join(found)
     assert not page.errors  # type: ignore[attr-defined]
@@ -583,8 +590,8 @@ def test_at_the_session_s_end_nobody_is_offered_a_place_in_the_queue(
     watcher = new_page()
     watcher.goto(f"{server.url}/table/{match_id}")
     watcher.locator("#join").wait_for(state="visible", timeout=WAIT_MS)
-    for page in (waiting, watcher):
-        page.locator("[data-testid=add-bot]").wait_for(state="visible", timeout=WAIT_MS)
+    waiting.locator("[data-testid=add-bot]").wait_for(state="visible", timeout=WAIT_MS)
+    assert watcher.locator("[data-testid=add-bot]").is_hidden()  # a spectator adds no bot
 
     # Bob resigns: Ann has the one game won needed. He stays connected meanwhile (his going
     # would send everyone a new table object).

@@ -143,7 +143,7 @@ def test_a_rematch_of_a_finished_session_brings_everyone_with_their_tokens(
     match_id = opened["match_id"]
     bob_seat = server.join(match_id, "Bob")
     cid_seat = server.join(match_id, "Cid")
-    queued_bot = server.join(match_id, "any", bot="sharp")
+    queued_bot = server.join(match_id, "any", bot="sharp", seat_token=cid_seat["seat_token"])
     assert queued_bot["name"] == "sharp bot" and queued_bot["seat_token"] is None
     ann = Client(server, opened["seat_token"]).connect()
     bob = Client(server, bob_seat["seat_token"]).connect()
@@ -201,3 +201,46 @@ def test_a_rematch_of_a_finished_session_brings_everyone_with_their_tokens(
     assert (acks["Cid"]["seat"], acks["Cid"]["waiting"], acks["Cid"]["name"]) == (None, True, "Cid")
     joined = server.post(f"/api/tables/{new_id}/join", {"name": "Cid"})
     assert joined.status_code == 409, joined.text  # he is there already
+
+
+def test_only_a_person_at_the_table_adds_a_bot_to_the_queue_one_at_a_time(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    """docs/spec/rules.md §10: a bot waits in a rotation table's queue only when a person at the
+    table (seated or waiting) asks with his seat token, and only one bot waits at a time, so
+    people can still come in: otherwise `403 forbidden` with its `reason`, nothing written."""
+    opened = server.open_table(name="Ann", preset="italian-four")
+    match_id = opened["match_id"]
+    bob = server.join(match_id, "Bob")
+    other = server.open_table(name="Eve", preset="italian-four")  # a token of another table
+    ann = Client(server, opened["seat_token"]).connect()
+    clients.append(ann)
+    ann.join(match_id, last_version=0)
+
+    def add(**body: Any) -> Any:
+        return server.post(f"/api/tables/{match_id}/join", {"name": "x", "bot": "steady", **body})
+
+    for token in (None, other["seat_token"]):
+        refused = add(seat_token=token)
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["code"] == "forbidden"
+        assert refused.json()["reason"] == "bot_by_person"
+    assert [p["name"] for p in _rotation(server, match_id)["people"]] == ["Ann", "Bob"]
+
+    # A seated person adds one: everyone at the table hears of it.
+    added = add(seat_token=bob["seat_token"])
+    assert added.status_code == 200, added.text
+    assert added.json()["name"] == "steady bot" and added.json()["seat_token"] is None
+    ann.wait_for(
+        lambda c: ((c.table or {}).get("rotation") or {}).get("queue") == ["steady bot"],
+        "the bot in the queue",
+    )
+    # Nobody may add a second while it waits; a person may still come in.
+    refused = add(seat_token=opened["seat_token"], bot="sharp")
+    assert refused.status_code == 403, refused.text
+    body = refused.json()
+    assert body["reason"] == "one_bot_waiting" and body["params"] == {"name": "steady bot"}
+    assert "one bot at a time" in body["message"]
+    cid = server.join(match_id, "Cid")
+    assert cid["waiting"] is True
+    assert _rotation(server, match_id)["queue"] == ["steady bot", "Cid"]

@@ -151,12 +151,13 @@ export class RotationPanel {
 
   /**
    * "A bot for the queue": while both seats are taken, the session goes on and the table takes
-   * more people (`queueing`: `rotation.can_join`), anyone at the page may put a bot of any
-   * strength (`bots`, from `/api/presets`) at the back of the queue.
+   * more people, a person at the table (seated or waiting) may put a bot of any strength
+   * (`bots`, from `/api/presets`) at the back of the queue while no other bot waits there
+   * (`open`: all of that, decided by the page; docs/spec/rules.md §10).
    */
-  drawAddBot(queueing, bots) {
+  drawAddBot(allowed, bots) {
     const box = $("add-bot");
-    const open = queueing && bots.length > 0;
+    const open = allowed && bots.length > 0;
     box.hidden = !open;
     const key = JSON.stringify(bots.map((b) => b.name));
     if (!open || this.botsKey === key) return;

@@ -468,7 +468,10 @@ class TablePage {
       !matchOver && this.table?.status === "playing" && Boolean(this.table?.rotation?.can_join);
     const outsider = this.seat === null && !this.waiting;
     $("join").hidden = !((open || queueing) && outsider);
-    this.rotation.drawAddBot(queueing, this.bots);
+    // Only a person at the table may add a bot, and only while no other bot waits (§10).
+    const here = Boolean(this.token) && (this.seat !== null || Boolean(this.waiting));
+    const botWaiting = (this.table?.rotation?.people ?? []).some((p) => p.bot && p.waiting != null);
+    this.rotation.drawAddBot(queueing && here && !botWaiting, this.bots);
     $("join-btn").textContent = queueing ? t("join.queue") : t("join.sit_down");
     const detailsKey = JSON.stringify([this.table?.status, this.table?.rotation?.queue]);
     if ((open || queueing) && outsider && this.joinDetailsDrawn !== detailsKey) {
@@ -739,13 +742,15 @@ class TablePage {
     this.refreshPanels();
   }
 
-  /** Put a bot of strength `bot` at the back of a rotation table's queue (anyone may). */
+  /** Put a bot of strength `bot` at the back of a rotation table's queue: a person at the table
+   * asks with his seat token, one bot waiting at a time (docs/spec/rules.md §10). */
   async queueBot(bot) {
     try {
-      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/join`, { name: bot, bot });
+      const body = { name: bot, bot, seat_token: this.token };
+      const res = await postJSON(`/api/tables/${encodeURIComponent(this.matchId)}/join`, body);
       this.say(t("rotation.bot_added", { name: res.name }), "info", 4000);
     } catch (err) {
-      this.say(err.message, "refused");
+      this.say(capital(reasonWords(err, this.ctx())), "refused");
     }
   }
 

@@ -99,10 +99,10 @@ def test_loser_out_and_a_stalemate() -> None:
 
 
 def test_names_are_unique_and_four_people_at_most() -> None:
-    service, match_id, _tokens = _table()
+    service, match_id, tokens = _table()
     with pytest.raises(SeatTakenError, match="already at this table"):
         service.lobby.join_seat(match_id, "Bob")
-    bot = service.lobby.join_seat(match_id, "x", bot="steady")
+    bot = service.lobby.join_seat(match_id, "x", bot="steady", token=tokens["Ann"])
     assert bot["seat_token"] is None and bot["name"] == "steady bot"
     with pytest.raises(SeatTakenError, match="full"):
         service.lobby.join_seat(match_id, "Eve")
@@ -124,7 +124,7 @@ def test_a_waiting_person_leaves_a_seated_one_may_not() -> None:
 def test_a_bot_in_the_queue_plays_once_seated_and_the_session_ends_by_name() -> None:
     service, match_id, tokens = _table(match="wins:1")
     service.lobby.abandon(match_id, tokens["Cid"])
-    service.lobby.join_seat(match_id, "x", bot="random")
+    service.lobby.join_seat(match_id, "x", bot="random", token=tokens["Ann"])
     _resign(service, match_id, tokens["Bob"], 1)  # Ann has 1 win: the session is hers
     rotation = _rotation(service, match_id)
     assert rotation["winner"] == "Ann" and service.lobby.table(match_id)["status"] == "finished"
@@ -224,3 +224,20 @@ def test_an_imported_session_is_listed_and_replayed_with_everyone() -> None:
     ]
     replay = service.reads.replay("m-imported-4").data()
     assert replay["pairs"] == [["Ann", "Bob"], ["Cid", "Bob"], ["Cid", "Bob"], ["Ann", "Bob"]]
+
+
+def test_a_waiting_person_may_add_a_bot_one_who_left_may_not() -> None:
+    """docs/spec/rules.md §10: a bot joins the queue for a person at the table, seated or
+    waiting; one who left for good is no longer at it."""
+    service, match_id, tokens = _table()
+    bot = service.lobby.join_seat(match_id, "x", bot="steady", token=tokens["Cid"])
+    assert bot["name"] == "steady bot"
+    assert _rotation(service, match_id)["queue"] == ["Cid", "steady bot"]
+    with pytest.raises(ForbiddenError, match="one bot at a time") as refused:
+        service.lobby.join_seat(match_id, "x", bot="sharp", token=tokens["Ann"])
+    assert refused.value.to_json()["reason"] == "one_bot_waiting"
+    service.lobby.abandon(match_id, tokens["Cid"])
+    assert _rotation(service, match_id)["queue"] == ["steady bot"]
+    with pytest.raises(ForbiddenError, match="Only someone at this table") as refused:
+        service.lobby.join_seat(match_id, "x", bot="sharp", token=tokens["Cid"])
+    assert refused.value.to_json()["reason"] == "bot_by_person"
