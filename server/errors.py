@@ -74,6 +74,12 @@ class CommandConflictError(ServerError):
     http_status = 409
 
 
+class TableConflictError(CommandConflictError):
+    """Another writer (another process of a cluster) appended a fact to the table stream
+    between our re-read and our append: the table has been read again, the client (or the
+    lobby, for a join) may try once more."""
+
+
 class NoRematchOfferError(ServerError):
     """An answer to a rematch offer that does not stand (none made, or it lapsed)."""
 

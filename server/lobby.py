@@ -22,12 +22,14 @@ from server.errors import (
     NoRematchOfferError,
     NotPlayingError,
     SeatTakenError,
+    TableConflictError,
     TooEarlyError,
 )
 from server.lobbyview import LobbyProjection, LobbyRow, new_session_facts
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import (
     Done,
+    JoinAck,
     JsonObject,
     PersonJson,
     PresetJson,
@@ -39,10 +41,11 @@ from server.payloads import (
 )
 from server.presence import Presence, TableOf
 from server.publisher import Publisher
+from server.reads import Reads
 
 # How long a rematch offer waits for the other player's answer.
 REMATCH_OFFER_MS = 60_000
-# How many times joining a rotation table's queue re-reads a match that moved on meanwhile.
+# How many times a join re-reads a table or a match that moved on meanwhile.
 _QUEUE_ATTEMPTS = 5
 
 
@@ -60,10 +63,12 @@ class Lobby:
         autopilot: Autopilot,
         publisher: Publisher,
         projection: LobbyProjection,
+        reads: Reads,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
+        self.reads = reads
         self.projection = projection
         self.presence = presence
         self.autopilot = autopilot
@@ -428,7 +433,17 @@ class Lobby:
         self, match_id: str, name: str, seat: int | None = None, *, bot: str | None = None
     ) -> SeatTicket:
         """Take a free seat; at a rotation table whose seats are taken, join its queue (a person,
-        or with `bot` a bot: docs/protocol.md, rotation tables)."""
+        or with `bot` a bot: docs/protocol.md, rotation tables). Another process writing to the
+        table meanwhile makes the join decided again on the table as it is now (another seat,
+        the queue, or a refusal), a few times before it answers `conflict`."""
+        for _attempt in range(_QUEUE_ATTEMPTS - 1):
+            try:
+                return self._join_seat(match_id, name, seat, bot)
+            except TableConflictError:
+                continue  # the table was read again: decide once more
+        return self._join_seat(match_id, name, seat, bot)
+
+    def _join_seat(self, match_id: str, name: str, seat: int | None, bot: str | None) -> SeatTicket:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
@@ -565,6 +580,43 @@ class Lobby:
                 self.repo.refresh(entry)  # a person who joined through another process
         place = entry.place_of(token)
         return place, entry.table.seat_of_place(place)
+
+    def join_table(
+        self, client: str, match_id: str, token: str | None, last_version: int | None
+    ) -> tuple[JoinAck, TableJson | None]:
+        """A client (a Socket.IO session) comes to a table: as the person a token is (seated,
+        or waiting at a rotation table) or, without one, as a spectator. It leaves the table it
+        was at, enters this one's room with its backlog (`Reads.join`), and a person's coming
+        is told the whole table (`connect`). Returns the acknowledgement, and the table's
+        lobby view for a spectator, whom nobody else needs to hear of."""
+        found = self.person_for(match_id, token)
+        self.leave(client)
+        place = None if found is None else found[0]
+        # Snapshot or backlog, as the person's seat is once the match is caught up (a seat
+        # change may come with it): the viewer the client was filed under.
+        joined = self.reads.join(client, match_id, place, last_version)
+        table = None
+        if place is not None:
+            self.connect(match_id, place)  # tells the whole table, the client included
+        else:
+            table = self.table(match_id)
+        ack: JoinAck = {
+            "ok": True,
+            "match_id": match_id,
+            "seat": joined.seat,
+            "version": joined.version,
+        }
+        if place is not None and self.repo.find(match_id).table.rotation != "off":
+            ack["waiting"] = joined.seat is None
+            ack["name"] = joined.name
+        return ack, table
+
+    def leave(self, client: str) -> None:
+        """A client leaves the table it was at (if any): its person's seat is one client
+        fewer, which the table hears of (`disconnect`)."""
+        session = self.publisher.leave(client)
+        if session is not None and session[1] is not None:
+            self.disconnect(session[0], session[1])
 
     def connect(self, match_id: str, place: int) -> None:
         """A person's client joined; a returning owner sends away the bot that stood in for him."""

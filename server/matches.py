@@ -16,7 +16,7 @@ from typing import Protocol
 import domain
 from domain import Action, Event, MatchState, View
 from eventstore import ConcurrencyError, DuplicateEventError, EventStore, NewEvent
-from server.errors import ForbiddenError, NotFoundError
+from server.errors import ForbiddenError, NotFoundError, TableConflictError
 from server.payloads import JsonObject
 from server.schemas import MATCH_ID_PATTERN
 from server.tables import Table, evolve_table, match_stream, table_stream
@@ -280,12 +280,21 @@ class MatchRepository:
         return True
 
     def append_table(self, entry: MatchEntry, event_type: str, data: JsonObject) -> None:
-        """Append one lobby fact; on a conflict re-read the table and let the caller retry."""
-        self.store.append(
-            table_stream(entry.match_id),
-            [NewEvent(type=event_type, data=data)],
-            expected_version=entry.table.version,
-        )
+        """Append one lobby fact at the table's version. If another writer appended to the
+        table meanwhile, nothing is written: the table is read again (what the caller decided
+        may no longer hold) and `TableConflictError` lets the caller decide once more, or
+        answers the client `conflict`. The caller holds the entry's lock."""
+        try:
+            self.store.append(
+                table_stream(entry.match_id),
+                [NewEvent(type=event_type, data=data)],
+                expected_version=entry.table.version,
+            )
+        except ConcurrencyError:
+            self.refresh(entry)
+            raise TableConflictError(
+                "The table changed meanwhile (someone else joined or left it): try again."
+            ) from None
         entry.table = evolve_table(entry.table, event_type, data)
 
     @staticmethod

@@ -94,6 +94,19 @@ class SeatTicket(TypedDict):
     name: NotRequired[str]
 
 
+class JoinAck(TypedDict):
+    """The answer to `join_table` (docs/protocol.md): the seat the client watches from (None:
+    a spectator, or waiting at a rotation table), and the match's version it is now at; at a
+    rotation table a person also learns whether he waits and his name."""
+
+    ok: bool
+    match_id: str
+    seat: int | None
+    waiting: NotRequired[bool]
+    name: NotRequired[str | None]
+    version: int
+
+
 class PersonJson(TypedDict):
     """A person at a rotation table (docs/protocol.md, rotation tables)."""
 

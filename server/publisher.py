@@ -45,6 +45,10 @@ class Publisher(Protocol):
         (None: a spectator). Called under the match's lock (`Reads.join`): no live update
         comes between."""
 
+    def leave(self, client: str) -> tuple[str, int | None] | None:
+        """Stop sending `client` its table: (match id, the person's place or None: a
+        spectator), or None when it was at no table."""
+
 
 class NoPublisher:
     def applied(self, match_id: str, items: list[Applied]) -> None:
@@ -62,3 +66,6 @@ class NoPublisher:
         person: tuple[int, str | None] | None = None,
     ) -> None:
         pass
+
+    def leave(self, client: str) -> tuple[str, int | None] | None:
+        return None

@@ -12,6 +12,8 @@ update can slip between it and the next."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from server import patches
 from server.errors import NotFoundError, ReadRefusedError
 from server.knowledge import seat_options
@@ -29,6 +31,16 @@ from server.workers import Job, ReadWorkers, run_job
 # a spectator with last_version 0). Measured (2026-12-01, a 3,000-event match, this 2-core
 # machine under load): 100 updates cost ~4 ms to build and encode, 3,000 ~100 ms.
 MAX_BACKLOG = 100
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Where `Reads.join` filed a client: the match's version it is now at, the seat it watches
+    from (None: a spectator, or waiting), and the person's name (None: a spectator)."""
+
+    version: int
+    seat: int | None
+    name: str | None
 
 
 class Reads:
@@ -51,12 +63,15 @@ class Reads:
         """The events after `after_version` with the state after each (for a reconnect)."""
         return list(self.repo.states_between(entry, after_version, entry.version))
 
-    def join(self, client: str, match_id: str, place: int | None, last_version: int | None) -> int:
+    def join(
+        self, client: str, match_id: str, place: int | None, last_version: int | None
+    ) -> Joined:
         """`client` joins the match as the person at `place` (`Table.people`; None: a
         spectator), from the seat that person has now (none while he waits at a rotation
         table), and is sent every update after `last_version`, or a snapshot when it has none,
         gives one this match never reached, or missed more than MAX_BACKLOG. Returns the
-        match's version the client is now at. Without rotation a place is its seat."""
+        match's version the client is now at, and the seat and name it was filed under.
+        Without rotation a place is its seat."""
         entry = self.repo.find(match_id)
         with entry.lock:
             # What other processes wrote that this one has not folded yet (none, alone), folded
@@ -70,7 +85,7 @@ class Reads:
             person = None if place is None else (place, entry.table.people[place].name)
             catch_up = CatchUp(entry.version, entry.state, backlog)
             self.publisher.joined(client, match_id, seat, catch_up, person)
-            return entry.version
+            return Joined(entry.version, seat, None if person is None else person[1])
 
     def view_at(self, match_id: str, version: int | None) -> ViewAt:
         """The spectator's view after `version` events (None: now)."""

@@ -8,9 +8,9 @@ records, the publisher delivers.
 | `presence` | `server.presence` | which seats have a client connected, since when away |
 | (leases) | `server.leases` | which matches this process drives on its clock |
 | `autopilot` | `server.autopilot` | what the server does alone: start games, time-outs, bots |
-| `lobby` | `server.lobby` | presets, tables, seats, a seat's clients, claims |
-| `play` | `server.play` | a player's command: parse, check the seat, decide, append |
 | `reads` | `server.reads` | reconnect backlog, view at a version; replay, record, options |
+| `lobby` | `server.lobby` | presets, tables, seats, a seat's clients (joining: reads), claims |
+| `play` | `server.play` | a player's command: parse, check the seat, decide, append |
 | `projection` | `server.lobbyview` | the lobby from the store's global order, saved between runs |
 | `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
 
@@ -68,11 +68,17 @@ class GameService:
             test_bots=test_bots,
             leases=leases,
         )
+        self.reads = Reads(self.repo, self.publisher, workers=read_workers)
         self.lobby = Lobby(
-            self.repo, self.presence, self.autopilot, self.publisher, self.projection, clock=clock
+            self.repo,
+            self.presence,
+            self.autopilot,
+            self.publisher,
+            self.projection,
+            self.reads,
+            clock=clock,
         )
         self.play = Play(self.repo, self.autopilot, clock=clock)
-        self.reads = Reads(self.repo, self.publisher, workers=read_workers)
         self.upkeep = Upkeep(
             self.repo,
             self.presence,

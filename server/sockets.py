@@ -228,7 +228,7 @@ class SocketPublisher:
 
 def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
     """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
-    lobby, play, reads = service.lobby, service.play, service.reads
+    lobby, play = service.lobby, service.play
     publisher.table_of = lobby.table
 
     def on(event: str) -> Callable[[AnyHandler], AnyHandler]:
@@ -272,22 +272,11 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @guarded("join_table")
     def join_table(sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.JOIN_TABLE, payload)
-        match_id = data["match_id"]
-        found = lobby.person_for(match_id, data["seat_token"])
-        _leave(sid)
-        place = None if found is None else found[0]
-        # Snapshot or backlog, as the person's seat is once the match is caught up (a seat
-        # change may come with it): the viewer the client was filed under.
-        version = reads.join(sid, match_id, place, data["last_version"])
-        seat = publisher.viewer_of(sid)
-        if place is not None:
-            lobby.connect(match_id, place)  # tells the whole table, us included
-        else:
-            socketio.emit("table", lobby.table(match_id), to=sid)
-        ack: dict[str, object] = {"ok": True, "match_id": match_id, "seat": seat}
-        if place is not None and service.repo.find(match_id).table.rotation != "off":
-            ack.update(waiting=seat is None, name=publisher.name_of(sid))
-        ack["version"] = version
+        ack, table = lobby.join_table(
+            sid, data["match_id"], data["seat_token"], data["last_version"]
+        )
+        if table is not None:  # a spectator: a person's coming was told the whole table
+            socketio.emit("table", table, to=sid)
         return ack
 
     @on("command")
@@ -320,7 +309,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @guarded("leave_table")
     def leave_table(sid: str, payload: object) -> Ack:
         schemas.load(schemas.LEAVE_TABLE, payload)
-        _leave(sid)
+        lobby.leave(sid)
         return {"ok": True}
 
     def lifecycle(event: str) -> Callable[[Callable[..., None]], Callable[..., Ack | None]]:
@@ -348,7 +337,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @lifecycle("disconnect")
     def disconnect(sid: str, *_reason: object) -> None:
         try:
-            _leave(sid)
+            lobby.leave(sid)
         except Exception:
             log.exception("disconnect cleanup failed")
 
@@ -374,8 +363,3 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         reply = {"code": "invalid", "message": f"Unknown message {str(event)[:40]!r}."}
         socketio.emit("error", {**reply, "event": str(event)[:40]}, to=sid)
         return {"ok": False, **reply}
-
-    def _leave(sid: str) -> None:
-        session = publisher.leave(sid)
-        if session is not None and session[1] is not None:
-            lobby.disconnect(session[0], session[1])

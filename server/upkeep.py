@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from eventstore import ConcurrencyError
 from server import tables as t
+from server.errors import TableConflictError
 from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import TableJson
@@ -86,7 +86,7 @@ class Upkeep:
                 return False  # joined (here or in another process) since the projection read
             try:
                 self.repo.append_table(entry, t.TABLE_EXPIRED, {"at_ms": now})
-            except ConcurrencyError:
+            except TableConflictError:
                 return False  # another process changed it first: judged again next time
             self.publisher.table_changed(match_id, self.table_json(entry))
         self.repo.evict(match_id)

@@ -31,6 +31,12 @@ def start(new_page: Any, server: ServerProcess, preset: str, viewport: dict[str,
         "window.crapette && window.crapette.view && Object.keys(window.crapette.view.piles).length",
         timeout=WAIT_MS,
     )
+    # The bot may move first: wait for the person's turn, so the board and the view read next are
+    # of one position (a bot's move between the two reads would make them disagree).
+    page.wait_for_function(
+        "() => { const c = window.crapette; return c.idle && c.view.to_move === c.seat; }",
+        timeout=WAIT_MS,
+    )
     wait_idle(page)
     return page
 

@@ -123,7 +123,7 @@ def test_a_client_far_behind_gets_a_snapshot_not_every_update() -> None:
     service = GameService(store, publisher=publisher)
     top = service.repo.find(match_id).version
     for last, backlog in ((top - MAX_BACKLOG, MAX_BACKLOG), (top - 1, 1), (top, 0)):
-        assert service.reads.join("sid", match_id, None, last) == top
+        assert service.reads.join("sid", match_id, None, last).version == top
         catch_up = publisher.joins[-1][3]
         assert catch_up.backlog is not None and len(catch_up.backlog) == backlog
     for last in (top - MAX_BACKLOG - 1, 0, None, top + 1):
