@@ -167,6 +167,8 @@ def test_three_people_two_games_seats_change_and_totals(
     cid.locator("#join").wait_for(state="visible", timeout=WAIT_MS)
     assert cid.inner_text("#join-btn") == "Join the queue"
     wait_text(cid, "join-people", "Ann, Bob playing")
+    # italian-four is winner_out: Ann's loser_out is a change from the preset, said as one.
+    wait_text(cid, "join-changed", "loser")
     # By keyboard: the name, then Tab to the button and Enter.
     cid.focus("#join-name")
     cid.keyboard.type("Cid")

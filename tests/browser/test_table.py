@@ -284,3 +284,20 @@ def test_a_fault_s_rule_is_worded_from_the_reader_s_side(
     if lang == "en":
         assert "your" not in said["bob"]["line"] + said["watcher"]["line"]
         assert said["bob"]["call"].endswith("(fill the empty house from Ann's reserve first)")
+
+
+def test_the_match_s_winner_is_said_with_his_total_first(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """'Bob wins the match 182–0', not '0–182': the log gives the winner's total first, whichever
+    seat he had."""
+    page, _ = lobby_in(new_page, server, "en")
+    said = page.evaluate(
+        """async () => {
+          const w = await import("/static/js/words.js");
+          const ctx = {viewer: null, players: ["Ann", "Bob"], piles: {}};
+          return [0, 1].map((winner) => w.eventWords(
+            {type: "MatchWon", winner, totals: winner ? [0, 182] : [182, 0]}, ctx));
+        }"""
+    )
+    assert said == ["Ann wins the match 182–0", "Bob wins the match 182–0"], said

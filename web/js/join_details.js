@@ -24,8 +24,9 @@ export async function showJoinDetails(dl, table) {
   const host = table.seats.find((s) => s.name)?.name ?? t("join.nobody");
   row(dl, t("join.host"), host, "join-host");
   row(dl, t("join.rules"), `${table.preset}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
-  // The target and the time limit have rows of their own, changed or not.
-  const own = new Set(["match", "move_time_limit_s", ...(table.rotation ? ["rotation"] : [])]);
+  // The target and the time limit have rows of their own, changed or not. The rotation mode has
+  // one too, but a mode other than the preset's is also a change (italian-four is winner_out).
+  const own = new Set(["match", "move_time_limit_s"]);
   const changed = changedOptions(ruleset, preset?.ruleset, options).filter(
     (c) => !own.has(c.option.name),
   );

@@ -288,7 +288,10 @@ export function eventWords(ev, ctx) {
     case "GameResigned":
       return personal("log.resigned", ev.seat, ctx, { score: scoreWords(ev.score, ctx) });
     case "MatchWon":
-      return personal("log.match_won", ev.winner, ctx, { totals: (ev.totals ?? []).join("–") });
+      // The winner's total first ("Bob wins the match 182–0"), whichever seat he had.
+      return personal("log.match_won", ev.winner, ctx, {
+        totals: (ev.winner === 1 ? [...(ev.totals ?? [])].reverse() : ev.totals ?? []).join("–"),
+      });
     // A rotation table's people (docs/spec/rules.md §10): named, never by seat.
     case "PlayerQueued":
       return t("log.queued", { who: ev.name });
