@@ -301,3 +301,28 @@ def test_the_match_s_winner_is_said_with_his_total_first(
         }"""
     )
     assert said == ["Ann wins the match 182–0", "Bob wins the match 182–0"], said
+
+
+def test_the_keyboard_cursor_marks_a_turn_s_hand(server: ServerProcess, new_page: Any) -> None:
+    """H (hint) or an arrow on a turn marks the hand it turns from, on a discard the turned card,
+    as a move marks its source: a position whose only action was a turn showed no mark at all."""
+    page = new_page()
+    page.goto(server.url + "/")
+    marked = page.evaluate(
+        """async () => {
+          const m = await import("/static/js/table_input.js");
+          const out = [];
+          const board = {mark: (cls, piles) => { if (cls === "cursor-from") out.push(piles); }};
+          const controls = Object.create(m.Controls.prototype, {
+            seat: {value: 1}, board: {value: board},
+          });
+          controls.markCursor({do: "turn", seat: 1});
+          controls.markCursor({do: "turn", seat: 1, hand: "J1"});
+          controls.markCursor({do: "move", from: "R1", to: "F0"});
+          controls.markCursor({do: "discard", seat: 1});
+          controls.markCursor({do: "pass", seat: 1});
+          controls.markCursor(null);
+          return out;
+        }"""
+    )
+    assert marked == [["H1"], ["J1"], ["R1"], ["X1"], [], []]

@@ -306,7 +306,11 @@ export class Controls {
 
   /** The keyboard cursor's marks: dashed blue, unlike the last move's solid gold. */
   markCursor(action) {
-    this.board.mark("cursor-from", action?.from ? [action.from] : []);
+    // A turn or a discard has no `from`: a turn comes from the hand (the named one of three
+    // hands), a discard from the turned card.
+    const from =
+      action?.do === "turn" ? action.hand ?? `H${this.seat}` : action?.do === "discard" ? `X${this.seat}` : action?.from;
+    this.board.mark("cursor-from", from ? [from] : []);
     this.board.mark("cursor-to", action?.to ? [action.to] : []);
   }
 
