@@ -159,7 +159,13 @@ class Autopilot:
         except domain.RulesError as exc:
             log.warning("match %s: %s refused: %s", entry.match_id, command_id, exc)
             return False
-        return self.repo.append_match(entry, events, command_id)
+        if self.repo.append_match(entry, events, command_id):
+            return True
+        # Another writer got there first (a process that held this match until a moment ago
+        # wrote its last command after this one took the lease): catch up now, so the next tick
+        # decides on what the store holds instead of failing at the same stale version for ever.
+        self.repo.refresh(entry)
+        return False
 
     # -- server-side time: clocks and bots -----------------------------------------------------
 
@@ -186,11 +192,12 @@ class Autopilot:
         limit = state.ruleset.move_time_limit_s
         expired = limit and now >= game.move_started_at_ms + limit * 1000
         if expired and entry.failed_timeout_version != entry.version:
+            version = entry.version
             timeout = domain.Act(action=domain.TimeOut(seat=game.to_move), at_ms=now)
-            if self.decide(entry, timeout, f"timeout-{entry.version}"):
+            if self.decide(entry, timeout, f"timeout-{version}"):
                 self.follow_up(entry)
-            else:
-                entry.failed_timeout_version = entry.version
+            else:  # refused at this version; after a race the entry has moved on, and is retried
+                entry.failed_timeout_version = version
             return
         bots = entry.table.bot_seats()
         if not bots or now - entry.last_event_ms < self.pace_s(entry) * 1000:
@@ -203,11 +210,12 @@ class Autopilot:
                 continue
             if isinstance(action, domain.Call) and not self._call_due(entry, seat, action, now):
                 return
+            version = entry.version
             command = domain.Act(action=action, at_ms=now)
-            if self.decide(entry, command, f"bot-{seat}-{entry.version}"):
+            if self.decide(entry, command, f"bot-{seat}-{version}"):
                 self.follow_up(entry)
             else:  # a refused bot action: the stand-in plays this position instead
-                entry.failed_bot_version = entry.version
+                entry.failed_bot_version = version
             return
 
     def _at_table(self, entry: MatchEntry, seat: int, now: int) -> bool:

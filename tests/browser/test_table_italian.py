@@ -51,8 +51,10 @@ def test_two_reserves_are_drawn_at_both_sizes(
     drawn = board_piles(page)
     for seat in (0, 1):
         for name in (f"R{seat}", f"Q{seat}"):
-            assert drawn[name]["count"] == len(current["piles"][name]) > 0, name
-            assert drawn[name]["cards"][-1] == current["piles"][name][-1], name
+            # Drawn with its count and top; the bot's first turn may have emptied its own.
+            assert name in drawn and drawn[name]["count"] == len(current["piles"][name]), name
+            if current["piles"][name]:
+                assert drawn[name]["cards"][-1] == current["piles"][name][-1], name
     width = page.evaluate("document.documentElement.clientWidth")
     for name in ("R0", "Q0", "W0", "R1", "Q1", "W1"):
         box = pile_box(page, name)
