@@ -551,8 +551,14 @@ def test_another_session_takes_the_waiting_person_along(
     new_id = table["rematch"]
     assert new_id
     for page in (ann, bob, cid):
-        page.wait_for_url(f"**/table/{new_id}", timeout=WAIT_MS)
-        page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+        # The page moves by itself; a navigation superseded by the next one (the new table's
+        # page settling) aborts Playwright's wait, so the address is polled instead.
+        page.wait_for_function(
+            """(id) => location.pathname === `/table/${id}`
+                       && window.crapette && window.crapette.view""",
+            arg=new_id,
+            timeout=WAIT_MS,
+        )
     seated_as(ann, 0)
     seated_as(bob, 1)
     cid.wait_for_function("window.crapette.waiting", timeout=WAIT_MS)
