@@ -65,7 +65,16 @@ from domain.positions import position_from_text, position_to_text
 from domain.ruleset import PRESET_DESCRIPTIONS, PRESETS, ROTATION_MAX_PEOPLE, Ruleset
 from domain.sequences import single_moves
 from domain.state import CallWindow, GameResult, GameState, MatchState, Session
-from domain.views import View, public_view, redact, seat_view, view, visible_piles
+from domain.views import (
+    View,
+    public_view,
+    public_view_json,
+    redact,
+    seat_view,
+    seat_view_json,
+    view,
+    visible_piles,
+)
 
 __all__ = [
     "ALL_PILES",
@@ -142,8 +151,10 @@ __all__ = [
     "position_from_text",
     "position_to_text",
     "public_view",
+    "public_view_json",
     "redact",
     "seat_view",
+    "seat_view_json",
     "single_moves",
     "view",
     "visible_piles",

@@ -18,7 +18,7 @@ RED_SUITS = frozenset("HD")
 class Card:
     """A card: rank 1 (Ace) .. 13 (King), suit S/H/D/C, owner seat 0 or 1. Immutable."""
 
-    __slots__ = ("rank", "suit", "owner", "code", "red", "_text", "fkey", "fwant", "hkey", "hwant")
+    __slots__ = ("rank", "suit", "owner", "code", "red", "text", "fkey", "fwant", "hkey", "hwant")
     _interned: ClassVar[dict[tuple[int, str, int], Card]] = {}
 
     rank: int
@@ -26,7 +26,7 @@ class Card:
     owner: int
     code: str
     red: bool
-    _text: str
+    text: str  # "7H/1": rank, suit and owner, as str() gives it
     # Integer keys for fast move generation: a card fits a foundation whose top's `fwant` is its
     # `fkey` (same suit, one higher), a house whose top's `hwant` is its `hkey` (one lower, other
     # colour); 0 when nothing may follow.
@@ -53,7 +53,7 @@ class Card:
         setter(card, "owner", owner)
         setter(card, "code", RANKS[rank - 1] + suit)
         setter(card, "red", suit in RED_SUITS)
-        setter(card, "_text", f"{RANKS[rank - 1]}{suit}/{owner}")
+        setter(card, "text", f"{RANKS[rank - 1]}{suit}/{owner}")
         suit_base = 16 * (SUITS.index(suit) + 1)
         setter(card, "fkey", suit_base + rank)
         setter(card, "fwant", suit_base + rank + 1 if rank < 13 else 0)
@@ -98,10 +98,10 @@ class Card:
         return not self.red
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Card.parse({self._text!r})"
+        return f"Card.parse({self.text!r})"
 
     def __lt__(self, other: Card) -> bool:
         return (self.owner, SUITS.index(self.suit), self.rank) < (

@@ -322,9 +322,15 @@ def _load(name: str, value: Any) -> Any:
 _UNSET: dict[str, object] = {"hand": None, "named": False}
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # each event class's fields, in order
+
+
 def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
     """(type name, JSON-able dict) of an event."""
-    payload = {f.name: _dump(f.name, getattr(event, f.name)) for f in fields(event)}
+    names = _FIELD_NAMES.get(type(event))
+    if names is None:
+        names = _FIELD_NAMES[type(event)] = tuple(f.name for f in fields(event))
+    payload = {name: _dump(name, getattr(event, name)) for name in names}
     if isinstance(event, HandCardTurned):
         for name, unset in _UNSET.items():
             if payload[name] == unset:

@@ -25,6 +25,7 @@ from domain.events import (
     event_to_payload,
 )
 from domain.piles import ALL_PILES, HAND_SET, INDEX, RESERVE, SECOND_RESERVE, layout_piles
+from domain.ruleset import Ruleset
 from domain.state import GameState, MatchState
 
 
@@ -62,38 +63,50 @@ class View:
     session: dict[str, Any] | None = None  # a rotation table's people (Session.to_json)
 
     def to_json(self) -> dict[str, Any]:
-        data = {
-            "match_id": self.match_id,
-            "game_index": self.game_index,
-            "version": self.version,
-            "viewer": self.viewer,
-            "ruleset": self.ruleset,
-            "preset": self.preset,
-            "players": list(self.players),
-            "totals": list(self.totals),
-            "wins": list(self.wins),
-            "game_scores": [list(s) for s in self.game_scores],
-            "match_over": self.match_over,
-            "match_winner": self.match_winner,
-            "to_move": self.to_move,
-            "turn_number": self.turn_number,
-            "over": self.over,
-            "result": self.result,
-            "commitment": self.commitment,
-            "seed": self.seed,
-            "first_player": self.first_player,
-            "first_player_reason": self.first_player_reason,
-            "piles": self.piles,
-            "last_action": self.last_action,
-            "call_window": self.call_window,
-            "clock": self.clock,
-            "draw_offer": self.draw_offer,
-            "emptied": list(self.emptied),
-            "legal": [dict(a.to_json(), text=a.notation()) for a in self.legal],
-        }
-        if self.session is not None:
-            data["session"] = self.session
-        return data
+        return _to_json({name: getattr(self, name) for name in _FIELDS})
+
+
+_FIELDS = tuple(View.__dataclass_fields__)
+
+
+def _to_json(f: dict[str, Any]) -> dict[str, Any]:
+    """A view's JSON from its fields (`View.to_json`, and `public_view_json` without a View)."""
+    data = {
+        "match_id": f["match_id"],
+        "game_index": f["game_index"],
+        "version": f["version"],
+        "viewer": f["viewer"],
+        "ruleset": f["ruleset"],
+        "preset": f["preset"],
+        "players": list(f["players"]),
+        "totals": list(f["totals"]),
+        "wins": list(f["wins"]),
+        "game_scores": [list(s) for s in f["game_scores"]],
+        "match_over": f["match_over"],
+        "match_winner": f["match_winner"],
+        "to_move": f["to_move"],
+        "turn_number": f["turn_number"],
+        "over": f["over"],
+        "result": f["result"],
+        "commitment": f["commitment"],
+        "seed": f["seed"],
+        "first_player": f["first_player"],
+        "first_player_reason": f["first_player_reason"],
+        "piles": f["piles"],
+        "last_action": f["last_action"],
+        "call_window": f["call_window"],
+        "clock": f["clock"],
+        "draw_offer": f["draw_offer"],
+        "emptied": list(f.get("emptied", ())),
+        "legal": legal_json(f.get("legal", ())),
+    }
+    if f.get("session") is not None:
+        data["session"] = f["session"]
+    return data
+
+
+def legal_json(legal: tuple[Action, ...]) -> list[dict[str, Any]]:
+    return [dict(a.to_json(), text=a.notation()) for a in legal]
 
 
 def view(state: MatchState, viewer: int | None) -> View:
@@ -110,22 +123,59 @@ def seat_view(
     leaves the legal actions out (a position already past when it is shown)."""
     if viewer is None:
         return public
-    legal: tuple[Action, ...] = ()
+    return replace(public, viewer=viewer, legal=_legal(state, viewer, with_legal))
+
+
+def seat_view_json(
+    public: dict[str, Any], state: MatchState, viewer: int | None, *, with_legal: bool = True
+) -> dict[str, Any]:
+    """`seat_view(...).to_json()` from the public view's JSON (`public_view_json`), without
+    building a View per seat: what the server sends each room after every event. The seat's
+    JSON shares the public one's nested values; neither may be changed in place."""
+    if viewer is None:
+        return public
+    legal = _legal(state, viewer, with_legal)
+    return {**public, "viewer": viewer, "legal": legal_json(legal) if legal else []}
+
+
+def _legal(state: MatchState, viewer: int, with_legal: bool) -> tuple[Action, ...]:
     if with_legal and state.game is not None and not state.finished:
-        legal = tuple(legal_actions(state, viewer))
-    return replace(public, viewer=viewer, legal=legal)
+        return tuple(legal_actions(state, viewer))
+    return ()
 
 
 def public_view(state: MatchState) -> View:
     """What everyone may see of the match now: a spectator's view (no seat, no legal actions).
     Nothing in it depends on who looks: face-down cards are hidden from the seats as well."""
+    return View(**_public_fields(state))
+
+
+def public_view_json(state: MatchState) -> dict[str, Any]:
+    """`public_view(state).to_json()`, without the View."""
+    return _to_json(_public_fields(state))
+
+
+# A ruleset's JSON, made once per ruleset (id → (ruleset, JSON)): every view carries it.
+_RULESET_JSON: dict[int, tuple[Ruleset, dict[str, Any]]] = {}
+
+
+def _ruleset_json(ruleset: Ruleset) -> dict[str, Any]:
+    known = _RULESET_JSON.get(id(ruleset))
+    if known is None or known[0] is not ruleset:
+        if len(_RULESET_JSON) > 256:
+            _RULESET_JSON.clear()
+        known = _RULESET_JSON[id(ruleset)] = (ruleset, ruleset.to_json())
+    return dict(known[1])
+
+
+def _public_fields(state: MatchState) -> dict[str, Any]:
     game = state.game
     ruleset = state.ruleset
     common: dict[str, Any] = {
         "match_id": state.match_id,
         "version": state.version,
         "viewer": None,
-        "ruleset": ruleset.to_json(),
+        "ruleset": _ruleset_json(ruleset),
         "preset": ruleset.name,
         "players": state.players,
         "totals": state.totals,
@@ -136,7 +186,7 @@ def public_view(state: MatchState) -> View:
         "session": state.session.to_json() if state.session is not None else None,
     }
     if game is None:
-        return View(
+        return dict(
             game_index=None,
             to_move=None,
             turn_number=0,
@@ -155,7 +205,7 @@ def public_view(state: MatchState) -> View:
         )
     window = game.window
     open_window = window is not None and not window.called and not game.over
-    return View(
+    return dict(
         game_index=game.game_index,
         to_move=game.to_move,
         turn_number=game.turn_number,
@@ -197,9 +247,9 @@ def visible_piles(game: GameState) -> dict[str, list[str | None]]:
         if hidden and i in HAND_SET:
             shown[name] = [None] * len(cards)
         elif hidden and (i in RESERVE or i in SECOND_RESERVE) and cards:
-            shown[name] = [None] * (len(cards) - 1) + [str(cards[-1])]
+            shown[name] = [None] * (len(cards) - 1) + [cards[-1].text]
         else:
-            shown[name] = list(map(str, cards))
+            shown[name] = [card.text for card in cards]
     return shown
 
 

@@ -64,11 +64,11 @@ def update_payloads(
     at_ms: int | None = None,
 ) -> list[Update]:
     """`update_payload` for each of `viewers`, in their order: the position's public view is
-    built once and each viewer's made from it (`domain.seat_view`)."""
-    public = domain.public_view(state)
+    built once and each viewer's made from its JSON (`domain.seat_view_json`)."""
+    public = domain.public_view_json(state)
     payloads: list[Update] = []
     for viewer in viewers:
-        view = domain.seat_view(public, state, viewer, with_legal=final).to_json()
+        view = domain.seat_view_json(public, state, viewer, with_legal=final)
         payloads.append(
             {
                 "match_id": match_id,

@@ -102,16 +102,23 @@ def test_the_websocket_mask_is_eventlets(data: bytes, mask: Any, offset: int, wh
 def test_the_updates_of_one_event_share_a_public_view_and_each_is_its_viewers_own() -> None:
     """`update_payloads` builds a position's public view once for every room; each payload is
     still what that viewer's own view (`domain.view`) and redaction give, whatever the others."""
+    for preset in ("beginner", "italian-three-hands", "italian-two-reserves"):
+        _check_update_payloads(preset)
+
+
+def _check_update_payloads(preset: str) -> None:
     import random
 
     import domain
     from server.bench.engine import game_seed, random_game
     from server.updates import update_payloads
 
-    played = random_game(domain.PRESETS["beginner"], game_seed("beginner", 5), random.Random(5))
+    played = random_game(domain.PRESETS[preset], game_seed(preset, 5), random.Random(5))
     state = None
+    seen_legal = False
     viewers = (0, 1, None)
-    for version, event in enumerate(played.events[:120], start=1):
+    # Every event of a whole game, its end included (every card shown then).
+    for version, event in enumerate(played.events, start=1):
         state = domain.evolve(state, event)
         for final in (True, False):
             payloads = update_payloads("m-x", version, event, state, viewers, final, at_ms=9)
@@ -126,5 +133,6 @@ def test_the_updates_of_one_event_share_a_public_view_and_each_is_its_viewers_ow
                     "event": domain.redact(event, viewer, state),
                     "view": view,
                 }
-    assert state is not None and state.game is not None
-    assert domain.view(state, state.game.to_move).legal  # the seats' legal actions were tested
+                seen_legal = seen_legal or bool(view["legal"])
+    assert state is not None and state.game is not None and state.game.over, preset
+    assert seen_legal, preset  # the seats' legal actions were compared too
