@@ -56,9 +56,11 @@ __all__ = [
 def open_store(url: str, **options: Any) -> EventStore:
     """Open the store a URL names:
     `memory://` - in memory, new and empty each time (tests);
-    `sqlite:///abs/path.db` (or `sqlite://relative/path.db`), optional `?synchronous=NORMAL`;
+    `sqlite:///abs/path.db` (or `sqlite://relative/path.db`), optional `?synchronous=NORMAL`
+    and `group_commit=on` (docs/eventstore.md);
     `postgresql://user@host:port/db`, optional `?schema=name` (default `public`).
-    Keyword options: `max_event_bytes`, `poll_interval`; SQLite: `synchronous`, `busy_timeout`;
+    Keyword options: `max_event_bytes`, `poll_interval`; SQLite: `synchronous`, `busy_timeout`,
+    `group_commit`;
     PostgreSQL: `pool_size`, `connect_timeout`."""
     scheme, separator, rest = url.partition("://")
     scheme = scheme.lower() if separator else ""
@@ -73,9 +75,12 @@ def open_store(url: str, **options: Any) -> EventStore:
         if not path:
             raise EventStoreError("a SQLite store URL needs a path: sqlite:///abs/path.db")
         for key, value in urllib.parse.parse_qsl(query):
-            if key != "synchronous":
+            if key == "synchronous":
+                options.setdefault("synchronous", value)
+            elif key == "group_commit":
+                options.setdefault("group_commit", _flag(key, value))
+            else:
                 raise EventStoreError(f"unknown SQLite store option {key!r} in the URL")
-            options.setdefault("synchronous", value)
         return SQLiteStore(path, **options)
     if scheme in ("postgresql", "postgres"):
         from eventstore.postgres import PostgresStore
@@ -84,3 +89,12 @@ def open_store(url: str, **options: Any) -> EventStore:
     raise EventStoreError(
         f"unknown event store URL {url!r}: use memory://, sqlite:///path or postgresql://..."
     )
+
+
+def _flag(key: str, value: str) -> bool:
+    word = value.strip().lower()
+    if word in ("1", "on", "true", "yes"):
+        return True
+    if word in ("0", "off", "false", "no"):
+        return False
+    raise EventStoreError(f"store option {key!r} is on or off, not {value!r}")

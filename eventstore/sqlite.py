@@ -5,7 +5,15 @@ acknowledged append survives a process crash *and* a power cut (NORMAL would sur
 could lose the last commits on power loss). Global order: SQLite has one writer at a time; each
 append is one short `BEGIN IMMEDIATE` transaction and positions are `INTEGER PRIMARY KEY` values
 assigned inside it, so positions follow commit order without gaps. One connection per store
-object, guarded by a lock; other processes open their own store and wait on SQLite's busy lock."""
+object, guarded by a lock; other processes open their own store and wait on SQLite's busy lock.
+
+Group commit (`group_commit=True`, what the server uses): the first of several appends arriving
+together opens the transaction, writes, and lets the other ready threads (greenthreads under
+eventlet) run once before it commits; an append that comes meanwhile writes into the same open
+transaction (in a savepoint of its own, so a refused one leaves the others' rows) and waits for
+that commit. Every append still returns only after the commit that holds it, and a failed commit
+fails every append of the group. Reads wait until no group is open, so nothing reads what a
+commit may still lose. One commit for a whole group costs less than one per append."""
 
 from __future__ import annotations
 
@@ -13,7 +21,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from eventstore.base import EventStore, Existing, Row, RowTuple
@@ -68,9 +76,14 @@ class SQLiteStore(EventStore):
         *,
         synchronous: str = "FULL",
         busy_timeout: float = 5.0,
+        group_commit: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(**options)
+        self.group_commit = group_commit
+        self._group: _Group | None = None  # the transaction that appends are joining now
+        # What an append did in group mode: its own commits and its joins of another's, counted.
+        self.group_stats = {"commits": 0, "joined": 0}
         mode = synchronous.upper()
         if mode not in SYNCHRONOUS_MODES:
             raise EventStoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}")
@@ -144,6 +157,119 @@ class SQLiteStore(EventStore):
         return EventStoreError(f"SQLite store {self.path!r}: {exc}")
 
     def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        if self.group_commit:
+            return self._append_grouped(stream, events, expected)
+        return self._append_alone(stream, events, expected)
+
+    def _append_grouped(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        db = self._db
+        now_ms = int(time.time() * 1000)
+        version: int | None = None
+        actual = 0
+        existing: list[Existing] = []
+        with self._lock:
+            group = self._group
+            leader = group is None
+            try:
+                if group is None:
+                    db.execute("BEGIN IMMEDIATE")
+                    group = self._group = _Group()
+                    self.group_stats["commits"] += 1
+                else:
+                    self.group_stats["joined"] += 1
+                version = self._insert_in_transaction(db, stream, events, expected, now_ms)
+                if version is None:  # refused: a version conflict or an id already stored
+                    row = db.execute(_VERSION, (stream,)).fetchone()
+                    actual = 0 if row is None else int(row[0])
+                    existing = self._existing([e.event_id for e in events])
+            except sqlite3.Error as exc:
+                if leader and group is not None:  # its own, and nobody has joined yet
+                    self._group = None
+                    self._end(group, None)
+                raise self._translated(exc) from exc
+        if leader:
+            try:
+                self._let_others_join()
+            finally:  # whatever happens to this thread, the others' appends are not left waiting
+                with self._lock:
+                    self._group = None
+                    self._end(group, "COMMIT")
+        else:
+            group.done.wait()
+        if group.error is not None:
+            raise StoreUnavailableError(group.error)
+        if version is None:
+            conflict = ConcurrencyError(stream, expected, actual)
+            return self._resolve_retry(stream, events, existing, conflict)
+        return version
+
+    def _let_others_join(self) -> None:
+        """The other ready writers run now (eventlet: every greenthread ready in this turn of
+        the hub) and write into the open transaction."""
+        time.sleep(0)
+
+    def _end(self, group: _Group, statement: str | None) -> None:
+        """Commit (or, with None, roll back) the group's transaction and wake its appends."""
+        db = self._db
+        try:
+            if statement is not None:
+                db.execute(statement)
+        except sqlite3.Error as exc:
+            group.error = f"SQLite store {self.path!r}: the commit failed: {exc}"
+        finally:
+            if db.in_transaction:
+                with suppress(sqlite3.Error):  # the connection is gone: nothing to undo
+                    db.execute("ROLLBACK")
+            group.done.set()
+
+    def _insert_in_transaction(
+        self,
+        db: sqlite3.Connection,
+        stream: str,
+        events: list[PreparedEvent],
+        expected: int,
+        now_ms: int,
+    ) -> int | None:
+        """Write the batch inside the open transaction; the stream's new version, or None if
+        refused (and nothing of it written: a refused statement, or the batch's savepoint, is
+        undone alone)."""
+        first = events[0]
+        checked = (
+            stream,
+            first.type,
+            first.data_json,
+            first.metadata_json,
+            first.event_id,
+            first.schema_version,
+            now_ms,
+            expected == ANY,
+            0 if expected == NO_STREAM else expected,
+        )
+        if len(events) == 1:
+            try:
+                inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
+            except sqlite3.IntegrityError:  # the event id is already stored
+                return None
+            return int(inserted[0][0]) if inserted else None
+        db.execute("SAVEPOINT batch")
+        try:
+            inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
+            if inserted:
+                version = int(inserted[0][0])
+                db.executemany(INSERT_SQL, _rows(stream, version, events[1:], now_ms))
+                db.execute("RELEASE batch")
+                return version + len(events) - 1
+        except sqlite3.IntegrityError:  # an event id is already stored
+            pass
+        except BaseException:
+            db.execute("ROLLBACK TO batch")
+            db.execute("RELEASE batch")
+            raise
+        db.execute("ROLLBACK TO batch")
+        db.execute("RELEASE batch")
+        return None
+
+    def _append_alone(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
         # The hot path. The first event goes in with one INSERT that checks the expected version
         # itself, so a one-event append is a single statement: its own short transaction, as
         # durable as any (SQLite takes the write lock before that statement reads anything).
@@ -177,22 +303,7 @@ class SQLiteStore(EventStore):
                         inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
                         if inserted:
                             version = int(inserted[0][0])
-                            db.executemany(
-                                INSERT_SQL,
-                                [
-                                    (
-                                        stream,
-                                        version + i,
-                                        e.type,
-                                        e.data_json,
-                                        e.metadata_json,
-                                        e.event_id,
-                                        e.schema_version,
-                                        now_ms,
-                                    )
-                                    for i, e in enumerate(events[1:], 1)
-                                ],
-                            )
+                            db.executemany(INSERT_SQL, _rows(stream, version, events[1:], now_ms))
                             db.execute("COMMIT")
                             return version + len(events) - 1
                         db.execute("ROLLBACK")
@@ -226,7 +337,7 @@ class SQLiteStore(EventStore):
             )
             for r in rows
         ]
-        with self._lock, self._translate():
+        with self._settled(), self._translate():
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.executemany(INSERT_SQL, values)
@@ -250,7 +361,7 @@ class SQLiteStore(EventStore):
         return [Existing(*row) for row in rows]
 
     def _read(self, stream: str, low: int, high: int | None) -> list[RowTuple]:
-        with self._lock, self._translate():
+        with self._settled(), self._translate():
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM events WHERE stream = ? AND version BETWEEN ? AND ?"
                 " ORDER BY version",
@@ -259,7 +370,7 @@ class SQLiteStore(EventStore):
         return rows
 
     def _read_all(self, low: int, limit: int | None) -> list[RowTuple]:
-        with self._lock, self._translate():
+        with self._settled(), self._translate():
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?",
                 (low, -1 if limit is None else limit),
@@ -267,7 +378,7 @@ class SQLiteStore(EventStore):
         return rows
 
     def _stream_version(self, stream: str) -> int:
-        with self._lock, self._translate():
+        with self._settled(), self._translate():
             row = self._db.execute(_VERSION, (stream,)).fetchone()
         return 0 if row is None else int(row[0])
 
@@ -275,7 +386,7 @@ class SQLiteStore(EventStore):
         # Hop from one stream name to the next along the (stream, version) index: one seek per
         # stream instead of scanning every event.
         names: list[str] = []
-        with self._lock, self._translate():
+        with self._settled(), self._translate():
             query = "SELECT stream FROM events WHERE stream >= ? ORDER BY stream LIMIT 1"
             row = self._db.execute(query, (prefix,)).fetchone()
             while row is not None and row[0].startswith(prefix):
@@ -286,10 +397,57 @@ class SQLiteStore(EventStore):
         return names
 
     def _last_position(self) -> int:
-        with self._lock, self._translate():
+        with self._settled(), self._translate():
             row = self._db.execute("SELECT max(position) FROM events").fetchone()
         return 0 if row[0] is None else int(row[0])
 
     def _close(self) -> None:
-        with self._lock:
+        with self._settled():
             self._db.close()
+
+    @contextmanager
+    def _settled(self) -> Iterator[None]:
+        """Hold the lock while no group's transaction is open: a read must not see appends
+        whose commit has not happened (it may still fail), nor may anything else begin one."""
+        self._lock.acquire()
+        try:
+            while self._group is not None:
+                group = self._group
+                self._lock.release()
+                try:
+                    group.done.wait()
+                finally:
+                    self._lock.acquire()
+            yield
+        finally:
+            self._lock.release()
+
+
+class _Group:
+    """One transaction shared by the appends that came while it was open (group commit)."""
+
+    __slots__ = ("done", "error")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.error: str | None = None  # why its commit failed
+
+
+def _rows(stream: str, version: int, events: list[PreparedEvent], now_ms: int) -> list[RowTuple8]:
+    """INSERT_SQL's rows for `events`, the first at `version + 1`."""
+    return [
+        (
+            stream,
+            version + i,
+            e.type,
+            e.data_json,
+            e.metadata_json,
+            e.event_id,
+            e.schema_version,
+            now_ms,
+        )
+        for i, e in enumerate(events, 1)
+    ]
+
+
+RowTuple8 = tuple[str, int, str, str, str, str, int, int]

@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, Response, jsonify, request
 from flask_socketio import SocketIO
@@ -39,7 +39,7 @@ def create_app(
     if store is None:
         # Called directly from greenthreads for every backend: under eventlet psycopg waits
         # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
-        store = open_store(config.store_url)
+        store = open_store(config.store_url, **_store_options(config.store_url))
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
@@ -234,3 +234,11 @@ def start_cluster(socketio: SocketIO, app: Flask) -> None:
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, on_signal)
+
+
+def _store_options(url: str) -> dict[str, Any]:
+    """SQLite commits the appends of the tables that move at the same moment together (group
+    commit, docs/eventstore.md) unless the URL says `group_commit=off`."""
+    if url.startswith("sqlite:") and "group_commit=" not in url:
+        return {"group_commit": True}
+    return {}

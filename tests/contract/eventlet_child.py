@@ -66,6 +66,7 @@ def main(url: str) -> None:
             writer.wait()
         consumer.wait()
         report["received"] = received
+        report["group_stats"] = getattr(store, "group_stats", None)
 
         # While one greenthread waits on a slow database call, the others must keep running.
         ticks = [0]

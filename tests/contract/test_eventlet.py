@@ -37,6 +37,18 @@ def test_sqlite_from_greenthreads_with_a_live_subscription(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
+def test_sqlite_group_commit_from_greenthreads(tmp_path: Path) -> None:
+    """As the server opens its store: the appends of greenthreads that are ready together
+    share one commit, and every one of them is stored and delivered once, in order."""
+    report = _run_child(f"sqlite:///{tmp_path / 'green.db'}?group_commit=on")
+    assert report["received"] == list(range(1, 101))
+    stats = report["group_stats"]
+    assert isinstance(stats, dict)
+    # Ten writers append at once, then each yields: most appends join another's commit.
+    assert stats["commits"] + stats["joined"] == 100 and stats["joined"] >= 50, stats
+
+
+@pytest.mark.slow
 def test_postgres_from_greenthreads_does_not_freeze_the_hub(postgres_url: str) -> None:
     separator = "&" if "?" in postgres_url else "?"
     report = _run_child(f"{postgres_url}{separator}schema=es_green_{uuid.uuid4().hex[:10]}")

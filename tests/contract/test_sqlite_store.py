@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from eventstore import EventStore, EventStoreError, StoreUnavailableError, open_store
+from eventstore import (
+    NO_STREAM,
+    ConcurrencyError,
+    EventStore,
+    EventStoreError,
+    NewEvent,
+    StoreUnavailableError,
+    open_store,
+)
+from eventstore.sqlite import SQLiteStore
 from tests.contract.store_contract import EventStoreContract, Handles
 
 
@@ -29,6 +41,165 @@ class TestSQLiteStore(EventStoreContract):
         yield handle
         for store in opened:
             store.close()
+
+
+class TestSQLiteStoreWithGroupCommit(EventStoreContract):
+    """The same contract with group commit on (as the server opens its store): appends of
+    several threads share a transaction, on one handle and across handles."""
+
+    @pytest.fixture
+    def handles(self, tmp_path: Path) -> Iterator[Handles]:
+        url = f"sqlite:///{tmp_path / 'events.db'}?group_commit=on"
+        opened: list[SQLiteStore] = []
+
+        def handle() -> EventStore:
+            store = open_store(url, busy_timeout=60.0)
+            assert isinstance(store, SQLiteStore) and store.group_commit
+            opened.append(store)
+            return store
+
+        yield handle
+        for store in opened:
+            store.close()
+
+
+class _Joining:
+    """Makes a group-commit store's leader wait, before it commits, until `count` appends from
+    other threads have joined its transaction (under eventlet they are the greenthreads that
+    run during its pause)."""
+
+    def __init__(self, store: SQLiteStore, count: int) -> None:
+        self.store, self.count = store, count
+        self.before = store.group_stats["joined"]
+        store._let_others_join = self.wait  # type: ignore[method-assign]
+
+    def wait(self) -> None:
+        deadline = time.monotonic() + 10
+        while self.store.group_stats["joined"] < self.before + self.count:
+            assert time.monotonic() < deadline, "the other appends did not join"
+            time.sleep(0.001)
+        self.store._let_others_join = lambda: None  # type: ignore[method-assign]
+
+
+def _in_threads(*calls: Callable[[], object]) -> tuple[list[threading.Thread], list[object]]:
+    results: list[object] = [None] * len(calls)
+
+    def run(i: int) -> None:
+        try:
+            results[i] = calls[i]()
+        except BaseException as exc:  # looked at by the test
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    return threads, results
+
+
+def _group_store(tmp_path: Path) -> SQLiteStore:
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}?synchronous=NORMAL&group_commit=on")
+    assert isinstance(store, SQLiteStore)
+    return store
+
+
+def _new(n: int, prefix: str) -> list[NewEvent]:
+    return [NewEvent("T", {"i": i}, event_id=f"{prefix}-{i}") for i in range(n)]
+
+
+def test_appends_that_join_a_group_share_its_commit_and_a_refused_one_alone_fails(
+    tmp_path: Path,
+) -> None:
+    store = _group_store(tmp_path)
+    try:
+        store.append("taken", _new(1, "t"), NO_STREAM)
+        commits = store.group_stats["commits"]
+        _Joining(store, 4)
+        threads, results = _in_threads(
+            lambda: store.append("a", _new(2, "a"), NO_STREAM),  # the leader
+            lambda: store.append("b", _new(1, "b"), NO_STREAM),
+            lambda: store.append("c", _new(3, "c"), NO_STREAM),
+            lambda: store.append("taken", _new(2, "x"), NO_STREAM),  # a version conflict
+            lambda: store.append("taken", _new(1, "t"), NO_STREAM),  # a retry of a stored one
+        )
+        for thread in threads:
+            thread.join(20)
+        assert results[:3] == [2, 1, 3]
+        assert isinstance(results[3], ConcurrencyError) and results[3].actual_version == 1
+        assert results[4] == 1
+        assert store.group_stats["commits"] == commits + 1  # all five in one transaction
+        stored = store.read_all()  # whoever led, each batch whole and the order gapless
+        assert sorted(e.stream for e in stored) == sorted(["taken", "a", "a", "b", "c", "c", "c"])
+        assert [e.position for e in stored] == list(range(1, 8))
+        assert store.stream_version("c") == 3 and store.stream_version("taken") == 1
+    finally:
+        store.close()
+
+
+def test_a_failed_group_commit_fails_every_append_of_the_group_and_keeps_nothing(
+    tmp_path: Path,
+) -> None:
+    store = _group_store(tmp_path)
+    try:
+        store.append("before", _new(1, "p"), NO_STREAM)
+        real = store._db
+
+        class FailingCommit:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(real, name)
+
+            def execute(self, sql: str, *args: Any) -> Any:
+                if sql == "COMMIT":
+                    raise sqlite3.OperationalError("disk I/O error")
+                return real.execute(sql, *args)
+
+        store._db = FailingCommit()  # type: ignore[assignment]
+        _Joining(store, 1)
+        threads, results = _in_threads(
+            lambda: store.append("a", _new(1, "a"), NO_STREAM),
+            lambda: store.append("b", _new(2, "b"), NO_STREAM),
+        )
+        for thread in threads:
+            thread.join(20)
+        store._db = real
+        for result in results:
+            assert isinstance(result, StoreUnavailableError) and "commit failed" in str(result)
+        assert [e.stream for e in store.read_all()] == ["before"]
+        # The store goes on: the next append is its own group.
+        assert store.append("a", _new(1, "a"), NO_STREAM) == 1
+    finally:
+        store.close()
+
+
+def test_a_read_during_an_open_group_waits_for_its_commit(tmp_path: Path) -> None:
+    store = _group_store(tmp_path)
+    try:
+        seen: list[int] = []
+        reader: list[threading.Thread] = []
+
+        def pause() -> None:
+            # The leader's rows are written but not committed: a read now waits for them.
+            thread = threading.Thread(target=lambda: seen.append(len(store.read_all())))
+            thread.start()
+            reader.append(thread)
+            time.sleep(0.2)
+            assert seen == []  # still waiting
+            store._let_others_join = lambda: None  # type: ignore[method-assign]
+
+        store._let_others_join = pause  # type: ignore[method-assign]
+        assert store.append("a", _new(3, "a"), NO_STREAM) == 3
+        reader[0].join(10)
+        assert seen == [3]
+    finally:
+        store.close()
+
+
+def test_the_group_commit_option_is_on_or_off(tmp_path: Path) -> None:
+    for word, on in (("on", True), ("1", True), ("off", False), ("false", False)):
+        store = open_store(f"sqlite:///{tmp_path / 'o.db'}?group_commit={word}")
+        assert isinstance(store, SQLiteStore) and store.group_commit is on
+        store.close()
+    with pytest.raises(EventStoreError, match="on or off"):
+        open_store(f"sqlite:///{tmp_path / 'o.db'}?group_commit=maybe")
 
 
 def test_a_file_that_cannot_be_opened_is_a_store_error(tmp_path: Path) -> None:
