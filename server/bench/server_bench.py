@@ -329,6 +329,59 @@ def _summary(stats: Stats, seconds: float) -> dict[str, Any]:
     }
 
 
+def _pace_figure(
+    server_url: str,
+    echo_url: str,
+    procs: list[Any],
+    games: int,
+    warmup: float,
+    seconds: float,
+    think_ms: float,
+    rounds: int,
+) -> dict[str, Any]:
+    """(b): the games at human pace against the server and the echo, alternately `rounds`
+    times; each side's p99 over all of its round trips (at this pace a single pause of either
+    loop moves one phase's p99, and a few thousand round trips hold only tens above it)."""
+    think_s = think_ms / 1000
+    sides: dict[str, list[Stats]] = {"server": [], "echo": []}
+    for _ in range(rounds):
+        sides["server"].append(
+            asyncio.run(
+                _run_server_games(server_url, games, warmup, seconds, think_s, [procs[0].pid])
+            )
+        )
+        sides["echo"].append(
+            asyncio.run(_run_echo(echo_url, games, warmup, seconds, think_s, [procs[1].pid]))
+        )
+    pooled = {name: _summary(_pool(stats), seconds * rounds) for name, stats in sides.items()}
+    each = [
+        _summary(s, seconds)["p99_ms"] / _summary(e, seconds)["p99_ms"]
+        for s, e in zip(sides["server"], sides["echo"], strict=True)
+    ]
+    return {
+        "think_ms": think_ms,
+        "seconds": seconds,
+        "rounds": rounds,
+        "server": pooled["server"],
+        "echo": pooled["echo"],
+        "ratio": pooled["server"]["p99_ms"] / pooled["echo"]["p99_ms"],
+        "ratio_each_round": each,
+    }
+
+
+def _pool(runs: list[Stats]) -> Stats:
+    pooled = Stats()
+    for run in runs:
+        pooled.rtts.extend(run.rtts)
+        pooled.moves += run.moves
+        pooled.refused += run.refused
+        pooled.refusals.extend(run.refusals[: 5 - len(pooled.refusals)])
+        pooled.client_cpu_s += run.client_cpu_s
+        if run.cpu_s is not None:
+            pooled.cpu_s = (pooled.cpu_s or 0.0) + run.cpu_s
+    return pooled
+
+
 class LongMatchMover:
     """Plays the long match on while the readers read it (`--long-moves-per-s`): one more event
     every 1/rate s, appended to the store as another writer would. Each read then finds a new
@@ -533,6 +586,20 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     help="(b) think time of the human-pace phase (same --games); 0 skips it.",
 )
 @click.option(
+    "--pace-seconds",
+    default=None,
+    type=float,
+    help="(b) measured time of each human-pace phase (default: --seconds). At human pace the "
+    "p99 is decided by the few longest pauses: longer phases count more of them.",
+)
+@click.option(
+    "--pace-rounds",
+    default=1,
+    show_default=True,
+    help="(b) alternating server/echo human-pace phases; each side's p99 is taken over the "
+    "round trips of all of its phases together.",
+)
+@click.option(
     "--long-events",
     default=3000,
     show_default=True,
@@ -603,6 +670,8 @@ def server(
     store_url: str | None,
     rounds: int,
     pace_think_ms: float,
+    pace_seconds: float | None,
+    pace_rounds: int,
     long_events: int,
     startup_matches: int,
     startup_events: int,
@@ -701,20 +770,16 @@ def server(
                 )
             pace = None
             if pace_think_ms:
-                pace_s = pace_think_ms / 1000
-                slow = asyncio.run(
-                    _run_server_games(server_url, games, warmup, seconds, pace_s, [procs[0].pid])
+                pace = _pace_figure(
+                    server_url,
+                    echo_url,
+                    procs,
+                    games,
+                    warmup,
+                    pace_seconds or seconds,
+                    pace_think_ms,
+                    pace_rounds,
                 )
-                slow_echo = asyncio.run(
-                    _run_echo(echo_url, games, warmup, seconds, pace_s, [procs[1].pid])
-                )
-                pace_server, pace_echo = _summary(slow, seconds), _summary(slow_echo, seconds)
-                pace = {
-                    "think_ms": pace_think_ms,
-                    "server": pace_server,
-                    "echo": pace_echo,
-                    "ratio": pace_server["p99_ms"] / pace_echo["p99_ms"],
-                }
         finally:
             for proc in procs:
                 stop_process(proc)
@@ -726,9 +791,11 @@ def server(
         startup = None
         if startup_matches:
             startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)
-    # The round with the median ratio is the result; every round is kept in the JSON.
+    # The round with the median ratio is the result; every round is kept in the JSON. (c) is
+    # the median of the rounds' own CPU ratios (the median round's can be any of them).
     middle = sorted(rounds_out, key=lambda r: float(r["ratio_to_echo"]))[len(rounds_out) // 2]
-    cpu = middle["cpu_ratio_to_echo"]
+    cpu_ratios = [r["cpu_ratio_to_echo"] for r in rounds_out if r["cpu_ratio_to_echo"]]
+    cpu = statistics.median(cpu_ratios) if cpu_ratios else None
     result: dict[str, Any] = {
         "games": games,
         "seconds": seconds,
@@ -776,6 +843,10 @@ def server(
     if rounds > 1:
         ratios = ", ".join(f"{r['ratio_to_echo']:.2f}" for r in rounds_out)
         click.echo(f"ratios of the {rounds} rounds: {ratios} (the median round is shown)")
+        cpus = ", ".join(
+            f"{1 / r['cpu_ratio_to_echo']:.2f}" for r in rounds_out if r["cpu_ratio_to_echo"]
+        )
+        click.echo(f"CPU per move / echo's, each round: {cpus} ((c) is their median)")
     _print_figures(result)
 
 
@@ -800,8 +871,10 @@ def _print_figures(result: dict[str, Any]) -> None:
         )
     if pace is not None:
         click.echo(
-            f"(b) {result['games']} games at {pace['think_ms']:.0f} ms think time: server p99 "
-            f"{pace['server']['p99_ms']:.2f} ms, echo p99 {pace['echo']['p99_ms']:.2f} ms"
+            f"(b) {result['games']} games at {pace['think_ms']:.0f} ms think time, "
+            f"{pace['rounds']} × {pace['seconds']:.0f} s each: server p99 "
+            f"{pace['server']['p99_ms']:.2f} ms, echo p99 {pace['echo']['p99_ms']:.2f} ms "
+            f"(each round's ratio: {', '.join(f'{r:.2f}' for r in pace['ratio_each_round'])})"
         )
     if startup is not None:
         click.echo(
