@@ -60,7 +60,7 @@ def open_store(url: str, **options: Any) -> EventStore:
     and `group_commit=on` (docs/eventstore.md);
     `postgresql://user@host:port/db`, optional `?schema=name` (default `public`).
     Keyword options: `max_event_bytes`, `poll_interval`; SQLite: `synchronous`, `busy_timeout`,
-    `group_commit`;
+    `group_commit`, `wal_autocheckpoint` (pages; 0: only `checkpoint()` does it);
     PostgreSQL: `pool_size`, `connect_timeout`."""
     scheme, separator, rest = url.partition("://")
     scheme = scheme.lower() if separator else ""

@@ -77,10 +77,13 @@ class SQLiteStore(EventStore):
         synchronous: str = "FULL",
         busy_timeout: float = 5.0,
         group_commit: bool = False,
+        wal_autocheckpoint: int | None = None,
         **options: Any,
     ) -> None:
         super().__init__(**options)
         self.group_commit = group_commit
+        self._checkpoint_db: sqlite3.Connection | None = None  # `checkpoint`'s own connection
+        self._autocheckpoint_next: int | None = None  # set on the connection at the next append
         self._group: _Group | None = None  # the transaction that appends are joining now
         # What an append did in group mode: its own commits and its joins of another's, counted.
         self.group_stats = {"commits": 0, "joined": 0}
@@ -101,6 +104,8 @@ class SQLiteStore(EventStore):
         try:
             with self._translate():
                 self._create_schema(mode)
+                if wal_autocheckpoint is not None:
+                    self._db.execute(f"PRAGMA wal_autocheckpoint={int(wal_autocheckpoint)}")
         except BaseException:
             self._db.close()  # not a store we can use: release the file at once
             raise
@@ -157,6 +162,10 @@ class SQLiteStore(EventStore):
         return EventStoreError(f"SQLite store {self.path!r}: {exc}")
 
     def _append(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
+        if self._autocheckpoint_next is not None:
+            with self._settled(), self._translate():
+                self._db.execute(f"PRAGMA wal_autocheckpoint={self._autocheckpoint_next}")
+                self._autocheckpoint_next = None
         if self.group_commit:
             return self._append_grouped(stream, events, expected)
         return self._append_alone(stream, events, expected)
@@ -401,9 +410,40 @@ class SQLiteStore(EventStore):
             row = self._db.execute("SELECT max(position) FROM events").fetchone()
         return 0 if row[0] is None else int(row[0])
 
+    def checkpoint(self) -> tuple[int, int, int]:
+        """Copy the WAL's committed pages into the database file (`PRAGMA
+        wal_checkpoint(PASSIVE)`: it waits for no reader or writer) on a connection of its own,
+        for a thread that does this beside the writers. With `wal_autocheckpoint=0` the store's
+        own connection then never checkpoints inside a commit, where the copy and its fsync
+        would stop an event loop for tens of milliseconds. Returns SQLite's (busy, pages in
+        the WAL, pages checkpointed). Call it from one thread at a time."""
+        db = self._checkpoint_db
+        if db is None:
+            self._check_open()
+            try:
+                db = self._checkpoint_db = sqlite3.connect(
+                    self.path,
+                    timeout=self._busy_timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+            except sqlite3.Error as exc:
+                raise self._translated(exc) from exc
+        with self._translate():
+            busy, pages, done = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(busy), int(pages), int(done)
+
+    def restore_autocheckpoint(self, pages: int) -> None:
+        """From the thread that called `checkpoint` and cannot go on: the store's own
+        connection checkpoints again every `pages` pages, from its next append on."""
+        self._autocheckpoint_next = int(pages)
+
     def _close(self) -> None:
         with self._settled():
             self._db.close()
+        if self._checkpoint_db is not None:
+            with suppress(sqlite3.Error):
+                self._checkpoint_db.close()
 
     @contextmanager
     def _settled(self) -> Iterator[None]:

@@ -15,7 +15,9 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from eventstore import EventStore, open_store
+from eventstore.sqlite import SQLiteStore
 from server import fairuse, health, http, patches, sockets
+from server.checkpoint import start_checkpointer
 from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
 from server.feed import AppendFeed
@@ -40,6 +42,8 @@ def create_app(
         # Called directly from greenthreads for every backend: under eventlet psycopg waits
         # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
         store = open_store(config.store_url, **_store_options(config.store_url))
+        if isinstance(store, SQLiteStore):  # its checkpoints, off the loop (server.checkpoint)
+            start_checkpointer(store, config.async_mode)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
     app.config["CRAPETTE"] = config
@@ -238,7 +242,12 @@ def start_cluster(socketio: SocketIO, app: Flask) -> None:
 
 def _store_options(url: str) -> dict[str, Any]:
     """SQLite commits the appends of the tables that move at the same moment together (group
-    commit, docs/eventstore.md) unless the URL says `group_commit=off`."""
-    if url.startswith("sqlite:") and "group_commit=" not in url:
-        return {"group_commit": True}
-    return {}
+    commit, docs/eventstore.md) unless the URL says `group_commit=off`, and checkpoints its WAL
+    beside the loop."""
+    if not url.startswith("sqlite:"):
+        return {}
+    # Its WAL checkpoints happen in a thread of their own (server.checkpoint), not in a commit.
+    options: dict[str, Any] = {"wal_autocheckpoint": 0}
+    if "group_commit=" not in url:
+        options["group_commit"] = True
+    return options

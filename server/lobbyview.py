@@ -11,6 +11,7 @@ by another process appear too."""
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -79,6 +80,8 @@ class LobbyProjection:
     position: int = 0  # the global position of the last event folded in
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _saved_position: int = 0
+    # Each table's `asdict`, kept while the row holds that same Table object (`_row_json`).
+    _tables_json: dict[str, tuple[Table, dict[str, Any]]] = field(default_factory=dict)
 
     # -- catching up ---------------------------------------------------------------------------
 
@@ -165,6 +168,27 @@ class LobbyProjection:
             self.rows, self.position, self._saved_position = rows, position, position
         return True
 
+    def _row_json(self, row: LobbyRow) -> dict[str, Any]:
+        """`asdict(row)`, without walking the table again while it is the same object (a
+        table is replaced, never changed, when its stream moves): `asdict` deep-copies every
+        field, and saving some hundreds of rows that way every few seconds stopped the loop for
+        60-100 ms (docs/benchmarks.md, figure (b))."""
+        match_id = row.table.match_id
+        known = self._tables_json.get(match_id)
+        if known is None or known[0] is not row.table:
+            known = self._tables_json[match_id] = (row.table, asdict(row.table))
+        return {
+            "table": known[1],
+            "version": row.version,
+            "started": row.started,
+            "finished": row.finished,
+            "totals": list(row.totals),
+            "games_played": row.games_played,
+            "last_event_ms": row.last_event_ms,
+            "game_running": row.game_running,
+            "rotation": copy.deepcopy(row.rotation),
+        }
+
     def save(self) -> None:
         """Write the projection if it moved since the last save (atomically: a crash mid-write
         leaves the previous file)."""
@@ -176,7 +200,7 @@ class LobbyProjection:
             document = {
                 "format": FILE_FORMAT,
                 "position": self.position,
-                "rows": [asdict(row) for row in self.rows.values()],
+                "rows": [self._row_json(row) for row in self.rows.values()],
             }
             position = self.position
         text = json.dumps(document, separators=(",", ":"), default=_json_default)

@@ -14,6 +14,7 @@ import contextlib
 import gc
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -103,6 +104,12 @@ class BenchClient:
         self.match_id = match_id
         self.token = token
         self.think_s = think_s
+        # A person's think time varies: each pause is drawn from an exponential distribution of
+        # mean `think_s` (the clients' commands then arrive as a Poisson stream, as a room of
+        # players' would). A fixed pause kept the clients that started together in step, so
+        # that every 0.5 s a wave of 200 commands met the server at once and the p99 measured
+        # the length of that wave, an artefact of the load generator.
+        self.pauses = random.Random(f"{match_id}/{token}")
         self.sio = socketio.AsyncClient(reconnection=False)
         self.view: dict[str, Any] | None = None
         self.version = 0
@@ -171,7 +178,12 @@ class BenchClient:
         legal = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
         return min(legal, key=_rank) if legal else None
 
+    async def think(self) -> None:
+        if self.think_s:
+            await asyncio.sleep(self.pauses.expovariate(1 / self.think_s))
+
     async def play(self, stop_at: float) -> None:
+        await self.think()  # not all at the same moment
         while time.perf_counter() < stop_at:
             action = self.my_action()
             if action is None:
@@ -181,8 +193,7 @@ class BenchClient:
                     await asyncio.wait_for(self.changed.wait(), timeout=0.5)
                 continue
             await self.send(action)
-            if self.think_s:
-                await asyncio.sleep(self.think_s)
+            await self.think()
 
     async def next_game(self) -> None:
         """After a game, this seat is ready for the next one (it is dealt when both are)."""
@@ -196,10 +207,10 @@ class BenchClient:
         await self.sio.call("next_game", seat, timeout=30)
 
     async def echo(self, stop_at: float) -> None:
+        await self.think()
         while time.perf_counter() < stop_at:
             await self.send({"do": "turn", "seat": 0})
-            if self.think_s:
-                await asyncio.sleep(self.think_s)
+            await self.think()
 
     async def close(self) -> None:
         await self.sio.disconnect()

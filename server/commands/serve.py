@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import logging
 import os
@@ -147,6 +146,7 @@ def serve(
         read_workers=read_workers,
     )
     from server.app import create_app, start_clock, start_cluster
+    from server.collector import CollectorPacer
     from server.lan import lan_urls
     from server.patches import run_options
 
@@ -159,10 +159,12 @@ def serve(
     cluster = app.extensions.get("crapette_cluster")
     if cluster is not None:
         click.echo(f"message queue: on (node {cluster.node_id})", err=True)
-    # What is loaded by now (the modules, the tables in play) lives as long as the process: the
-    # collector's full passes need not walk it again (docs/benchmarks.md, figure (b)).
-    gc.collect()
-    gc.freeze()
+    # What is loaded by now (the modules, the tables in play) lives as long as the process; and
+    # after each full collection, what survived it: the collector's full passes walk only what
+    # is newer, so they stay short (server/collector.py, docs/benchmarks.md figure (b)).
+    pacer = CollectorPacer()
+    pacer.start()
+    socketio.start_background_task(pacer.run, socketio.sleep)
     socketio.run(
         app,
         host=host,

@@ -180,3 +180,33 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
     assert len(listed) == 4
     for row in listed:
         assert row == service.lobby.table(row["match_id"]), row["match_id"]
+
+
+def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) -> None:
+    """`save` writes each row as `dataclasses.asdict` would (keeping a table's JSON while the
+    row holds the same Table): after a change of table the new one is written, not the old."""
+    from dataclasses import asdict
+
+    from server.lobbyview import _json_default
+
+    clock = Clock(now_ms())
+    store = open_store(f"sqlite:///{tmp_path}/rows.sqlite3")
+    service = _service(store, tmp_path, clock)
+    projection = service.upkeep.projection
+
+    def saved_rows() -> list[Any]:
+        projection.catch_up()
+        projection.save()
+        data = json.loads((tmp_path / "lobby.json").read_text(encoding="utf-8"))
+        expected = [asdict(row) for row in projection.rows.values()]
+        assert data["rows"] == json.loads(json.dumps(expected, default=_json_default))
+        return list(data["rows"])
+
+    waiting = service.lobby.open_table(name="Di")["match_id"]
+    service.lobby.open_table(name="Cy", bot="random", preset="italian-four")
+    before = {r["table"]["match_id"]: r for r in saved_rows()}
+    assert before[waiting]["table"]["people"][1]["name"] is None
+    service.lobby.join_seat(waiting, name="Eve")  # a new Table object for that row
+    after = {r["table"]["match_id"]: r for r in saved_rows()}
+    assert after[waiting]["table"]["people"][1]["name"] == "Eve"
+    store.close()
