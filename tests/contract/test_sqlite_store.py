@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from eventstore import (
+    ANY,
     NO_STREAM,
     ConcurrencyError,
     EventStore,
@@ -246,3 +247,28 @@ def test_connections_that_open_a_new_file_at_once_all_get_a_store(tmp_path: Path
     for attempt in range(15):
         errors = _open_at_once(f"sqlite:///{tmp_path / f'new-{attempt}.db'}", 8)
         assert not errors, [repr(e) for e in errors]
+
+
+def test_with_autocheckpoint_off_only_checkpoint_copies_the_wal_back(tmp_path: Path) -> None:
+    """`wal_autocheckpoint=0`: the WAL keeps what the appends wrote until `checkpoint()` (on
+    its own connection) copies it all back; `restore_autocheckpoint` gives the job back to
+    the store's connection at its next append."""
+    store = open_store(f"sqlite:///{tmp_path / 'c.db'}?synchronous=NORMAL", wal_autocheckpoint=0)
+    assert isinstance(store, SQLiteStore)
+    try:
+        big = {"pad": "x" * 3000}
+        for i in range(600):  # ~2 MB: past the 1,000 pages SQLite would checkpoint at
+            store.append(f"s{i % 7}", [NewEvent("T", big)], ANY)
+        wal = Path(f"{tmp_path / 'c.db'}-wal")
+        busy, pages, done = store.checkpoint()
+        assert busy == 0 and pages > 1000 and done == pages
+        assert wal.stat().st_size > 1000 * 4096  # no commit checkpointed (and reset) it
+        assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        store.restore_autocheckpoint(1000)
+        store.append("s0", [NewEvent("T", {})], ANY)
+        assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+        assert len(store.read_all()) == 601
+    finally:
+        store.close()
+    with pytest.raises(EventStoreError):
+        store.checkpoint()  # closed
