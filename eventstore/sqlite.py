@@ -242,18 +242,7 @@ class SQLiteStore(EventStore):
         """Write the batch inside the open transaction; the stream's new version, or None if
         refused (and nothing of it written: a refused statement, or the batch's savepoint, is
         undone alone)."""
-        first = events[0]
-        checked = (
-            stream,
-            first.type,
-            first.data_json,
-            first.metadata_json,
-            first.event_id,
-            first.schema_version,
-            now_ms,
-            expected == ANY,
-            0 if expected == NO_STREAM else expected,
-        )
+        checked = _checked(stream, events[0], expected, now_ms)
         if len(events) == 1:
             try:
                 inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
@@ -285,18 +274,7 @@ class SQLiteStore(EventStore):
         # A batch wraps the same statement and the rest of the batch in BEGIN IMMEDIATE.
         db = self._db
         now_ms = int(time.time() * 1000)
-        first = events[0]
-        checked = (
-            stream,
-            first.type,
-            first.data_json,
-            first.metadata_json,
-            first.event_id,
-            first.schema_version,
-            now_ms,
-            expected == ANY,
-            0 if expected == NO_STREAM else expected,
-        )
+        checked = _checked(stream, events[0], expected, now_ms)
         with self._lock:
             try:
                 if len(events) == 1:
@@ -471,6 +449,23 @@ class _Group:
     def __init__(self) -> None:
         self.done = threading.Event()
         self.error: str | None = None  # why its commit failed
+
+
+def _checked(
+    stream: str, first: PreparedEvent, expected: int, now_ms: int
+) -> tuple[str, str, str, str, str, int, int, bool, int]:
+    """_INSERT_CHECKED's parameters for the first event of a batch."""
+    return (
+        stream,
+        first.type,
+        first.data_json,
+        first.metadata_json,
+        first.event_id,
+        first.schema_version,
+        now_ms,
+        expected == ANY,
+        0 if expected == NO_STREAM else expected,
+    )
 
 
 def _rows(stream: str, version: int, events: list[PreparedEvent], now_ms: int) -> list[RowTuple8]:
