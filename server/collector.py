@@ -7,12 +7,14 @@ hundred tables: docs/benchmarks.md, figure (b)). At human pace such a pause is w
 table's slowest round trips.
 
 Nearly all of those objects live as long as their table and die by reference counting alone
-(events, states and snapshots hold no reference cycles). So after each full collection the
-survivors are frozen (`gc.freeze()`: moved to a generation the collector does not walk), and the
-next full collection walks only what is newer. Reference counting still frees frozen objects; only
-a reference cycle among them that dies would stay until they are walked again. For that, every
+(events, states and snapshots hold no reference cycles). So every second what exists is frozen
+(`gc.freeze()`: moved to a generation the collector does not walk), and a collection of any
+generation walks only what is newer than that. Reference counting still frees frozen objects;
+only a reference cycle that dies among them (rare here: a full collection of the unfrozen heap
+found 0 to a few dozen such objects) would stay until they are walked again. For that, every
 `thaw_s` the frozen objects are given back (`gc.unfreeze()`) for one full collection, the only
-long pause left, and frozen again after it.
+long pause left, and freezing goes on after it. Measured at human pace (100 tables): the
+server's collections over 8 ms went from several a minute (up to 190 ms) to none.
 """
 
 from __future__ import annotations
@@ -40,22 +42,21 @@ class CollectorPacer:
         self._full = _full_collections()
 
     def step(self) -> str | None:
-        """Called every second or so: "froze" after a full collection, "thawed" when the frozen
-        objects go back for one, else None."""
+        """Called every second or so: freezes what is older than a step ("froze"), except from
+        a thaw until the full collection that follows it ("thawed" when the frozen objects go
+        back, None while waiting for that collection)."""
         full = _full_collections()
-        if full != self._full:
-            self._full = full
-            if self._thawed:
-                log.debug("full collection after a thaw: %d objects frozen", gc.get_freeze_count())
-            self._thawed = False
-            gc.freeze()
-            return "froze"
-        if not self._thawed and self.clock() - self._thawed_at >= self.thaw_s:
+        if self._thawed and full == self._full:
+            return None  # the thaw's full collection has not happened yet
+        self._full = full
+        self._thawed = False
+        if self.clock() - self._thawed_at >= self.thaw_s:
             self._thawed = True
             self._thawed_at = self.clock()
             gc.unfreeze()
             return "thawed"
-        return None
+        gc.freeze()
+        return "froze"
 
     def run(self, sleep: Callable[[float], object], every_s: float = 1.0) -> None:
         """The background task (`socketio.sleep` as `sleep`)."""

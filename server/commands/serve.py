@@ -159,9 +159,10 @@ def serve(
     cluster = app.extensions.get("crapette_cluster")
     if cluster is not None:
         click.echo(f"message queue: on (node {cluster.node_id})", err=True)
-    # What is loaded by now (the modules, the tables in play) lives as long as the process; and
-    # after each full collection, what survived it: the collector's full passes walk only what
-    # is newer, so they stay short (server/collector.py, docs/benchmarks.md figure (b)).
+    # What is loaded by now (the modules, the tables in play) lives as long as the process, and
+    # so does most of what comes later: frozen at start and then every second, the collector
+    # walks only what is newer, so its pauses stay short (server/collector.py, and
+    # docs/benchmarks.md figure (b)).
     pacer = CollectorPacer()
     pacer.start()
     socketio.start_background_task(pacer.run, socketio.sleep)

@@ -68,20 +68,22 @@ def test_a_success_resets_the_count_and_a_closed_store_ends_the_thread(
     assert not keeper.step()
 
 
-def test_the_pacer_freezes_after_each_full_collection_and_thaws_now_and_then() -> None:
+def test_the_pacer_freezes_at_each_step_and_thaws_now_and_then() -> None:
     now = [0.0]
     pacer = CollectorPacer(thaw_s=60, clock=lambda: now[0])
     try:
-        assert pacer.step() is None
-        gc.collect()  # a full collection: what survived is frozen at the next step
-        assert pacer.step() == "froze" and gc.get_freeze_count() > 0
-        assert pacer.step() is None
+        garbage_free = [object() for _ in range(10)]
+        assert pacer.step() == "froze" and gc.get_freeze_count() > len(garbage_free)
+        assert pacer.step() == "froze"
         now[0] = 61.0
         assert pacer.step() == "thawed" and gc.get_freeze_count() == 0
-        assert pacer.step() is None  # thawed until the next full collection
-        gc.collect()
+        assert pacer.step() is None  # thawed until the full collection that follows
+        assert pacer.step() is None and gc.get_freeze_count() == 0
+        gc.collect()  # that collection walked everything: freezing again from here
         assert pacer.step() == "froze" and gc.get_freeze_count() > 0
         now[0] = 100.0
-        assert pacer.step() is None  # the next thaw is thaw_s after the last one
+        assert pacer.step() == "froze"  # the next thaw is thaw_s after the last one
+        now[0] = 122.0
+        assert pacer.step() == "thawed"
     finally:
         gc.unfreeze()
