@@ -272,3 +272,37 @@ def test_with_autocheckpoint_off_only_checkpoint_copies_the_wal_back(tmp_path: P
         store.close()
     with pytest.raises(EventStoreError):
         store.checkpoint()  # closed
+
+
+def test_a_lone_writer_stops_waiting_for_company_and_probes_now_and_then(
+    tmp_path: Path,
+) -> None:
+    """After ALONE_BEFORE_SKIP groups nobody joined, a group waits for others only every
+    PROBE_EVERY-th time; one that finds company makes the next ones wait again."""
+    from eventstore import sqlite as backend
+
+    store = _group_store(tmp_path)
+    waits: list[int] = []
+    try:
+        store._let_others_join = lambda: waits.append(1)  # type: ignore[method-assign]
+        for i in range(40):
+            store.append("s", _new(1, f"a{i}"), ANY)
+        skip, probe = backend.ALONE_BEFORE_SKIP, backend.PROBE_EVERY
+        expected = skip + len([a for a in range(skip, 40) if a % probe == 0])
+        assert len(waits) == expected < 40
+        # A probe that finds company: waiting goes on for every group after it.
+        store._alone = probe * 10
+        _Joining(store, 1)
+        threads, results = _in_threads(
+            lambda: store.append("x", _new(1, "x"), NO_STREAM),
+            lambda: store.append("y", _new(1, "y"), NO_STREAM),
+        )
+        for thread in threads:
+            thread.join(20)
+        assert results == [1, 1] and store._alone == 0
+        waits.clear()
+        store._let_others_join = lambda: waits.append(1)  # type: ignore[method-assign]
+        store.append("s", _new(1, "b"), ANY)
+        assert waits == [1]
+    finally:
+        store.close()
