@@ -260,13 +260,22 @@ def test_a_process_stopped_cleanly_hands_its_matches_over_at_once(
             lambda: cluster.lease_holder(match_id) in survivors, "the lease taken over"
         )
         before = watcher.version
+        # The new holder drives the match on: checked in the store, strictly.
+        with open_store(cluster.store_url) as store:
+            stream = f"match-{match_id}"
+            stored = store.stream_version(stream)
+            cluster.wait_until(
+                lambda: store.stream_version(stream) >= stored + 2, "the match going on"
+            )
         try:
-            watcher.wait_for(lambda c: c.version >= before + 2, "the match going on")
+            watcher.wait_for(lambda c: c.version >= before + 2, "the spectator seeing it")
         except AssertionError:
-            # Known and not yet understood: in 2 of 5 full runs on 2026-12-01 the new holder
-            # did not drive the match on within the wait after a clean stop (after a kill it
-            # always does: the test above). The release itself is checked strictly above.
-            pytest.xfail("the match did not go on after a clean-stop takeover (known flake)")
+            # Known and not yet understood: about 1 run in 10 of this module, the spectator
+            # (on another surviving process) stays at the version it had at the stop while the
+            # match goes on (seen on 2026-12-01: the store and both survivors' tables at
+            # version 76, the spectator at 2). The match is driven (checked above); what
+            # fails is the delivery to that process's client, through the append feed.
+            pytest.xfail("the spectator missed the updates after a clean-stop takeover")
     finally:
         node.start()  # the module's other tests keep three processes
 
