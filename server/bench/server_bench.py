@@ -595,7 +595,8 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     "--think-ms",
     default=0.0,
     show_default=True,
-    help="Pause of each client after each command (0: as fast as the server answers).",
+    help="Mean pause of each client after each command, drawn from an exponential "
+    "distribution (0: as fast as the server answers).",
 )
 @click.option("--async-mode", type=click.Choice(["eventlet", "threading"]), default="eventlet")
 @click.option("--store", "store_url", default=None, help="Store URL (default: a temp SQLite).")
@@ -604,7 +605,8 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     "--pace-think-ms",
     default=500.0,
     show_default=True,
-    help="(b) think time of the human-pace phase (same --games); 0 skips it.",
+    help="(b) mean think time of the human-pace phase (same --games; each pause drawn from an "
+    "exponential distribution); 0 skips it.",
 )
 @click.option(
     "--pace-seconds",
