@@ -411,10 +411,11 @@ class SQLiteStore(EventStore):
         for a thread that does this beside the writers. With `wal_autocheckpoint=0` the store's
         own connection then never checkpoints inside a commit, where the copy and its fsync
         would stop an event loop for tens of milliseconds. Returns SQLite's (busy, pages in
-        the WAL, pages checkpointed). Call it from one thread at a time."""
+        the WAL, pages checkpointed). Call it from one thread only, which ends with
+        `end_checkpoints()` (closing a connection another thread is using can crash sqlite3)."""
+        self._check_open()
         db = self._checkpoint_db
         if db is None:
-            self._check_open()
             try:
                 db = self._checkpoint_db = sqlite3.connect(
                     self.path,
@@ -433,12 +434,17 @@ class SQLiteStore(EventStore):
         connection checkpoints again every `pages` pages, from its next append on."""
         self._autocheckpoint_next = int(pages)
 
+    def end_checkpoints(self) -> None:
+        """Close `checkpoint`'s connection, from the thread that used it (`close` leaves it to
+        that thread)."""
+        db, self._checkpoint_db = self._checkpoint_db, None
+        if db is not None:
+            with suppress(sqlite3.Error):
+                db.close()
+
     def _close(self) -> None:
         with self._settled():
             self._db.close()
-        if self._checkpoint_db is not None:
-            with suppress(sqlite3.Error):
-                self._checkpoint_db.close()
 
     @contextmanager
     def _settled(self) -> Iterator[None]:

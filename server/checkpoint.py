@@ -56,8 +56,11 @@ class Checkpointer:
         self.store.restore_autocheckpoint(DEFAULT_AUTOCHECKPOINT)
 
     def run(self, sleep: Callable[[float], Any]) -> None:
-        while self.step():
-            sleep(self.every_s)
+        try:
+            while self.step():
+                sleep(self.every_s)
+        finally:  # its connection is closed by this thread, never by the store's `close`
+            self.store.end_checkpoints()
 
 
 def start_checkpointer(store: SQLiteStore, async_mode: str) -> Checkpointer:

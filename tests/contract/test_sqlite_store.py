@@ -270,6 +270,7 @@ def test_with_autocheckpoint_off_only_checkpoint_copies_the_wal_back(tmp_path: P
         assert len(store.read_all()) == 601
     finally:
         store.close()
+        store.end_checkpoints()
     with pytest.raises(EventStoreError):
         store.checkpoint()  # closed
 
