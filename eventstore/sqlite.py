@@ -267,22 +267,20 @@ class SQLiteStore(EventStore):
                 return None
             return int(inserted[0][0]) if inserted else None
         db.execute("SAVEPOINT batch")
+        written: int | None = None
         try:
             inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
             if inserted:
-                version = int(inserted[0][0])
-                db.executemany(INSERT_SQL, _rows(stream, version, events[1:], now_ms))
-                db.execute("RELEASE batch")
-                return version + len(events) - 1
+                first = int(inserted[0][0])
+                db.executemany(INSERT_SQL, _rows(stream, first, events[1:], now_ms))
+                written = first + len(events) - 1
         except sqlite3.IntegrityError:  # an event id is already stored
             pass
-        except BaseException:
-            db.execute("ROLLBACK TO batch")
+        finally:  # refused, or failed: the batch's rows go, the others' stay
+            if written is None:
+                db.execute("ROLLBACK TO batch")
             db.execute("RELEASE batch")
-            raise
-        db.execute("ROLLBACK TO batch")
-        db.execute("RELEASE batch")
-        return None
+        return written
 
     def _append_alone(self, stream: str, events: list[PreparedEvent], expected: int) -> int:
         # The hot path. The first event goes in with one INSERT that checks the expected version
