@@ -11,7 +11,6 @@ by another process appear too."""
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import os
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eventstore import EventStore
-from server.replays import pause_point
+from server.pauses import pause_point
 from server.tables import TABLE_OPENED, RematchAnswer, Seat, Table, evolve_table
 
 log = logging.getLogger(__name__)
@@ -29,8 +28,11 @@ log = logging.getLogger(__name__)
 FILE_FORMAT = "crapette-lobby/1"
 _GAME_ENDS = ("GameWon", "GameStalemated", "GameResigned")
 # Events read from the store at a time, the loop let go between two reads: under eventlet a
-# SQLite read blocks every greenthread, and 500 events take a few milliseconds.
-READ_BATCH = 500
+# SQLite read blocks every greenthread. Measured at human pace (100 tables, docs/benchmarks.md
+# figure (b)): a second's events, read 500 at a time, stopped the loop for 2-5 ms each second;
+# 100 at a time (under a millisecond each) cost more queries only when rebuilding from scratch.
+READ_BATCH = 100
+SAVE_SLICE_S = 0.001  # the longest a save keeps the loop before it lets it go
 
 
 @dataclass
@@ -80,8 +82,9 @@ class LobbyProjection:
     position: int = 0  # the global position of the last event folded in
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _saved_position: int = 0
-    # Each table's `asdict`, kept while the row holds that same Table object (`_row_json`).
-    _tables_json: dict[str, tuple[Table, dict[str, Any]]] = field(default_factory=dict)
+    # Each row's saved text and its table's, kept while the row has the same Table object and
+    # version (`_row_text`): (table, version, row text, table text).
+    _rows_text: dict[str, tuple[Table, int, str, str]] = field(default_factory=dict)
 
     # -- catching up ---------------------------------------------------------------------------
 
@@ -168,17 +171,20 @@ class LobbyProjection:
             self.rows, self.position, self._saved_position = rows, position, position
         return True
 
-    def _row_json(self, row: LobbyRow) -> dict[str, Any]:
-        """`asdict(row)`, without walking the table again while it is the same object (a
-        table is replaced, never changed, when its stream moves): `asdict` deep-copies every
-        field, and saving some hundreds of rows that way every few seconds stopped the loop for
-        60-100 ms (docs/benchmarks.md, figure (b))."""
-        match_id = row.table.match_id
-        known = self._tables_json.get(match_id)
-        if known is None or known[0] is not row.table:
-            known = self._tables_json[match_id] = (row.table, asdict(row.table))
-        return {
-            "table": known[1],
+    def _row_text(self, row: LobbyRow) -> str:
+        """`asdict(row)` as JSON text, made again only when the row moved. A table is replaced,
+        never changed, when its stream moves, so its text is kept while the row holds the same
+        Table object; every other change to a row comes with a new version (a match event,
+        rotation facts included). `asdict` over some hundreds of rows stopped the loop for
+        60-100 ms every save, and encoding each live row anew 4-10 ms (docs/benchmarks.md,
+        figure (b)): most rows are finished tables that never change."""
+        table = row.table
+        known = self._rows_text.get(table.match_id)
+        same_table = known is not None and known[0] is table
+        if known is not None and same_table and known[1] == row.version:
+            return known[2]
+        table_text = known[3] if known is not None and same_table else _dumps(asdict(table))
+        rest = {
             "version": row.version,
             "started": row.started,
             "finished": row.finished,
@@ -186,24 +192,31 @@ class LobbyProjection:
             "games_played": row.games_played,
             "last_event_ms": row.last_event_ms,
             "game_running": row.game_running,
-            "rotation": copy.deepcopy(row.rotation),
+            "rotation": row.rotation,
         }
+        text = f'{{"table":{table_text},{_dumps(rest)[1:]}'
+        self._rows_text[table.match_id] = (table, row.version, text, table_text)
+        return text
 
     def save(self) -> None:
         """Write the projection if it moved since the last save (atomically: a crash mid-write
-        leaves the previous file)."""
+        leaves the previous file). Encoding every row on each save stopped the loop for 4-10 ms
+        every five seconds at human pace with a few hundred tables; only the rows that moved are
+        encoded again."""
         if self.path is None:
             return
-        with self._lock:
+        pause = pause_point(SAVE_SLICE_S)
+        with self._lock:  # catch_up waits; moves never take this lock
             if self.position == self._saved_position:
                 return
-            document = {
-                "format": FILE_FORMAT,
-                "position": self.position,
-                "rows": [self._row_json(row) for row in self.rows.values()],
-            }
+            texts = []
+            for row in self.rows.values():
+                pause()
+                texts.append(self._row_text(row))
+            rows = ",".join(texts)
             position = self.position
-        text = json.dumps(document, separators=(",", ":"), default=_json_default)
+        head = json.dumps({"format": FILE_FORMAT, "position": position}, separators=(",", ":"))
+        text = f'{head[:-1]},"rows":[{rows}]}}'
         temporary = self.path.with_name(self.path.name + ".tmp")
         try:
             temporary.write_text(text, encoding="utf-8")
@@ -258,6 +271,10 @@ def _session_event(row: LobbyRow, kind: str, data: dict[str, Any]) -> None:
             "entered": data["entered"],
             "seat": data["seat"],
         }
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), default=_json_default)
 
 
 def _json_default(value: object) -> object:

@@ -18,9 +18,10 @@ from server import patches
 from server.errors import NotFoundError, ReadRefusedError
 from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
+from server.pauses import pause_point
 from server.payloads import ViewAt
 from server.publisher import CatchUp, NoPublisher, Publisher
-from server.replays import Built, ReadCache, ReplayBody, etag_of, pause_point, paused, replay_of
+from server.replays import Built, ReadCache, ReplayBody, etag_of, paused, replay_of
 from server.schemas import MATCH_ID_PATTERN
 from server.tables import match_stream, table_stream
 from server.updates import view_json

@@ -11,9 +11,7 @@ For a 3,000-event match this is about a fifth of the old body (whole view per fr
 from __future__ import annotations
 
 import hashlib
-import sys
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -25,37 +23,12 @@ from domain.analysis import players_by_game
 from server import patches
 from server.knowledge import analysis_json
 from server.matches import Applied, MatchEntry, MatchRepository
+from server.pauses import pause_point
 from server.payloads import JsonObject, Replay
 from server.updates import replay_frame
 
 FORMAT = "crapette-replay/2"
 KEYFRAME_EVERY = 100
-# How long a replay build may keep the event loop before it lets other greenthreads run.
-SLICE_S = 0.003
-
-
-def pause_point(slice_s: float = SLICE_S) -> Callable[[], None]:
-    """A function to call between two units of work: every `slice_s` of work it yields the
-    processor (a greenthread switch under eventlet, the GIL under threads), so a long read
-    never blocks the loop longer than one slice. Measured against running the build in
-    eventlet's tpool (docs/benchmarks.md): the GIL then blocks the loop just the same."""
-    sleep = _cooperative_sleep()
-    last = [time.perf_counter()]
-
-    def pause() -> None:
-        now = time.perf_counter()
-        if now - last[0] >= slice_s:
-            sleep(0)
-            last[0] = time.perf_counter()
-
-    return pause
-
-
-def _cooperative_sleep() -> Callable[[float], None]:
-    eventlet = sys.modules.get("eventlet")  # never imported here: that alone would warn
-    if eventlet is not None and eventlet.patcher.is_monkey_patched("thread"):
-        return eventlet.sleep  # type: ignore[no-any-return]
-    return time.sleep
 
 
 def view_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -173,7 +146,8 @@ def build(
     pause: Callable[[], None] | None = None,
 ) -> ReplayBody:
     """The replay of the first `upto` events of a match held in memory, folded from the start
-    in slices of SLICE_S (`pause`: what to call between two events; default `pause_point()`).
+    in slices of server.pauses.SLICE_S (`pause`: what to call between two events; default
+    `pause_point()`).
     Used when no read worker runs (server/workers.py builds from the store instead)."""
     states = MatchRepository.states_between(entry, 0, upto)
     return encode(entry.match_id, states, upto, now, live, players, ruleset, pause or pause_point())

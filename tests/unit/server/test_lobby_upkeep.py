@@ -184,7 +184,8 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
 
 def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) -> None:
     """`save` writes each row as `dataclasses.asdict` would (keeping a table's JSON while the
-    row holds the same Table): after a change of table the new one is written, not the old."""
+    row holds the same Table, and a row's text while it has the same table and version): after
+    a change of table, or a match event, the new row is written, not the old."""
     from dataclasses import asdict
 
     from server.lobbyview import _json_default
@@ -198,15 +199,20 @@ def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) ->
         projection.catch_up()
         projection.save()
         data = json.loads((tmp_path / "lobby.json").read_text(encoding="utf-8"))
+        assert (data["format"], data["position"]) == ("crapette-lobby/1", projection.position)
         expected = [asdict(row) for row in projection.rows.values()]
         assert data["rows"] == json.loads(json.dumps(expected, default=_json_default))
         return list(data["rows"])
 
     waiting = service.lobby.open_table(name="Di")["match_id"]
-    service.lobby.open_table(name="Cy", bot="random", preset="italian-four")
+    cy = service.lobby.open_table(name="Cy", bot="random", preset="italian-four", match="wins:1")
     before = {r["table"]["match_id"]: r for r in saved_rows()}
     assert before[waiting]["table"]["people"][1]["name"] is None
     service.lobby.join_seat(waiting, name="Eve")  # a new Table object for that row
     after = {r["table"]["match_id"]: r for r in saved_rows()}
     assert after[waiting]["table"]["people"][1]["name"] == "Eve"
+    resign = domain.Resign(seat=0).to_json()  # match events only: the same Table object
+    service.play.execute(cy["match_id"], cy["seat_token"], "c-resign-01", resign)
+    over = {r["table"]["match_id"]: r for r in saved_rows()}[cy["match_id"]]
+    assert over["finished"] and over["version"] > before[cy["match_id"]]["version"]
     store.close()
