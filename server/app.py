@@ -61,6 +61,10 @@ def create_app(
         async_mode=config.async_mode,
         cors_allowed_origins=origins.for_socketio(),
         serializer=patches.json_packet(),
+        # Each client's messages are handled in the greenthread that reads them, in order,
+        # instead of one new greenthread each, which joined the back of the loop's queue before
+        # it ran (docs/benchmarks.md, figure (b)). No handler waits for another message.
+        async_handlers=False,
         **queue,
     )
     cluster = _cluster(config)

@@ -36,6 +36,15 @@ its figure.
    together (the handler does not yield in between) and went out in a system call each; the
    frames are the same bytes in the same order, so a client sees no difference. Installed by
    `run_options("eventlet")`, for the server and the bench's echo server alike.
+7. `immediate_websocket_writes()`: engine.io's `Socket.send` writes a packet to the WebSocket
+   at once, in the greenthread that sends it, when nothing is queued before it and no write is
+   under way; otherwise it queues it for the writer, as before. A queued packet waited until
+   the writer's turn came, behind every greenthread already ready: at human pace, when a few
+   commands arrive together, each command's update left only after all of them had been
+   decided (measured at 100 tables: the slowest 1 % of round trips spent 3.3 ms between the
+   end of their command and the client's receipt, against 0.5 ms for the median). Frames and
+   their order are the same; a command's update and ack now leave in two writes instead of
+   one. Installed by `run_options("eventlet")`, for the server and the echo alike.
 
 Not patches, so they stay where they are: `server.sockets` registers its handlers on the
 python-socketio server itself (no Flask request context per message, about 15 % of the server's
@@ -132,6 +141,7 @@ def run_options(async_mode: str) -> dict[str, Any]:
 
         fast_websocket_unmask()
         coalesced_websocket_writes()
+        immediate_websocket_writes()
 
         class NoDelayProtocol(eventlet.wsgi.HttpProtocol):  # type: ignore[misc]
             def setup(self) -> None:
@@ -258,3 +268,40 @@ def coalesced_websocket_writes() -> None:
     Socket._websocket_handler = websocket_handler
     Socket.poll = coalescing_poll
     RFC6455WebSocket.send = frames_send
+
+
+# -- 7. a packet written at once when nothing waits before it -------------------------------------
+
+
+def immediate_websocket_writes() -> None:
+    """`Socket.send` writes the packet itself when the socket is an upgraded eventlet WebSocket
+    (`coalescing_ws`, set by (6)), its queue is empty and no frame is being written: every
+    packet sent before it has then left, so the order holds. Else, or if the write fails (the
+    writer then meets the same error and closes the connection), it is queued as before."""
+    from engineio.socket import Socket
+
+    if getattr(Socket.send, "immediate", False):
+        return
+    queued_send = Socket.send
+
+    def send(self: Any, pkt: Any) -> None:
+        ws = getattr(self, "coalescing_ws", None)
+        if (
+            ws is None
+            or not self.upgraded
+            or self.upgrading
+            or self.closed
+            or not self.queue.empty()
+            or ws._sendlock.locked()
+        ):
+            queued_send(self, pkt)
+            return
+        if not self.check_ping_timeout():
+            return
+        try:
+            ws.send(pkt.encode())
+        except Exception:  # a broken connection: the writer finds it out and closes it
+            self.queue.put(pkt)
+
+    send.immediate = True  # type: ignore[attr-defined]
+    Socket.send = send

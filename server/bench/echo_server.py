@@ -28,7 +28,11 @@ from flask_socketio import SocketIO  # noqa: E402
 
 def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]:
     app = Flask(__name__)
-    socketio = SocketIO(app, async_mode=async_mode, serializer=patches.json_packet())
+    # The game server's options (server/app.py): its codec, handlers run as their messages are
+    # read.
+    socketio = SocketIO(
+        app, async_mode=async_mode, serializer=patches.json_packet(), async_handlers=False
+    )
     versions: dict[str, int] = {}
 
     @app.get("/ping")

@@ -139,3 +139,74 @@ def test_a_lone_packet_and_a_socket_not_upgraded_are_left_as_they_are() -> None:
     two = [packet.Packet(packet.MESSAGE, data="2[1]"), packet.Packet(packet.NOOP)]
     assert _queued_socket(two, object(), upgraded=False).poll() == two
     assert _queued_socket(two, None).poll() == two
+
+
+def test_a_packet_with_nothing_queued_before_it_is_written_at_once_and_in_order() -> None:
+    """(7): `send` writes at once when the queue is empty and no write is under way; a packet
+    sent while another waits in the queue, or while a frame is being written, is queued
+    behind it, so the client reads every packet in the order it was sent."""
+    from engineio import packet
+
+    patches.coalesced_websocket_writes()
+    patches.immediate_websocket_writes()
+    websocket = _websocket()
+    server_end, client_end = socket.socketpair()
+    with server_end, client_end:
+        wire = _Wire(server_end)
+        ws = websocket(wire, {}, 13)
+        eio = _queued_socket([], ws)
+        first = packet.Packet(packet.MESSAGE, data='2["updates",{"v":1}]')
+        eio.send(first)
+        assert len(wire.writes) == 1 and eio.queue.empty()  # written, not queued
+
+        waiting = packet.Packet(packet.MESSAGE, data='2["updates",{"v":2}]')
+        eio.queue.put(waiting)  # one the writer has not taken yet
+        behind = packet.Packet(packet.MESSAGE, data="3[{}]")
+        eio.send(behind)
+        assert len(wire.writes) == 1  # queued behind it
+
+        ws._sendlock.acquire()  # a frame is being written (the writer, blocked in sendall)
+        try:
+            during = packet.Packet(packet.MESSAGE, data='2["table",{}]')
+            eio.send(during)
+        finally:
+            ws._sendlock.release()
+        assert len(wire.writes) == 1
+        for pkt in eio.poll():  # the writer's turn: what was queued, in order
+            ws.send(pkt.encode())
+        client = websocket(client_end, {}, 13, client=True)
+        sent = [first, waiting, behind, during]
+        assert [client.wait() for _ in sent] == [pkt.encode() for pkt in sent]
+
+
+def test_a_socket_not_upgraded_or_closed_still_queues_or_refuses() -> None:
+    from engineio import exceptions, packet
+
+    patches.immediate_websocket_writes()
+    pkt = packet.Packet(packet.MESSAGE, data="2[1]")
+    polling = _queued_socket([], object(), upgraded=False)
+    polling.send(pkt)
+    assert polling.queue.get(block=False) is pkt
+    server_end, client_end = socket.socketpair()
+    with server_end, client_end:
+        closed = _queued_socket([], _websocket()(_Wire(server_end), {}, 13))
+        closed.closed = True
+        with pytest.raises(exceptions.SocketIsClosedError):
+            closed.send(pkt)
+
+
+def test_the_echo_dispatches_messages_as_the_game_server_does() -> None:
+    """Both run each client's handlers in the greenthread that reads its messages (no new
+    greenthread per message): the echo is the same transport without the game."""
+    from eventstore import open_store
+    from server.app import create_app
+    from server.bench.echo_server import create_echo_app
+    from server.config import ServerConfig
+
+    store = open_store("memory://")
+    _app, game = create_app(ServerConfig(async_mode="threading"), store=store)
+    _echo_app, echo = create_echo_app("threading")
+    assert game.server.async_handlers is False
+    assert echo.server.async_handlers is game.server.async_handlers
+    assert echo.server.packet_class is game.server.packet_class
+    store.close()
