@@ -180,6 +180,8 @@ class Autopilot:
         pause = pause_point(TICK_SLICE_S)
         for entry in self.repo.entries():
             pause()
+            if entry.quiet == (entry.version, entry.table):
+                continue  # a game with no clock and no bot: nothing to do until it moves
             if not entry.live or not self.leases.holds(entry.match_id):
                 continue
             try:
@@ -207,6 +209,11 @@ class Autopilot:
                 entry.failed_timeout_version = version
             return
         bots = entry.table.bot_seats()
+        if not bots and not limit:
+            # Only a move or a table event (a bot seated, a seat claimed) can give this game
+            # something for the clock to do: skipped until then.
+            entry.quiet = (entry.version, entry.table)
+            return
         if not bots or now - entry.last_event_ms < self.pace_s(entry) * 1000:
             return
         if not all(self._at_table(entry, s, now) for s in (0, 1) if s not in bots):

@@ -71,6 +71,9 @@ class MatchEntry:
     pending_call: tuple[int, int, domain.Call, int] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
     last_rotation_version: int = 0  # the version of the last SeatsRotated (rotation tables)
+    # (version, table) at which the clock found a game with nothing to do (no time limit, no
+    # bot): `Autopilot.tick` skips the entry while both are the same.
+    quiet: tuple[int, Table] | None = None
     # When a client last asked for this match (loading it counts): an idle entry leaves memory.
     touched_ms: int = field(default_factory=lambda: now_ms())
 

@@ -8,6 +8,7 @@ import pytest
 import domain
 from eventstore import open_store
 from server.errors import InvalidInputError, NotFoundError, TooEarlyError
+from server.matches import now_ms
 from server.service import GameService
 from tests.unit.server.clock import Clock
 
@@ -204,3 +205,32 @@ def test_no_time_limit_means_none_even_for_a_preset_that_has_one() -> None:
     assert limit_of({"name": "A", "preset": "finnish", "move_time_limit_s": 45}) == 45
     with pytest.raises(InvalidInputError):  # whole seconds, as a JSON integer
         limit_of({"name": "A", "preset": "finnish", "move_time_limit_s": 30.5})
+
+
+def test_the_clock_skips_a_quiet_game_until_a_bot_takes_a_seat() -> None:
+    """A game with no time limit and no bot has nothing for the clock to do: a tick marks it
+    quiet and later ticks pass it by, until the table or the match moves. A bot that takes
+    over an absent player's seat (a table event) brings it back, and the bot plays."""
+    clock = Clock()
+    service, match_id, ann, _bob = _table(clock)
+    entry = service.repo.find(match_id)
+    assert entry.state is not None and entry.state.ruleset.move_time_limit_s is None
+    service.autopilot.tick()
+    assert entry.quiet == (entry.version, entry.table)
+    clock.ms += 61_000  # Bob never came: Ann hands his seat to a bot
+    service.lobby.claim(match_id, ann, "bot")
+    assert entry.quiet != (entry.version, entry.table)
+    # Ann moves until it is the bot's turn (each move a new version: ticked again).
+    for _ in range(200):
+        if entry.state.game.to_move == 1:
+            break
+        legal = [a.to_json() for a in domain.legal_actions(entry.state, 0)]
+        legal = [a for a in legal if a["do"] not in ("resign", "offer-draw", "call")]
+        # Ending the turn when she can (a discard), else any move: the bot's turn comes.
+        action = next((a for a in legal if a["do"] == "discard"), legal[0])
+        service.play.execute(match_id, ann, f"a{entry.version}", action)
+    assert entry.state.game.to_move == 1
+    before = entry.version
+    clock.ms = now_ms() + 60_000  # past the bot's pace (event times are the wall clock's)
+    service.autopilot.tick()
+    assert entry.version > before  # the bot moved
