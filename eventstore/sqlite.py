@@ -73,6 +73,16 @@ _INSERT_CHECKED = (
 _VERSION = "SELECT version FROM events WHERE stream = ? ORDER BY version DESC LIMIT 1"
 
 
+def _insert_one(db: sqlite3.Connection, checked: tuple[Any, ...]) -> int | None:
+    """The checked INSERT of one event: the version it wrote, or None if refused (the stream
+    is not at the expected version, or the event id is already stored)."""
+    try:
+        inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
+    except sqlite3.IntegrityError:  # the event id is already stored
+        return None
+    return int(inserted[0][0]) if inserted else None
+
+
 class SQLiteStore(EventStore):
     def __init__(
         self,
@@ -184,6 +194,21 @@ class SQLiteStore(EventStore):
         with self._lock:
             group = self._group
             leader = group is None
+            if leader and len(events) == 1 and not self._company_expected():
+                # Nobody is expected to join: the one-statement append, its own transaction
+                # (BEGIN and COMMIT cost a third of a lone append's CPU).
+                self._alone += 1
+                self.group_stats["commits"] += 1
+                try:
+                    version = _insert_one(db, _checked(stream, events[0], expected, now_ms))
+                    if version is not None:
+                        return version
+                    row = db.execute(_VERSION, (stream,)).fetchone()
+                    existing = self._existing([e.event_id for e in events])
+                except sqlite3.Error as exc:
+                    raise self._translated(exc) from exc
+                conflict = ConcurrencyError(stream, expected, 0 if row is None else int(row[0]))
+                return self._resolve_retry(stream, events, existing, conflict)
             try:
                 if group is None:
                     db.execute("BEGIN IMMEDIATE")
@@ -261,11 +286,7 @@ class SQLiteStore(EventStore):
         undone alone)."""
         checked = _checked(stream, events[0], expected, now_ms)
         if len(events) == 1:
-            try:
-                inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
-            except sqlite3.IntegrityError:  # the event id is already stored
-                return None
-            return int(inserted[0][0]) if inserted else None
+            return _insert_one(db, checked)
         db.execute("SAVEPOINT batch")
         written: int | None = None
         try:
@@ -293,12 +314,9 @@ class SQLiteStore(EventStore):
         with self._lock:
             try:
                 if len(events) == 1:
-                    try:
-                        inserted = db.execute(_INSERT_CHECKED, checked).fetchall()
-                    except sqlite3.IntegrityError:  # the event id is already stored
-                        inserted = []
-                    if inserted:
-                        return int(inserted[0][0])
+                    version = _insert_one(db, checked)
+                    if version is not None:
+                        return version
                 else:
                     db.execute("BEGIN IMMEDIATE")
                     try:

@@ -307,3 +307,35 @@ def test_a_lone_writer_stops_waiting_for_company_and_probes_now_and_then(
         assert waits == [1]
     finally:
         store.close()
+
+
+def test_a_lone_append_that_expects_no_company_is_one_statement_refused_as_any(
+    tmp_path: Path,
+) -> None:
+    """When no group is open and none is expected to form, a one-event append is the single
+    checked INSERT, with no transaction around it: it writes, refuses a version conflict with
+    the stream's actual version, and answers a retry of a stored event with its version, like
+    any append; a batch still goes through a group."""
+    from eventstore import sqlite as backend
+
+    store = _group_store(tmp_path)
+    try:
+        store._alone = backend.PROBE_EVERY * 10 + 1  # a long quiet spell, not a probe
+        commits = store.group_stats["commits"]
+        statements: list[str] = []
+        store._db.set_trace_callback(statements.append)
+        assert store.append("s", _new(1, "a"), NO_STREAM) == 1
+        assert not any(s.startswith(("BEGIN", "COMMIT")) for s in statements)
+        assert store.append("s", _new(1, "a"), NO_STREAM) == 1  # the same event again: a retry
+        with pytest.raises(ConcurrencyError) as refused:
+            store.append("s", _new(1, "b"), NO_STREAM)
+        assert refused.value.actual_version == 1
+        assert not store._db.in_transaction and store._group is None
+        assert store.group_stats["commits"] == commits + 3
+        statements.clear()
+        assert store.append("s", _new(2, "c"), 1) == 3  # a batch: a transaction of its own
+        assert any(s.startswith("BEGIN") for s in statements)
+        store._db.set_trace_callback(None)
+        assert [e.event_id for e in store.read("s")] == ["a-0", "c-0", "c-1"]
+    finally:
+        store.close()
