@@ -42,9 +42,11 @@ its figure.
    the writer's turn came, behind every greenthread already ready: at human pace, when a few
    commands arrive together, each command's update left only after all of them had been
    decided (measured at 100 tables: the slowest 1 % of round trips spent 3.3 ms between the
-   end of their command and the client's receipt, against 0.5 ms for the median). Frames and
-   their order are the same; a command's update and ack now leave in two writes instead of
-   one. Installed by `run_options("eventlet")`, for the server and the echo alike.
+   end of their command and the client's receipt, against 0.5 ms for the median). The write
+   never waits for room: what a slow (or stalled) client's connection does not take at once is
+   queued for the writer as frame bytes. Frames and their order are the same; a command's
+   update and ack now leave in two writes instead of one. Installed by
+   `run_options("eventlet")`, for the server and the echo alike.
 
 Not patches, so they stay where they are: `server.sockets` registers its handlers on the
 python-socketio server itself (no Flask request context per message, about 15 % of the server's
@@ -255,7 +257,10 @@ def coalesced_websocket_writes() -> None:
             return packets
         # What `send` does with each packet (a text or binary frame, compressed if the client
         # asked for it), in order: a compressor's shared context sees the same sequence.
-        frames = b"".join(ws._pack_message(p.encode(), masked=ws.client) for p in packets)
+        frames = b"".join(
+            p.frames if type(p) is _PackedBatch else ws._pack_message(p.encode(), masked=ws.client)
+            for p in packets
+        )
         return [_PackedBatch(Frames(frames))]
 
     def frames_send(self: Any, message: Any, **kw: Any) -> None:
@@ -276,8 +281,11 @@ def coalesced_websocket_writes() -> None:
 def immediate_websocket_writes() -> None:
     """`Socket.send` writes the packet itself when the socket is an upgraded eventlet WebSocket
     (`coalescing_ws`, set by (6)), its queue is empty and no frame is being written: every
-    packet sent before it has then left, so the order holds. Else, or if the write fails (the
-    writer then meets the same error and closes the connection), it is queued as before."""
+    packet sent before it has then left, so the order holds. The write never waits: what the
+    connection does not take at once (a client that reads slowly, or not at all) is queued for
+    the writer as frame bytes, and the sender goes on; so a command publishing to such a client
+    under its match's lock is not held by it. Else, or if the write fails (the writer then meets
+    the same error and closes the connection), the packet is queued as before."""
     from engineio.socket import Socket
 
     if getattr(Socket.send, "immediate", False):
@@ -298,10 +306,23 @@ def immediate_websocket_writes() -> None:
             return
         if not self.check_ping_timeout():
             return
-        try:
-            ws.send(pkt.encode())
-        except Exception:  # a broken connection: the writer finds it out and closes it
-            self.queue.put(pkt)
+        frame = ws._pack_message(pkt.encode(), masked=ws.client)
+        sent = _send_without_waiting(ws.socket, frame)
+        if sent < len(frame):
+            self.queue.put(_PackedBatch(Frames(frame[sent:])))
 
     send.immediate = True  # type: ignore[attr-defined]
     Socket.send = send
+
+
+def _send_without_waiting(sock: Any, data: bytes) -> int:
+    """Bytes of `data` the connection took at once (a green socket's own non-blocking socket,
+    `fd`, written directly: eventlet's `sendall` would wait for room)."""
+    raw = getattr(sock, "fd", sock)
+    try:
+        sent: int = raw.send(data)
+    except (BlockingIOError, InterruptedError):
+        return 0
+    except OSError:  # a broken connection: the writer meets it too, and closes the socket
+        return 0
+    return sent

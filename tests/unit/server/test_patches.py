@@ -89,10 +89,17 @@ class _Wire:
     def __init__(self, peer: socket.socket) -> None:
         self.peer = peer
         self.writes: list[bytes] = []
+        self.waited = 0  # sendall calls: writes that may wait for room
 
     def sendall(self, data: bytes) -> None:
+        self.waited += 1
         self.writes.append(bytes(data))
         self.peer.sendall(data)
+
+    def send(self, data: bytes) -> int:  # what the immediate write (7) calls, never waiting
+        sent = self.peer.send(data)
+        self.writes.append(bytes(data[:sent]))
+        return sent
 
 
 def _queued_socket(packets: list[Any], websocket: Any, *, upgraded: bool = True) -> Any:
@@ -210,3 +217,37 @@ def test_the_echo_dispatches_messages_as_the_game_server_does() -> None:
     assert echo.server.async_handlers is game.server.async_handlers
     assert echo.server.packet_class is game.server.packet_class
     store.close()
+
+
+def test_a_client_that_does_not_read_never_holds_the_sender() -> None:
+    """(7) writes what the connection takes at once and queues the rest of the frame for the
+    writer: a command that publishes to a stalled client goes on at once, and the client,
+    once it reads, gets every frame whole and in order."""
+    import threading
+
+    from engineio import packet
+
+    patches.coalesced_websocket_writes()
+    patches.immediate_websocket_writes()
+    websocket = _websocket()
+    server_end, client_end = socket.socketpair()
+    with server_end, client_end:
+        server_end.setblocking(False)  # as eventlet keeps every socket
+        wire = _Wire(server_end)
+        ws = websocket(wire, {}, 13)
+        eio = _queued_socket([], ws)
+        big = packet.Packet(packet.MESSAGE, data="2" + "x" * 5_000_000)
+        small = packet.Packet(packet.MESSAGE, data="3[1]")
+        eio.send(big)  # far more than the connection holds: returns at once, nobody reads
+        assert not eio.queue.empty()
+        eio.send(small)  # behind the rest of `big`
+        assert wire.waited == 0 and wire.writes  # part of `big` written, without waiting
+        received: list[bytes] = []
+        client = websocket(client_end, {}, 13, client=True)
+        reader = threading.Thread(target=lambda: received.extend([client.wait(), client.wait()]))
+        reader.start()
+        server_end.setblocking(True)  # the writer's sendall may wait; the reader drains
+        for pkt in eio.poll():
+            ws.send(pkt.encode())
+        reader.join(30)
+        assert received == [big.encode(), small.encode()]
