@@ -4,10 +4,12 @@ that has not monkey-patched."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -115,15 +117,21 @@ def _queued_socket(packets: list[Any], websocket: Any, *, upgraded: bool = True)
     return eio
 
 
-def test_queued_packets_go_out_in_one_write_that_a_client_reads_as_they_were() -> None:
-    from engineio import packet
-
-    patches.coalesced_websocket_writes()
+@contextlib.contextmanager
+def _connection() -> Iterator[tuple[_Wire, Any, Any]]:
+    """A server WebSocket writing through a recording wire, and the client's end of it."""
     websocket = _websocket()
     server_end, client_end = socket.socketpair()
     with server_end, client_end:
         wire = _Wire(server_end)
-        ws = websocket(wire, {}, 13)
+        yield wire, websocket(wire, {}, 13), websocket(client_end, {}, 13, client=True)
+
+
+def test_queued_packets_go_out_in_one_write_that_a_client_reads_as_they_were() -> None:
+    from engineio import packet
+
+    patches.coalesced_websocket_writes()
+    with _connection() as (wire, ws, client):
         sent = [
             packet.Packet(packet.MESSAGE, data='2["update",{"version":7,"view":null}]'),
             packet.Packet(packet.MESSAGE, data='3["é", {"ok":true}]' + "x" * 70_000),
@@ -133,7 +141,6 @@ def test_queued_packets_go_out_in_one_write_that_a_client_reads_as_they_were() -
         for pkt in eio.poll():  # what engineio's writer does with what it polled
             ws.send(pkt.encode())
         assert len(wire.writes) == 1
-        client = websocket(client_end, {}, 13, client=True)
         assert [client.wait() for _ in sent] == [pkt.encode() for pkt in sent]
 
 
@@ -156,11 +163,7 @@ def test_a_packet_with_nothing_queued_before_it_is_written_at_once_and_in_order(
 
     patches.coalesced_websocket_writes()
     patches.immediate_websocket_writes()
-    websocket = _websocket()
-    server_end, client_end = socket.socketpair()
-    with server_end, client_end:
-        wire = _Wire(server_end)
-        ws = websocket(wire, {}, 13)
+    with _connection() as (wire, ws, client):
         eio = _queued_socket([], ws)
         first = packet.Packet(packet.MESSAGE, data='2["updates",{"v":1}]')
         eio.send(first)
@@ -181,7 +184,6 @@ def test_a_packet_with_nothing_queued_before_it_is_written_at_once_and_in_order(
         assert len(wire.writes) == 1
         for pkt in eio.poll():  # the writer's turn: what was queued, in order
             ws.send(pkt.encode())
-        client = websocket(client_end, {}, 13, client=True)
         sent = [first, waiting, behind, during]
         assert [client.wait() for _ in sent] == [pkt.encode() for pkt in sent]
 
@@ -194,9 +196,8 @@ def test_a_socket_not_upgraded_or_closed_still_queues_or_refuses() -> None:
     polling = _queued_socket([], object(), upgraded=False)
     polling.send(pkt)
     assert polling.queue.get(block=False) is pkt
-    server_end, client_end = socket.socketpair()
-    with server_end, client_end:
-        closed = _queued_socket([], _websocket()(_Wire(server_end), {}, 13))
+    with _connection() as (_wire, ws, _client):
+        closed = _queued_socket([], ws)
         closed.closed = True
         with pytest.raises(exceptions.SocketIsClosedError):
             closed.send(pkt)
@@ -229,12 +230,8 @@ def test_a_client_that_does_not_read_never_holds_the_sender() -> None:
 
     patches.coalesced_websocket_writes()
     patches.immediate_websocket_writes()
-    websocket = _websocket()
-    server_end, client_end = socket.socketpair()
-    with server_end, client_end:
-        server_end.setblocking(False)  # as eventlet keeps every socket
-        wire = _Wire(server_end)
-        ws = websocket(wire, {}, 13)
+    with _connection() as (wire, ws, client):
+        wire.peer.setblocking(False)  # as eventlet keeps every socket
         eio = _queued_socket([], ws)
         big = packet.Packet(packet.MESSAGE, data="2" + "x" * 5_000_000)
         small = packet.Packet(packet.MESSAGE, data="3[1]")
@@ -243,10 +240,9 @@ def test_a_client_that_does_not_read_never_holds_the_sender() -> None:
         eio.send(small)  # behind the rest of `big`
         assert wire.waited == 0 and wire.writes  # part of `big` written, without waiting
         received: list[bytes] = []
-        client = websocket(client_end, {}, 13, client=True)
         reader = threading.Thread(target=lambda: received.extend([client.wait(), client.wait()]))
         reader.start()
-        server_end.setblocking(True)  # the writer's sendall may wait; the reader drains
+        wire.peer.setblocking(True)  # the writer's sendall may wait; the reader drains
         for pkt in eio.poll():
             ws.send(pkt.encode())
         reader.join(30)
