@@ -189,8 +189,7 @@ class SQLiteStore(EventStore):
         db = self._db
         now_ms = int(time.time() * 1000)
         version: int | None = None
-        actual = 0
-        existing: list[Existing] = []
+        refusal: tuple[list[Existing], ConcurrencyError] | None = None
         with self._lock:
             group = self._group
             leader = group is None
@@ -203,12 +202,10 @@ class SQLiteStore(EventStore):
                     version = _insert_one(db, _checked(stream, events[0], expected, now_ms))
                     if version is not None:
                         return version
-                    row = db.execute(_VERSION, (stream,)).fetchone()
-                    existing = self._existing([e.event_id for e in events])
+                    refusal = self._refusal(stream, events, expected)
                 except sqlite3.Error as exc:
                     raise self._translated(exc) from exc
-                conflict = ConcurrencyError(stream, expected, 0 if row is None else int(row[0]))
-                return self._resolve_retry(stream, events, existing, conflict)
+                return self._resolve_retry(stream, events, *refusal)
             try:
                 if group is None:
                     db.execute("BEGIN IMMEDIATE")
@@ -219,9 +216,7 @@ class SQLiteStore(EventStore):
                     group.joined += 1
                 version = self._insert_in_transaction(db, stream, events, expected, now_ms)
                 if version is None:  # refused: a version conflict or an id already stored
-                    row = db.execute(_VERSION, (stream,)).fetchone()
-                    actual = 0 if row is None else int(row[0])
-                    existing = self._existing([e.event_id for e in events])
+                    refusal = self._refusal(stream, events, expected)
             except sqlite3.Error as exc:
                 if leader and group is not None:  # its own, and nobody has joined yet
                     self._group = None
@@ -240,10 +235,21 @@ class SQLiteStore(EventStore):
             group.done.wait()
         if group.error is not None:
             raise StoreUnavailableError(group.error)
-        if version is None:
-            conflict = ConcurrencyError(stream, expected, actual)
-            return self._resolve_retry(stream, events, existing, conflict)
+        if refusal is not None:
+            return self._resolve_retry(stream, events, *refusal)
+        assert version is not None
         return version
+
+    def _refusal(
+        self, stream: str, events: list[PreparedEvent], expected: int
+    ) -> tuple[list[Existing], ConcurrencyError]:
+        """After a refused insert, under the lock: which of the batch's ids are stored already,
+        and the conflict with the stream's actual version (`_resolve_retry` tells a retry of a
+        stored batch from a real conflict with these)."""
+        row = self._db.execute(_VERSION, (stream,)).fetchone()
+        actual = 0 if row is None else int(row[0])
+        existing = self._existing([e.event_id for e in events])
+        return existing, ConcurrencyError(stream, expected, actual)
 
     def _company_expected(self) -> bool:
         """Whether a new group waits for others: unless the last ALONE_BEFORE_SKIP groups had
@@ -334,13 +340,10 @@ class SQLiteStore(EventStore):
                             db.execute("ROLLBACK")
                         raise
                 # Refused: a version conflict or an id already stored. Find out which.
-                row = db.execute(_VERSION, (stream,)).fetchone()
-                actual = 0 if row is None else int(row[0])
-                existing = self._existing([e.event_id for e in events])
+                refusal = self._refusal(stream, events, expected)
             except sqlite3.Error as exc:
                 raise self._translated(exc) from exc
-        conflict = ConcurrencyError(stream, expected, actual)
-        return self._resolve_retry(stream, events, existing, conflict)
+        return self._resolve_retry(stream, events, *refusal)
 
     def _copy_in(self, rows: list[Row]) -> None:
         db = self._db

@@ -5,7 +5,6 @@ domain's events. A `Table` is the fold of that stream; it survives a restart lik
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import secrets
@@ -54,10 +53,7 @@ def new_seat_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-@functools.lru_cache(maxsize=4096)
 def hash_token(token: str) -> str:
-    # Kept for the tokens in use: a command checks its token twice, and with OpenSSL 3 each new
-    # sha256 costs some microseconds (1.5 % of the server's CPU at human pace).
     # surrogatepass: a client may send a lone surrogate ("\ud800" in JSON); it hashes to what
     # no seat holds instead of failing. Every other string hashes as plain UTF-8.
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()

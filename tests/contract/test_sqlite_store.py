@@ -82,7 +82,10 @@ class _Joining:
         self.store._let_others_join = lambda: None  # type: ignore[method-assign]
 
 
-def _in_threads(*calls: Callable[[], object]) -> tuple[list[threading.Thread], list[object]]:
+def _in_one_group(store: SQLiteStore, *calls: Callable[[], object]) -> list[object]:
+    """Run `calls` in threads of their own, the first append's group waiting until the others
+    have joined it (`_Joining`), and return each one's result (or what it raised)."""
+    _Joining(store, len(calls) - 1)
     results: list[object] = [None] * len(calls)
 
     def run(i: int) -> None:
@@ -94,7 +97,9 @@ def _in_threads(*calls: Callable[[], object]) -> tuple[list[threading.Thread], l
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
     for thread in threads:
         thread.start()
-    return threads, results
+    for thread in threads:
+        thread.join(20)
+    return results
 
 
 def _group_store(tmp_path: Path) -> SQLiteStore:
@@ -114,16 +119,14 @@ def test_appends_that_join_a_group_share_its_commit_and_a_refused_one_alone_fail
     try:
         store.append("taken", _new(1, "t"), NO_STREAM)
         commits = store.group_stats["commits"]
-        _Joining(store, 4)
-        threads, results = _in_threads(
+        results = _in_one_group(
+            store,
             lambda: store.append("a", _new(2, "a"), NO_STREAM),  # the leader
             lambda: store.append("b", _new(1, "b"), NO_STREAM),
             lambda: store.append("c", _new(3, "c"), NO_STREAM),
             lambda: store.append("taken", _new(2, "x"), NO_STREAM),  # a version conflict
             lambda: store.append("taken", _new(1, "t"), NO_STREAM),  # a retry of a stored one
         )
-        for thread in threads:
-            thread.join(20)
         assert results[:3] == [2, 1, 3]
         assert isinstance(results[3], ConcurrencyError) and results[3].actual_version == 1
         assert results[4] == 1
@@ -154,13 +157,11 @@ def test_a_failed_group_commit_fails_every_append_of_the_group_and_keeps_nothing
                 return real.execute(sql, *args)
 
         store._db = FailingCommit()  # type: ignore[assignment]
-        _Joining(store, 1)
-        threads, results = _in_threads(
+        results = _in_one_group(
+            store,
             lambda: store.append("a", _new(1, "a"), NO_STREAM),
             lambda: store.append("b", _new(2, "b"), NO_STREAM),
         )
-        for thread in threads:
-            thread.join(20)
         store._db = real
         for result in results:
             assert isinstance(result, StoreUnavailableError) and "commit failed" in str(result)
@@ -293,13 +294,11 @@ def test_a_lone_writer_stops_waiting_for_company_and_probes_now_and_then(
         assert len(waits) == expected < 40
         # A probe that finds company: waiting goes on for every group after it.
         store._alone = probe * 10
-        _Joining(store, 1)
-        threads, results = _in_threads(
+        results = _in_one_group(
+            store,
             lambda: store.append("x", _new(1, "x"), NO_STREAM),
             lambda: store.append("y", _new(1, "y"), NO_STREAM),
         )
-        for thread in threads:
-            thread.join(20)
         assert results == [1, 1] and store._alone == 0
         waits.clear()
         store._let_others_join = lambda: waits.append(1)  # type: ignore[method-assign]
