@@ -20,7 +20,7 @@ from server.bots import RandomLegalBot
 from server.leases import Leases
 from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository, SeatBot
-from server.pauses import pause_point
+from server.pauses import HOUSEKEEPING_SLICE_S, pause_point
 from server.presence import Presence, TableOf
 from server.testbots import TEST_BOTS, FaultyBot, make_test_bot
 
@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 
 # Bounds the follow-up loop (next game, forfeits): a bug must not spin forever.
 _MAX_FOLLOW_UPS = 20
-TICK_SLICE_S = 0.001  # the longest a tick keeps the loop before it lets other work run
 
 
 class Autopilot:
@@ -176,8 +175,8 @@ class Autopilot:
         now = self.clock()
         # A tick visits every live match, and deals or plays for some: with a few hundred
         # tables it took up to 5 ms, a stop of the loop ten times a second. It lets the loop
-        # go every TICK_SLICE_S (docs/benchmarks.md, figure (b)).
-        pause = pause_point(TICK_SLICE_S)
+        # go every HOUSEKEEPING_SLICE_S (docs/benchmarks.md, figure (b)).
+        pause = pause_point(HOUSEKEEPING_SLICE_S)
         for entry in self.repo.entries():
             pause()
             if entry.quiet == (entry.version, entry.table):

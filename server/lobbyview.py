@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eventstore import EventStore
-from server.pauses import pause_point
+from server.pauses import HOUSEKEEPING_SLICE_S, pause_point
 from server.tables import TABLE_OPENED, RematchAnswer, Seat, Table, evolve_table
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,6 @@ _GAME_ENDS = ("GameWon", "GameStalemated", "GameResigned")
 # figure (b)): a second's events, read 500 at a time, stopped the loop for 2-5 ms each second;
 # 100 at a time (under a millisecond each) cost more queries only when rebuilding from scratch.
 READ_BATCH = 100
-SAVE_SLICE_S = 0.001  # the longest a save keeps the loop before it lets it go
 
 
 @dataclass
@@ -205,7 +204,7 @@ class LobbyProjection:
         encoded again."""
         if self.path is None:
             return
-        pause = pause_point(SAVE_SLICE_S)
+        pause = pause_point(HOUSEKEEPING_SLICE_S)
         with self._lock:  # catch_up waits; moves never take this lock
             if self.position == self._saved_position:
                 return

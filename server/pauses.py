@@ -12,6 +12,10 @@ from collections.abc import Callable
 
 # How long a replay build (or other long work) keeps the event loop before it lets it go.
 SLICE_S = 0.003
+# The same for the server's own housekeeping beside the moves (the clock's tick over every
+# table, the lobby's save): at human pace a stop of a few milliseconds, ten times a second,
+# showed in the moves' slowest round trips (docs/benchmarks.md, figure (b)).
+HOUSEKEEPING_SLICE_S = 0.001
 
 
 def pause_point(slice_s: float = SLICE_S) -> Callable[[], None]:
