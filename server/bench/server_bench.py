@@ -61,6 +61,14 @@ def _rank(action: dict[str, Any]) -> int:
     return 2 if do in ("turn", "discard", "pass") else 3
 
 
+def choose_action(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A bench seat's next command in `view` (None: nothing to do), the same for every run."""
+    if not view or view.get("over"):
+        return None
+    legal = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
+    return min(legal, key=_rank) if legal else None
+
+
 @dataclass
 class Stats:
     rtts: list[float] = field(default_factory=list)
@@ -172,11 +180,7 @@ class BenchClient:
         return ack
 
     def my_action(self) -> dict[str, Any] | None:
-        view = self.view
-        if not view or view.get("over"):
-            return None
-        legal = [a for a in view.get("legal", []) if a.get("do") not in _NEVER]
-        return min(legal, key=_rank) if legal else None
+        return choose_action(self.view)
 
     async def think(self) -> None:
         if self.think_s:
@@ -683,6 +687,14 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     help="Sample the server process's CPU time (server/bench/cpuprofile.py) and write its "
     "collapsed stacks here when it stops (every phase of the run, setup included).",
 )
+@click.option(
+    "--floor-moves",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="(c)'s floor: moves of the same games played in this process with no transport "
+    "(server/bench/floor.py), the game's own CPU per move; 0 skips it.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -705,6 +717,7 @@ def server(
     nodes: int | None,
     message_queue: str,
     profile_path: str | None,
+    floor_moves: int,
     as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
@@ -814,6 +827,7 @@ def server(
         startup = None
         if startup_matches:
             startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)
+    floor = _floor_figure(games, floor_moves, rounds_out) if floor_moves else None
     # The round with the median ratio is the result; every round is kept in the JSON. (c) is
     # the median of the rounds' own CPU ratios (the median round's can be any of them).
     middle = sorted(rounds_out, key=lambda r: float(r["ratio_to_echo"]))[len(rounds_out) // 2]
@@ -832,6 +846,7 @@ def server(
         "stall": stall,
         "pace": pace,
         "startup": startup,
+        "floor": floor,
         # Issue 14's four figures, each against its baseline of this run, and their targets.
         "figures": {
             "a_stall_p99_ratio": None if stall is None else stall["ratio"],
@@ -873,6 +888,20 @@ def server(
     _print_figures(result)
 
 
+def _floor_figure(games: int, moves: int, rounds_out: list[dict[str, Any]]) -> dict[str, Any]:
+    """The game's own CPU per move, played in this process with no transport (after the servers
+    have stopped), and the least (c) could be with it: (echo + game work) / echo, were the
+    server's transport to cost exactly what the echo's does."""
+    from server.bench.floor import game_work
+
+    work = game_work(tables=games, moves=moves, warmup=max(moves // 5, 1))
+    echo_cpus = [r["echo"]["cpu_ms_per_move"] for r in rounds_out if r["echo"]["cpu_ms_per_move"]]
+    echo_cpu = statistics.median(echo_cpus) if echo_cpus else None
+    work["echo_cpu_ms_per_message"] = echo_cpu
+    work["c_floor_ratio"] = (echo_cpu + work["cpu_ms_per_move"]) / echo_cpu if echo_cpu else None
+    return work
+
+
 TARGETS = {
     "a_stall_p99_ratio": 2.0,
     "b_pace_p99_ratio": 1.5,
@@ -906,6 +935,15 @@ def _print_figures(result: dict[str, Any]) -> None:
             f"(first start, projection built: {startup['start_s_history_cold']:.2f} s); "
             f"empty store {startup['start_s_empty']:.2f} s, "
             f"{startup['rss_kib_empty'] / 1024:.0f} MiB"
+        )
+    floor = result["floor"]
+    if floor is not None:
+        least = floor["c_floor_ratio"]
+        click.echo(
+            f"(c)'s floor: the game's own work, {floor['tables']} tables played in this process "
+            f"with no transport, {floor['cpu_ms_per_move']:.3f} ms of CPU per move; with the "
+            f"echo's transport (median {floor['echo_cpu_ms_per_message'] or 0:.3f} ms) (c) would "
+            f"be at least {'?' if least is None else f'{least:.2f}'}"
         )
     for key, value in result["figures"].items():
         if value is None:

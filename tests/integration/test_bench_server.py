@@ -17,7 +17,8 @@ def test_bench_server_prints_one_json_object() -> None:
     command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
                "--seconds", "1", "--warmup", "0.5", "--long-events", "150",
                "--pace-think-ms", "50", "--startup-matches", "3", "--startup-events", "60",
-               "--startup-rounds", "1", "--long-moves-per-s", "5", "--json"]  # fmt: skip
+               "--startup-rounds", "1", "--long-moves-per-s", "5", "--floor-moves", "40",
+               "--json"]  # fmt: skip
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -37,6 +38,12 @@ def test_bench_server_prints_one_json_object() -> None:
     assert stall["long_match_events_appended"] > 0 and result["read_workers"] == 1
     assert result["startup"]["matches"] == 3 and result["startup"]["events"] > 3 * 60
     assert result["pace"]["server"]["moves_per_s"] > 0
+    # (c)'s floor: the same games' moves in the benchmark's process, with no transport.
+    floor = result["floor"]
+    assert floor["moves"] == 40 and floor["refused"] == 0 and floor["cpu_ms_per_move"] > 0
+    assert floor["c_floor_ratio"] == pytest.approx(
+        1 + floor["cpu_ms_per_move"] / floor["echo_cpu_ms_per_message"]
+    )
 
 
 @pytest.mark.slow
@@ -44,7 +51,8 @@ def test_bench_server_profiles_the_server_process(tmp_path: Path) -> None:
     out = tmp_path / "stacks.txt"
     command = [sys.executable, "-m", "server", "bench", "server", "--games", "2",
                "--seconds", "2", "--warmup", "0.5", "--long-events", "0", "--pace-think-ms", "0",
-               "--startup-matches", "0", "--profile", str(out), "--json"]  # fmt: skip
+               "--startup-matches", "0", "--floor-moves", "0", "--profile", str(out),
+               "--json"]  # fmt: skip
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1])["server"]["moves_per_s"] > 0
