@@ -827,7 +827,7 @@ def server(
         startup = None
         if startup_matches:
             startup = _startup_figure(tmp_path, startup_matches, startup_events, startup_rounds)
-    floor = _floor_figure(games, floor_moves, rounds_out) if floor_moves else None
+    floor = _floor_figure(games, floor_moves, rounds_out, pace) if floor_moves else None
     # The round with the median ratio is the result; every round is kept in the JSON. (c) is
     # the median of the rounds' own CPU ratios (the median round's can be any of them).
     middle = sorted(rounds_out, key=lambda r: float(r["ratio_to_echo"]))[len(rounds_out) // 2]
@@ -888,17 +888,40 @@ def server(
     _print_figures(result)
 
 
-def _floor_figure(games: int, moves: int, rounds_out: list[dict[str, Any]]) -> dict[str, Any]:
+def _floor_figure(
+    games: int, moves: int, rounds_out: list[dict[str, Any]], pace: dict[str, Any] | None
+) -> dict[str, Any]:
     """The game's own CPU per move, played in this process with no transport (after the servers
     have stopped), and the least (c) could be with it: (echo + game work) / echo, were the
-    server's transport to cost exactly what the echo's does."""
+    server's transport to cost exactly what the echo's does. With the human-pace phases, (b)'s
+    model (server/bench/queueing.py) fed from them: the CPU per command (b) would allow, against
+    the least a command can cost (the echo's CPU per message at pace + the game's work)."""
     from server.bench.floor import game_work
+    from server.bench.queueing import p99_ms, service_for_p99
 
     work = game_work(tables=games, moves=moves, warmup=max(moves // 5, 1))
     echo_cpus = [r["echo"]["cpu_ms_per_move"] for r in rounds_out if r["echo"]["cpu_ms_per_move"]]
     echo_cpu = statistics.median(echo_cpus) if echo_cpus else None
     work["echo_cpu_ms_per_message"] = echo_cpu
     work["c_floor_ratio"] = (echo_cpu + work["cpu_ms_per_move"]) / echo_cpu if echo_cpu else None
+    work["b_model"] = None
+    if pace is not None and pace["server"]["cpu_ms_per_move"] and pace["echo"]["cpu_ms_per_move"]:
+        mine, echo = pace["server"], pace["echo"]
+        # Outside the server: the echo's median round trip less its own CPU per message.
+        outside = max(echo["p50_ms"] - echo["cpu_ms_per_move"], 0.0)
+        rate = mine["moves_per_s"]
+        work["b_model"] = {
+            "outside_ms": outside,
+            "server_p99_ms_measured": mine["p99_ms"],
+            "server_p99_ms_modelled": p99_ms(rate, mine["cpu_ms_per_move"], outside),
+            "echo_p99_ms_measured": echo["p99_ms"],
+            "echo_p99_ms_modelled": p99_ms(echo["moves_per_s"], echo["cpu_ms_per_move"], outside),
+            "cpu_ms_per_command_measured": mine["cpu_ms_per_move"],
+            "cpu_ms_per_command_allowed": service_for_p99(
+                rate, TARGETS["b_pace_p99_ratio"] * echo["p99_ms"], outside
+            ),
+            "cpu_ms_per_command_least": echo["cpu_ms_per_move"] + work["cpu_ms_per_move"],
+        }
     return work
 
 
@@ -945,6 +968,19 @@ def _print_figures(result: dict[str, Any]) -> None:
             f"echo's transport (median {floor['echo_cpu_ms_per_message'] or 0:.3f} ms) (c) would "
             f"be at least {'?' if least is None else f'{least:.2f}'}"
         )
+        model = floor["b_model"]
+        if model is not None:
+            allowed = model["cpu_ms_per_command_allowed"]
+            click.echo(
+                f"(b)'s model (Poisson arrivals, exponential service): p99 server "
+                f"{model['server_p99_ms_modelled']:.2f} ms (measured "
+                f"{model['server_p99_ms_measured']:.2f}), echo "
+                f"{model['echo_p99_ms_modelled']:.2f} ms (measured "
+                f"{model['echo_p99_ms_measured']:.2f}); (b) would allow "
+                f"{'nothing' if allowed is None else f'{allowed:.2f} ms'} of CPU per command at "
+                f"pace: measured {model['cpu_ms_per_command_measured']:.2f} ms, the least "
+                f"(echo's + the game's work) {model['cpu_ms_per_command_least']:.2f} ms"
+            )
     for key, value in result["figures"].items():
         if value is None:
             continue

@@ -44,6 +44,9 @@ def test_bench_server_prints_one_json_object() -> None:
     assert floor["c_floor_ratio"] == pytest.approx(
         1 + floor["cpu_ms_per_move"] / floor["echo_cpu_ms_per_message"]
     )
+    model = floor["b_model"]
+    assert model["cpu_ms_per_command_least"] > floor["cpu_ms_per_move"]
+    assert model["server_p99_ms_modelled"] > model["outside_ms"]
 
 
 @pytest.mark.slow
