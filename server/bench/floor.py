@@ -73,9 +73,13 @@ class _Encoding:
         return None
 
 
-def game_work(tables: int = 100, moves: int = 20_000, warmup: int = 2_000) -> dict[str, Any]:
+def game_work(
+    tables: int = 100, moves: int = 20_000, warmup: int = 2_000, cold_mib: int = 0
+) -> dict[str, Any]:
     """Play `warmup` and then `moves` moves round-robin over `tables` tables; the CPU time of
-    the timed calls per move, in ms."""
+    the timed calls per move, in ms. With `cold_mib`, that many MiB are written before each
+    move (untimed), so that each starts with its data and code out of the core's own caches, as
+    a server's command does at human pace, when other processes ran since the last one."""
     from eventstore import open_store
     from server import schemas
     from server.app import _store_options
@@ -96,6 +100,8 @@ def game_work(tables: int = 100, moves: int = 20_000, warmup: int = 2_000) -> di
             for ticket in (opened, joined):
                 assert ticket["seat_token"] is not None and ticket["seat"] is not None
                 seats.append((ticket["match_id"], ticket["seat_token"], ticket["seat"]))
+        sweep = bytearray(cold_mib * 1024 * 1024)
+        ones = b"\x01" * (len(sweep) // 64)
         played = cpu = 0.0
         refused = 0
         done = 0
@@ -120,6 +126,8 @@ def game_work(tables: int = 100, moves: int = 20_000, warmup: int = 2_000) -> di
                     "command_id": uuid.uuid4().hex,
                     "action": action,
                 }
+                if sweep:
+                    sweep[::64] = ones  # one write per cache line
                 started = time.process_time()
                 try:
                     data = schemas.load_command(payload)
@@ -141,6 +149,7 @@ def game_work(tables: int = 100, moves: int = 20_000, warmup: int = 2_000) -> di
         store.close()
     return {
         "tables": tables,
+        "cold_mib": cold_mib,
         "moves": int(played),
         "refused": refused,
         "cpu_ms_per_move": cpu * 1000 / played,

@@ -46,6 +46,7 @@ def test_bench_server_prints_one_json_object() -> None:
     )
     model = floor["b_model"]
     assert model["cpu_ms_per_command_least"] > floor["cpu_ms_per_move"]
+    assert floor["cold_cpu_ms_per_move"] > 0
     assert model["server_p99_ms_modelled"] > model["outside_ms"]
 
 
