@@ -78,6 +78,14 @@ class Cluster:
     def node_behind(self, cookie: str) -> str | None:
         return self.balancer.node_behind(cookie)
 
+    def restart(self, name: str) -> None:
+        """Start a stopped (or killed) process again, and wait until the balancer sends its
+        cookie to it. HAProxy takes a server it marked down back only after `rise` passing
+        health checks (deploy/haproxy.cfg: 2, every 2 s); until then a client pinned to it is
+        sent to another process, which may be the one the next test stops."""
+        self.nodes[name].start()
+        self.wait_until(lambda: self.node_behind(name) == name, f"the balancer to route to {name}")
+
     def lease_holder(self, match_id: str) -> str | None:
         holder = self.redis.get(f"crapette:lease:{match_id}")
         return holder if isinstance(holder, str) else None
