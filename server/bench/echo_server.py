@@ -8,7 +8,11 @@ a view of the size and shape of a real one (read from a JSON file), packets are 
 the game server's codec and handlers are registered on the Socket.IO server directly, as the game
 server's are (no Flask request context per message).
 
-Run as `python -m server.bench.echo_server PORT [eventlet|threading] [VIEW_JSON_FILE]`."""
+With `stock` after the view file it is the same echo on Flask-SocketIO's defaults instead
+(its JSON codec, a greenthread per handler, none of server/patches.py's transport changes): the
+transport as the server had it before they were made (`crapette bench server --stock-echo`).
+
+Run as `python -m server.bench.echo_server PORT [eventlet|threading] [VIEW_JSON_FILE] [stock]`."""
 
 from __future__ import annotations
 
@@ -26,13 +30,18 @@ from flask import Flask  # noqa: E402
 from flask_socketio import SocketIO  # noqa: E402
 
 
-def create_echo_app(async_mode: str, view: Any = None) -> tuple[Flask, SocketIO]:
+def create_echo_app(
+    async_mode: str, view: Any = None, stock: bool = False
+) -> tuple[Flask, SocketIO]:
     app = Flask(__name__)
-    # The game server's options (server/app.py): its codec, handlers run as their messages are
-    # read.
-    socketio = SocketIO(
-        app, async_mode=async_mode, serializer=patches.json_packet(), async_handlers=False
-    )
+    if stock:
+        socketio = SocketIO(app, async_mode=async_mode)
+    else:
+        # The game server's options (server/app.py): its codec, handlers run as their messages
+        # are read.
+        socketio = SocketIO(
+            app, async_mode=async_mode, serializer=patches.json_packet(), async_handlers=False
+        )
     versions: dict[str, int] = {}
 
     @app.get("/ping")
@@ -64,14 +73,16 @@ def main() -> None:
     if len(sys.argv) > 3:
         with open(sys.argv[3], encoding="utf-8") as file:
             view = json.load(file)
-    app, socketio = create_echo_app(async_mode, view)
+    stock = sys.argv[4:5] == ["stock"]
+    app, socketio = create_echo_app(async_mode, view, stock)
     socketio.run(
         app,
         host="127.0.0.1",
         port=port,
         log_output=False,
         allow_unsafe_werkzeug=True,
-        **patches.run_options(async_mode),  # the same socket options as the real server
+        # The same socket options as the real server (stock: none of them).
+        **({} if stock else patches.run_options(async_mode)),
     )
 
 

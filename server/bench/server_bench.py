@@ -695,6 +695,13 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     help="(c)'s floor: moves of the same games played in this process with no transport "
     "(server/bench/floor.py), the game's own CPU per move; 0 skips it.",
 )
+@click.option(
+    "--stock-echo",
+    is_flag=True,
+    help="Each round also runs the echo on Flask-SocketIO's defaults, without the transport "
+    "changes of server/patches.py that the server and the echo share, and reports the server's "
+    "CPU per move against it too.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -718,6 +725,7 @@ def server(
     message_queue: str,
     profile_path: str | None,
     floor_moves: int,
+    stock_echo: bool,
     as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
@@ -772,6 +780,10 @@ def server(
         procs = [_start(serve, server_url + "/api/server-info", tmp_path / "server.log")]
         try:
             procs.append(_start(echo, echo_url + "/ping", tmp_path / "echo.log"))
+            stock_url = f"http://127.0.0.1:{free_port()}" if stock_echo else None
+            if stock_url is not None:
+                stock = [*echo[:3], stock_url.rpartition(":")[2], *echo[4:], "stock"]
+                procs.append(_start(stock, stock_url + "/ping", tmp_path / "stock-echo.log"))
             # Server and echo phases alternate, so a change in the machine's load hits both.
             for _ in range(rounds):
                 game_stats = asyncio.run(
@@ -799,6 +811,16 @@ def server(
                         "cpu_ratio_to_echo": cpu_ratio,
                     }
                 )
+                if stock_url is not None:
+                    stock_stats = asyncio.run(
+                        _run_echo(stock_url, games, warmup, seconds, think_s, [procs[-1].pid])
+                    )
+                    stock_summary = _summary(stock_stats, seconds)
+                    cpu_stock = stock_summary["cpu_ms_per_move"]
+                    rounds_out[-1]["stock_echo"] = stock_summary
+                    rounds_out[-1]["cpu_per_move_over_stock_echo"] = (
+                        cpu_server / cpu_stock if cpu_server and cpu_stock else None
+                    )
             stall = None
             if long_match is not None:
                 stall = _stall_figure(
@@ -885,6 +907,14 @@ def server(
             f"{1 / r['cpu_ratio_to_echo']:.2f}" for r in rounds_out if r["cpu_ratio_to_echo"]
         )
         click.echo(f"CPU per move / echo's, each round: {cpus} ((c) is their median)")
+    over_stock = [r["cpu_per_move_over_stock_echo"] for r in rounds_out if "stock_echo" in r]
+    if over_stock:
+        stock_cpus = ", ".join(f"{r['stock_echo']['cpu_ms_per_move']:.3f}" for r in rounds_out)
+        click.echo(
+            f"the echo on Flask-SocketIO's defaults: CPU per message {stock_cpus} ms; the "
+            f"server's CPU per move over it, each round: "
+            f"{', '.join('?' if r is None else f'{r:.2f}' for r in over_stock)}"
+        )
     _print_figures(result)
 
 

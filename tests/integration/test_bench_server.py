@@ -18,7 +18,7 @@ def test_bench_server_prints_one_json_object() -> None:
                "--seconds", "1", "--warmup", "0.5", "--long-events", "150",
                "--pace-think-ms", "50", "--startup-matches", "3", "--startup-events", "60",
                "--startup-rounds", "1", "--long-moves-per-s", "5", "--floor-moves", "40",
-               "--json"]  # fmt: skip
+               "--stock-echo", "--json"]  # fmt: skip
     done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -27,6 +27,12 @@ def test_bench_server_prints_one_json_object() -> None:
     assert result["server"]["refused"] == 0
     server, echo = result["server"], result["echo"]
     assert result["ratio_to_echo"] == server["moves_per_s"] / echo["moves_per_s"]
+    # The echo on Flask-SocketIO's defaults ran in each round as well.
+    stock = result["rounds"][0]["stock_echo"]
+    assert stock["moves_per_s"] > 0 and stock["refused"] == 0
+    assert result["rounds"][0]["cpu_per_move_over_stock_echo"] == pytest.approx(
+        server["cpu_ms_per_move"] / stock["cpu_ms_per_move"]
+    )
     assert result["server"]["p50_ms"] <= result["server"]["p99_ms"]
     # Issue 14's four figures, each a ratio against its baseline of the same run.
     figures = result["figures"]
