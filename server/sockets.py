@@ -21,10 +21,10 @@ import domain
 from server import schemas
 from server.errors import ServerError
 from server.matches import Applied
-from server.payloads import SeatMessage, TableJson, Update, Updates
+from server.payloads import SeatMessage, TableJson, Updates
 from server.publisher import CatchUp
 from server.service import GameService
-from server.updates import update_payload, update_payloads, view_json
+from server.updates import batch_updates, update_payload, view_json
 
 log = logging.getLogger(__name__)
 
@@ -78,22 +78,9 @@ class SocketPublisher:
         viewers = self.viewers_here(match_id)
         if not viewers:
             return
-        last = items[-1].version
-        batches: list[list[Update]] = [[] for _ in viewers]
-        for item in items:
-            payloads = update_payloads(
-                match_id,
-                item.version,
-                item.event,
-                item.state,
-                viewers,
-                final=item.version == last,
-                at_ms=item.at_ms,
-            )
-            for batch, payload in zip(batches, payloads, strict=True):
-                batch.append(payload)
         # One message per room for the whole batch (a command's events, a server step's):
         # the transport's cost is per message, and a move is often 2-3 events.
+        batches = batch_updates(match_id, items, viewers)
         for viewer, batch in zip(viewers, batches, strict=True):
             message: Updates = {"match_id": match_id, "updates": batch}
             self.socketio.emit("updates", message, to=room_of(match_id, viewer), ignore_queue=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import domain
+from server.matches import Applied
 from server.payloads import EventJson, JsonObject, ReplayFrame, Update, ViewJson
 
 Viewer = int | None  # seat 0, seat 1, or None for a spectator
@@ -79,6 +80,29 @@ def update_payloads(
             }
         )
     return payloads
+
+
+def batch_updates(
+    match_id: str, items: Sequence[Applied], viewers: Sequence[Viewer]
+) -> list[list[Update]]:
+    """Each of `viewers`' updates for `items` (events just folded, in order), in the viewers'
+    order: what one `updates` message to each viewer's room carries. Only the last event's
+    views offer legal actions (`update_payload`'s `final`)."""
+    last = items[-1].version
+    batches: list[list[Update]] = [[] for _ in viewers]
+    for item in items:
+        payloads = update_payloads(
+            match_id,
+            item.version,
+            item.event,
+            item.state,
+            viewers,
+            final=item.version == last,
+            at_ms=item.at_ms,
+        )
+        for batch, payload in zip(batches, payloads, strict=True):
+            batch.append(payload)
+    return batches
 
 
 def replay_frame(

@@ -41,27 +41,15 @@ class _Encoding:
     def applied(self, match_id: str, items: list[Any]) -> None:
         from socketio.packet import EVENT
 
-        from server.updates import update_payloads
+        from server.updates import batch_updates
 
-        last = items[-1].version
-        batches: list[list[Any]] = [[] for _ in ROOMS]
-        for item in items:
-            payloads = update_payloads(
-                match_id,
-                item.version,
-                item.event,
-                item.state,
-                ROOMS,
-                final=item.version == last,
-                at_ms=item.at_ms,
-            )
-            for batch, payload in zip(batches, payloads, strict=True):
-                batch.append(payload)
-        for viewer, batch in zip(ROOMS, batches, strict=True):
+        for viewer, batch in zip(ROOMS, batch_updates(match_id, items, ROOMS), strict=True):
             message = {"match_id": match_id, "updates": batch}
             encoded = self.packet(EVENT, data=["updates", message], namespace="/").encode()
             self.encoded_bytes += len(encoded)
-            self.views[(match_id, viewer)] = batch[-1]["view"]
+            view = batch[-1]["view"]
+            if view is not None:
+                self.views[(match_id, viewer)] = view
 
     def table_changed(self, match_id: str, table: Any) -> None:
         pass
