@@ -29,7 +29,7 @@ def p99_ms(rate_per_s: float, service_ms: float, outside_ms: float, n: int = 200
 
 def service_for_p99(rate_per_s: float, target_ms: float, outside_ms: float) -> float | None:
     """The largest mean CPU per command (ms) whose simulated p99 is within `target_ms` (to
-    0.01 ms); None if even a free command misses it."""
+    5 µs); None if even a free command misses it."""
     low, high = 0.0, 1000 / rate_per_s  # the loop is saturated at the high end
     if p99_ms(rate_per_s, 0.001, outside_ms) > target_ms:
         return None
