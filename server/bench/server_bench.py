@@ -762,8 +762,11 @@ def server(
         ]  # fmt: skip
         view_path = tmp_path / "view.json"
         view_path.write_text(json.dumps(_sample_view()))
-        echo = [sys.executable, "-m", "server.bench.echo_server", str(echo_port), async_mode,
-                str(view_path)]  # fmt: skip
+
+        def echo_command(port: int, *flavour: str) -> list[str]:
+            return [sys.executable, "-m", "server.bench.echo_server", str(port), async_mode,
+                    str(view_path), *flavour]  # fmt: skip
+
         long_match, mover = None, None
         if long_events:
             from eventstore import open_store
@@ -779,10 +782,12 @@ def server(
             mover = LongMatchMover(store_url, long_match, events, long_moves_per_s)
         procs = [_start(serve, server_url + "/api/server-info", tmp_path / "server.log")]
         try:
-            procs.append(_start(echo, echo_url + "/ping", tmp_path / "echo.log"))
-            stock_url = f"http://127.0.0.1:{free_port()}" if stock_echo else None
-            if stock_url is not None:
-                stock = [*echo[:3], stock_url.rpartition(":")[2], *echo[4:], "stock"]
+            procs.append(_start(echo_command(echo_port), echo_url + "/ping", tmp_path / "echo.log"))
+            stock_url = None
+            if stock_echo:
+                stock_port = free_port()
+                stock_url = f"http://127.0.0.1:{stock_port}"
+                stock = echo_command(stock_port, "stock")
                 procs.append(_start(stock, stock_url + "/ping", tmp_path / "stock-echo.log"))
             # Server and echo phases alternate, so a change in the machine's load hits both.
             for _ in range(rounds):
