@@ -65,6 +65,8 @@ def create_app(
         # instead of one new greenthread each, which joined the back of the loop's queue before
         # it ran (docs/benchmarks.md, figure (b)). No handler waits for another message.
         async_handlers=False,
+        ping_interval=config.ping_interval_s,
+        ping_timeout=config.ping_timeout_s,
         **queue,
     )
     cluster = _cluster(config)

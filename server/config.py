@@ -51,3 +51,7 @@ class ServerConfig:
     # 0, or a store in memory: built in the server process instead.
     read_workers: int = 1
     read_queue: int = 16
+    # engine.io's heartbeat (python-engineio's defaults): a ping every `ping_interval_s`, and a
+    # connection whose client answers none for `ping_timeout_s` more is closed as gone.
+    ping_interval_s: float = 25.0
+    ping_timeout_s: float = 20.0

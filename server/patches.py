@@ -45,8 +45,13 @@ its figure.
    end of their command and the client's receipt, against 0.5 ms for the median). The write
    never waits for room: what a slow (or stalled) client's connection does not take at once is
    queued for the writer as frame bytes. Frames and their order are the same; a command's
-   update and ack now leave in two writes instead of one. Installed by
-   `run_options("eventlet")`, for the server and the echo alike.
+   update and ack now leave in two writes instead of one. Only Socket.IO messages take this
+   path: engine.io's own packets (ping, close, noop) still go through the queue, because the
+   writer's `poll` waits for its queue at most ping_interval + ping_timeout (45 s) and closes the
+   connection when nothing came; on an idle connection the ping every 25 s is what it gets (when
+   the pings too were written at once, every idle connection dropped after exactly 45 s; tests/
+   integration/test_connections.py). Installed by `run_options("eventlet")`, for the server and
+   the echo alike.
 
 Not patches, so they stay where they are: `server.sockets` registers its handlers on the
 python-socketio server itself (no Flask request context per message, about 15 % of the server's
@@ -279,23 +284,28 @@ def coalesced_websocket_writes() -> None:
 
 
 def immediate_websocket_writes() -> None:
-    """`Socket.send` writes the packet itself when the socket is an upgraded eventlet WebSocket
-    (`coalescing_ws`, set by (6)), its queue is empty and no frame is being written: every
-    packet sent before it has then left, so the order holds. The write never waits: what the
+    """`Socket.send` writes a Socket.IO message itself when the socket is an upgraded eventlet
+    WebSocket (`coalescing_ws`, set by (6)), its queue is empty and no frame is being written:
+    every packet sent before it has then left, so the order holds. Engine.io's own packets
+    (ping, close, noop) are always queued: they keep the writer's `poll` awake, whose timeout
+    would otherwise close an idle connection. The write never waits: what the
     connection does not take at once (a client that reads slowly, or not at all) is queued for
     the writer as frame bytes, and the sender goes on; so a command publishing to such a client
     under its match's lock is not held by it. Else, or if the write fails (the writer then meets
     the same error and closes the connection), the packet is queued as before."""
+    from engineio import packet
     from engineio.socket import Socket
 
     if getattr(Socket.send, "immediate", False):
         return
     queued_send = Socket.send
+    message = packet.MESSAGE
 
     def send(self: Any, pkt: Any) -> None:
         ws = getattr(self, "coalescing_ws", None)
         if (
-            ws is None
+            pkt.packet_type != message
+            or ws is None
             or not self.upgraded
             or self.upgrading
             or self.closed

@@ -95,6 +95,22 @@ from server.config import ServerConfig
     help="Worker processes that build replays, record downloads and options off the event loop "
     "(0: in the server process).",
 )
+@click.option(
+    "--ping-interval",
+    "ping_interval_s",
+    default=25.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds between two heartbeats (engine.io pings) on every connection.",
+)
+@click.option(
+    "--ping-timeout",
+    "ping_timeout_s",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds a client may leave a ping unanswered before its connection counts as lost.",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -113,6 +129,8 @@ def serve(
     node_id: str | None,
     behind_proxy: bool,
     read_workers: int,
+    ping_interval_s: float,
+    ping_timeout_s: float,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -144,6 +162,8 @@ def serve(
         node_id=node_id,
         behind_proxy=behind_proxy,
         read_workers=read_workers,
+        ping_interval_s=ping_interval_s,
+        ping_timeout_s=ping_timeout_s,
     )
     from server.app import create_app, start_clock, start_cluster
     from server.collector import CollectorPacer

@@ -188,6 +188,26 @@ def test_a_packet_with_nothing_queued_before_it_is_written_at_once_and_in_order(
         assert [client.wait() for _ in sent] == [pkt.encode() for pkt in sent]
 
 
+def test_engineio_packets_are_queued_so_the_writer_hears_the_heartbeat() -> None:
+    """(7) writes Socket.IO messages only: a ping (or a close, or a noop) written at once never
+    reached the writer's `poll`, which then gave up on every idle connection after ping_interval
+    + ping_timeout (tests/integration/test_connections.py holds a real one for longer)."""
+    from engineio import packet
+
+    patches.coalesced_websocket_writes()
+    patches.immediate_websocket_writes()
+    with _connection() as (wire, ws, client):
+        eio = _queued_socket([], ws)
+        for kind in (packet.PING, packet.NOOP):
+            ping = packet.Packet(kind)
+            eio.send(ping)
+            assert wire.writes == []
+            assert eio.poll() == [ping]  # what wakes the writer within its timeout
+        eio.send(packet.Packet(packet.MESSAGE, data="2[1]"))
+        assert len(wire.writes) == 1 and eio.queue.empty()
+        assert client.wait() == "42[1]"
+
+
 def test_a_socket_not_upgraded_or_closed_still_queues_or_refuses() -> None:
     from engineio import exceptions, packet
 
