@@ -318,7 +318,12 @@ class TablePage {
       $("end-faults").textContent = "";
       this.rotation.clear();
     }
-    if (GAME_ENDS.has(ev.type)) this.revealFaults(this.view?.game_index);
+    if (GAME_ENDS.has(ev.type)) {
+      // The game is over: a call's verdict, a chosen move or a hint beside "Game over." is news
+      // no more (the log keeps the verdict).
+      this.clearMessage("verdict", "cursor", "hint", "why");
+      this.revealFaults(this.view?.game_index);
+    }
     if (ev.type === "CrapetteCalled") {
       const right = ev.verdict === "right";
       const text = eventWords(ev, ctx);

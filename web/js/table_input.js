@@ -24,6 +24,10 @@ export class Controls {
     window.addEventListener("pointermove", (e) => this.onPointerMove(e));
     window.addEventListener("pointerup", (e) => this.onPointerUp(e));
     window.addEventListener("keydown", (e) => this.onKey(e));
+    // Enter plays the move chosen with ↑/↓ (or H) whatever has the focus: a pile focused by an
+    // earlier click would otherwise take the key for itself (BoardAccess picks that pile up).
+    // Caught on the way down, before any element sees it.
+    window.addEventListener("keydown", (e) => this.onEnterCaptured(e), true);
     for (const button of document.querySelectorAll("#controls button[data-do]")) {
       button.addEventListener("click", () => this.onButton(button));
     }
@@ -280,15 +284,22 @@ export class Controls {
     } else if (key === "ArrowDown" || key === "ArrowUp") {
       e.preventDefault();
       this.moveCursor(key === "ArrowDown" ? 1 : -1);
-    } else if (key === "Enter" && this.cursor >= 0) {
-      e.preventDefault();
-      const action = this.choices[this.cursor];
-      this.cursor = -1;
-      this.select(null);
-      this.markCursor(null);
-      this.page.clearMessage("cursor", "hint");
-      this.page.act(action);
     }
+  }
+
+  /** Enter with a move chosen (↑/↓, H): play it, and let no focused pile or button have the key. */
+  onEnterCaptured(e) {
+    if (e.key !== "Enter" || this.cursor < 0) return;
+    if (e.target.closest?.("input, textarea, select")) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const action = this.choices[this.cursor];
+    this.cursor = -1;
+    this.select(null);
+    this.markCursor(null);
+    this.page.clearMessage("cursor", "hint");
+    this.page.act(action);
   }
 
   /** Step through the legal actions; the chosen move is shown as source and target. */
