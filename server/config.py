@@ -50,6 +50,9 @@ class ServerConfig:
     # server/workers.py), and how many such builds may wait for one before a 503 `busy`.
     # 0, or a store in memory: built in the server process instead.
     read_workers: int = 1
+    # The lobby's address by name when the server announces itself by mDNS (server/announce.py),
+    # as `crapette serve` prints it: http://crapette.local:8000/; None when it does not.
+    announced_url: str | None = None
     read_queue: int = 16
     # engine.io's heartbeat (python-engineio's defaults): a ping every `ping_interval_s`, and a
     # connection whose client answers none for `ping_timeout_s` more is closed as gone.

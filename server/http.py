@@ -211,18 +211,22 @@ def match_options(match_id: str) -> Response:
     return Response(_service().reads.options(match_id, int(seat)).body, mimetype="application/json")
 
 
+def package_version_or_zero() -> str:
+    try:
+        return package_version("crapette")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
 @bp.get("/api/server-info")
 def server_info() -> Response:
     config = current_app.config["CRAPETTE"]
-    try:
-        version = package_version("crapette")
-    except PackageNotFoundError:
-        version = "0.0.0"
     return jsonify(
         {
             "name": "crapette",
-            "version": version,
+            "version": package_version_or_zero(),
             "urls": lan_urls(config.host, config.port),
+            "announced_url": config.announced_url,
             "grace_s": config.grace_s,
             "async_mode": config.async_mode,
         }

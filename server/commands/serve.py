@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:
+    from server.announce import AnnouncerProcess
 from server.config import ServerConfig
 
 
@@ -111,6 +115,25 @@ from server.config import ServerConfig
     type=click.FloatRange(min=0.1),
     help="Seconds a client may leave a ping unanswered before its connection counts as lost.",
 )
+@click.option(
+    "--no-announce",
+    is_flag=True,
+    help="Do not announce the server by name on the local network (mDNS, server/announce.py).",
+)
+@click.option(
+    "--announce-name",
+    default="crapette",
+    show_default=True,
+    help="The name announced by mDNS: the lobby is also at http://NAME.local:PORT/.",
+)
+@click.option(
+    "--announce-on",
+    "announce_on",
+    multiple=True,
+    metavar="INTERFACE",
+    help="Announce on this network interface only, e.g. wlan0 (repeatable; default: every "
+    "interface but loopback).",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -131,6 +154,9 @@ def serve(
     read_workers: int,
     ping_interval_s: float,
     ping_timeout_s: float,
+    no_announce: bool,
+    announce_name: str,
+    announce_on: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -145,6 +171,7 @@ def serve(
         store_url = f"sqlite:///{path}?synchronous=NORMAL"
     if message_queue and store_url.startswith("memory:"):
         raise click.UsageError("processes sharing a message queue must share a store too")
+    announcer = None if no_announce else _announcer(announce_name, host, port, announce_on)
     config = ServerConfig(
         store_url=store_url,
         async_mode=async_mode,
@@ -164,6 +191,7 @@ def serve(
         read_workers=read_workers,
         ping_interval_s=ping_interval_s,
         ping_timeout_s=ping_timeout_s,
+        announced_url=None if announcer is None else announcer.config.announcement(()).url,
     )
     from server.app import create_app, start_clock, start_cluster
     from server.collector import CollectorPacer
@@ -175,6 +203,11 @@ def serve(
     start_cluster(socketio, app)
     for url in lan_urls(host, port):
         click.echo(f"Crapette server: open {url}")
+    if announcer is not None:
+        # Its own process (server/announce.py): zeroconf's threads never meet eventlet's hub.
+        announcer.start()
+        atexit.register(announcer.stop)
+        click.echo(f"  or, where the network carries mDNS: {config.announced_url}")
     click.echo(f"store: {store_url} (async mode {async_mode})", err=True)
     cluster = app.extensions.get("crapette_cluster")
     if cluster is not None:
@@ -229,3 +262,26 @@ def _lobby_file(store_url: str, data_dir: str) -> str | None:
     Path(data_dir).mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(store_url.encode()).hexdigest()[:12]
     return os.path.join(data_dir, f"lobby-{digest}.json")
+
+
+def _announcer(
+    name: str, host: str, port: int, interfaces: tuple[str, ...]
+) -> AnnouncerProcess | None:
+    """The mDNS announcer for this server, or None when nobody else could reach it by name (it
+    listens on loopback only and no interface is named)."""
+    from server.announce import AnnounceConfig, AnnouncerProcess, reachable_by_name, valid_name
+    from server.http import package_version_or_zero
+
+    if not valid_name(name):
+        raise click.BadParameter(
+            f"{name!r}: a name is letters, digits and inner hyphens (at most 63)",
+            param_hint="--announce-name",
+        )
+    config = AnnounceConfig(
+        name=name.lower(),
+        port=port,
+        host=host,
+        interfaces=interfaces,
+        version=package_version_or_zero(),
+    )
+    return AnnouncerProcess(config) if reachable_by_name(config) else None
