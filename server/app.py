@@ -25,6 +25,7 @@ from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
 from server.records.http import records_bp
 from server.service import GameService
+from server.share.http import share_bp
 from server.workers import ReadWorkers
 
 if TYPE_CHECKING:  # imported only when a message queue is configured
@@ -99,6 +100,7 @@ def create_app(
         app.extensions["crapette_feed"] = AppendFeed(store, service.repo)  # before loading
     app.register_blueprint(players_bp)
     app.register_blueprint(records_bp)
+    app.register_blueprint(share_bp)
     _register_error_pages(app)
     _register_origin_check(app, origins)
     # Last: it wraps the routes registered above.

@@ -31,6 +31,7 @@ DEFAULT_LIMITS: dict[str, str] = {
     "options": "60/minute",  # GET /api/matches/<id>/options
     "record": "30/minute",  # GET /api/matches/<id>/record*
     "upload": "20/minute",  # POST /api/records, /api/records/verify
+    "share": "20/minute",  # GET /api/matches/<id>/replay.html: a whole match in one file
     # Cheap, but each reads the store: generous, far above a balancer's checks (one per 2 s)
     # or a players' page, yet a loop cannot make them the server's whole work.
     "players": "120/minute",  # GET /api/players, /api/players/<name>
@@ -50,6 +51,7 @@ ENDPOINTS: dict[str, str] = {
     "records.download_json": "record",
     "records.upload": "upload",
     "records.verify": "upload",
+    "share.replay_html": "share",
     "players.all_players": "players",
     "players.one_player": "players",
     "health.healthz": "health",

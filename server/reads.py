@@ -147,6 +147,15 @@ class Reads:
 
         return self.cache.get_or_build(("options", match_id, version, str(seat)), make)
 
+    def shared(self, kind: str, match_id: str, variant: str, **params: object) -> Built:
+        """A shared artefact of the match as it stands (`kind`: html, gif, png; server/share),
+        built by a read worker once per version of the match and `variant` (what `params`
+        ask for), like a record."""
+        version = self._version(match_id)
+        self.cache.forget_before(match_id, version)
+        job = {"kind": kind, "match_id": match_id, "version": version, **params}
+        return self.cache.get_or_build((kind, match_id, version, variant), lambda: self._run(job))
+
     def _version(self, match_id: str) -> int:
         """The match's version now. A match this process holds is brought up to date (under
         its lock: a short step); one it does not hold is not loaded here, only asked of the

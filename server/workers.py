@@ -133,10 +133,24 @@ def _record(store: EventStore, job: Job) -> tuple[bytes, bool]:
     return body.encode(), bool(record["live"])
 
 
+def _shared(kind: str) -> Callable[[EventStore, Job], tuple[bytes, bool]]:
+    """A build of server/share/build.py (imported in the worker, when first asked for)."""
+
+    def build(store: EventStore, job: Job) -> tuple[bytes, bool]:
+        from server.share import build as shared
+
+        built: tuple[bytes, bool] = getattr(shared, f"build_{kind}")(store, job)
+        return built
+
+    return build
+
+
 _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
     "replay": _replay,
     "options": _options,
     "record": _record,
+    # The shared artefacts (docs/protocol.md § Shared pictures, docs/records.md § HTML).
+    "html": _shared("html"),
 }
 
 

@@ -92,7 +92,7 @@ def _parse_since(text: str | None) -> int | None:
 
 @click.command("export")
 @click.argument("match_id", required=False)
-@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json")
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "html"]), default="json")
 @click.option("--store", "store_url", default=None, help=_STORE_HELP)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 @click.option("--all", "everything", is_flag=True, help="Every match, as NDJSON (one per line).")
@@ -105,7 +105,8 @@ def export_cmd(
     everything: bool,
     since: str | None,
 ) -> None:
-    """Write the record of MATCH_ID (or of every match with --all) as JSON or text."""
+    """Write the record of MATCH_ID (or of every match with --all) as JSON or text, or the
+    replay of MATCH_ID as one HTML file that opens offline in any browser (--format html)."""
     from server.records.export import export_all, export_match
     from server.records.text import to_text
 
@@ -113,6 +114,8 @@ def export_cmd(
         raise click.UsageError("give either a MATCH_ID or --all")
     if since is not None and not everything:
         raise click.UsageError("--since goes with --all")
+    if fmt == "html" and everything:
+        raise click.UsageError("--format html writes one match's replay: give a MATCH_ID")
     since_ms = _parse_since(since)
     out: IO[str]
     with _open_store(store_url) as store, _output(output) as out:
@@ -121,6 +124,9 @@ def export_cmd(
                 _export_all(store, since_ms, out, export_all)
                 return
             assert match_id is not None
+            if fmt == "html":
+                out.write(_html_file(store, match_id))
+                return
             record = export_match(store, match_id)
         except RecordError as exc:
             _fail(exc)
@@ -132,6 +138,18 @@ def export_cmd(
             out.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
         else:
             out.write(to_text(record))
+
+
+def _html_file(store: EventStore, match_id: str) -> str:
+    """The replay file of a match of the store (a missing one: the record's own error)."""
+    from server.errors import NotFoundError
+    from server.records.errors import MatchNotFoundError
+    from server.share.build import html_file
+
+    try:
+        return html_file(store, match_id, None, None)
+    except NotFoundError:
+        raise MatchNotFoundError(f"there is no match {match_id!r} in this store") from None
 
 
 @contextmanager

@@ -62,7 +62,7 @@ from server.config import ServerConfig
     multiple=True,
     metavar="KIND=LIMIT",
     help="Per-address limit of an expensive request kind (create, replay, view, options, "
-    "record, upload, players, health, or all), e.g. replay=10/minute or create=off "
+    "record, upload, share, players, health, or all), e.g. replay=10/minute or create=off "
     "(repeatable). Default: docs/protocol.md § Rate limits.",
 )
 @click.option(

@@ -25,10 +25,18 @@ MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger 
 
 
 def parse_record_file(text: str) -> dict[str, Any]:
-    """A record from the text of a file: JSON if it starts with `{`, the text form if with `[`."""
+    """A record from the text of a file: JSON if it starts with `{`, the text form if with `[`,
+    the JSON record a replay file embeds if it is HTML."""
     if len(text) > MAX_RECORD_CHARS:
         raise RecordFormatError(f"a record of {len(text)} characters is too large to be one")
     stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("<"):  # a replay file (docs/records.md § HTML): its embedded record
+        from server.share.html import record_text_of_html
+
+        embedded = record_text_of_html(stripped)
+        if embedded is None:
+            raise RecordFormatError("this HTML page holds no match record (not a replay file)")
+        stripped = embedded
     if stripped.startswith("{"):
         try:
             data = json.loads(stripped)
@@ -45,7 +53,7 @@ def parse_record_file(text: str) -> dict[str, Any]:
         return from_text(stripped)
     raise RecordFormatError(
         "this is not a match record: a record is JSON (starting with `{`) "
-        'or the text form (starting with [Format "crapette-record/1"])'
+        'or the text form (starting with [Format "crapette-record/1"]), or a replay file (HTML)'
     )
 
 

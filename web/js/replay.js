@@ -20,6 +20,7 @@ import { mountLanguageSwitch, t } from "./i18n.js";
 import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
+import { mountShare } from "./share.js";
 import { ruleWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -108,6 +109,7 @@ export class Replay {
     $("dl-text").href = `/api/matches/${id}/record.txt`;
     $("dl-text").setAttribute("download", `${this.matchId}.txt`);
     this.bindKeys();
+    this.share = mountShare(this);
     const q = new URLSearchParams(location.search);
     let start = this.frames.length - 1;
     if (q.has("v")) start = this.indexOfVersion(Number(q.get("v")));

@@ -1,0 +1,104 @@
+"""The replay as one HTML file (docs/records.md § HTML): the replay page itself, its style sheets
+inlined, its modules as data: URLs behind an import map (server/share/bundle.py), and what the
+page would ask the server for embedded as JSON: the replay (frames, analysis), each seat's
+options in the finished games, the words of every language, and the match record, which
+`crapette import` and `crapette verify` read back out of the file (`record_text_of_html`).
+
+The page opened from disk asks nothing of any network: web/js/offline.js answers its requests
+from the embedded data before any other module runs."""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import re
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from server.languages import LANGUAGES
+from server.share.bundle import PREFIX, module_graph
+
+FORMAT = "crapette-replay-html/1"
+RECORD_ID = "crapette-record"
+OFFLINE_ID = "crapette-offline"
+_RECORD = re.compile(rf'<script type="application/json" id="{RECORD_ID}">(.*?)</script>', re.DOTALL)
+_STYLESHEET = re.compile(r'<link rel="stylesheet" href="/static/([^"]+)">')
+_MODULE = re.compile(r'<script type="module" src="/static/([^"]+)"></script>')
+_SERVER_LINK = re.compile(r'\shref="(/[^"]*)"')
+
+
+def web_dir() -> Path:
+    return Path(str(importlib.resources.files("web")))
+
+
+def embed_json(data: Any) -> str:
+    """JSON that can stand inside a <script> element: no `<` in it can close the element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c")
+
+
+def replay_html(
+    replay: dict[str, Any],
+    options: dict[str, Any],
+    record: dict[str, Any],
+    source_url: str | None = None,
+    web: Path | None = None,
+) -> str:
+    """The page. `replay`: the replay body as the server sends it (server/replays.py);
+    `options`: seat ("0", "1") → that seat's options body; `source_url`: the server the file
+    came from (its links then lead there), None for a file made on the command line."""
+    web = web or web_dir()
+    page = (web / "replay.html").read_text(encoding="utf-8")
+    page = _STYLESHEET.sub(lambda m: _style(web, m.group(1)), page)
+    entries = ["js/offline.js", *_MODULE.findall(page)]
+    offline = {
+        "format": FORMAT,
+        "match_id": replay["match_id"],
+        # A file never follows a live match: it is the match as it stood when it was made.
+        "replay": {**replay, "live": False},
+        "options": options,
+        "i18n": {lang: _catalogue(web, lang) for lang in LANGUAGES},
+        "source_url": source_url,
+    }
+    scripts = "\n".join(
+        [
+            f'<script type="application/json" id="{RECORD_ID}">{embed_json(record)}</script>',
+            f'<script type="application/json" id="{OFFLINE_ID}">{embed_json(offline)}</script>',
+            f'<script type="importmap">{module_graph(web, entries).import_map()}</script>',
+            '<script type="module">'
+            + "".join(f'import "{PREFIX}{path}";' for path in entries)
+            + "</script>",
+        ]
+    )
+    page = _MODULE.sub(lambda _m: scripts, page, count=1)
+    page = _MODULE.sub("", page)
+    page = _SERVER_LINK.sub(lambda m: _link(source_url, m.group(1)), page)
+    generator = f'<meta name="generator" content="{FORMAT}">'
+    return page.replace('<meta charset="utf-8">', f'<meta charset="utf-8">\n  {generator}', 1)
+
+
+def _style(web: Path, path: str) -> str:
+    return f"<style>\n{(web / path).read_text(encoding='utf-8')}</style>"
+
+
+def _catalogue(web: Path, lang: str) -> Any:
+    return json.loads((web / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def _link(source_url: str | None, path: str) -> str:
+    """A link to the server's own page: to that server when known, else none (a file has no
+    server beside it)."""
+    if source_url is None:
+        return ""
+    return f' href="{escape(source_url.rstrip("/") + path)}"'
+
+
+def is_html(text: str) -> bool:
+    return text.lstrip("\ufeff \t\r\n")[:1] == "<"
+
+
+def record_text_of_html(text: str) -> str | None:
+    """The JSON record embedded in a replay file, None when the page holds none."""
+    found = _RECORD.search(text)
+    return None if found is None else found.group(1)

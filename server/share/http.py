@@ -1,0 +1,59 @@
+"""HTTP endpoints of the shared artefacts (registered by the app factory as `share_bp`;
+docs/protocol.md § Shared replays, docs/records.md § HTML):
+
+- `GET /api/matches/<id>/replay.html` — the replay as one HTML file that opens offline.
+
+Each is built by a read worker, off the playing loop, once per version of the match and
+parameters (server/reads.py `shared`), sent with a strong ETag, and rate-limited
+(server/fairuse.py, kind `share`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flask import Blueprint, Response, current_app, request
+
+from server.errors import InvalidInputError
+from server.replays import Built
+
+if TYPE_CHECKING:
+    from server.service import GameService
+
+share_bp = Blueprint("share", __name__)
+
+
+def _service() -> GameService:
+    service: GameService = current_app.extensions["crapette"]
+    return service
+
+
+def _number(name: str, default: int | None, limit: int = 10**9) -> int | None:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    # isdigit() alone lets "²" through, and int() refuses over 4,300 digits.
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or int(raw) > limit:
+        raise InvalidInputError(f"{name} is a whole number.", details={name: ["Not a number."]})
+    return int(raw)
+
+
+def _send(built: Built, mimetype: str, filename: str | None = None) -> Response:
+    response = Response(built.body, mimetype=mimetype)
+    response.set_etag(built.etag)
+    response.headers["Cache-Control"] = "no-cache" if built.live else "public, max-age=3600"
+    if filename is not None:
+        response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.make_conditional(request)
+    return response
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:80]
+
+
+@share_bp.get("/api/matches/<match_id>/replay.html")
+def replay_html(match_id: str) -> Response:
+    source = request.host_url.rstrip("/")
+    built = _service().reads.shared("html", match_id, source, source_url=source)
+    name = f"crapette-{_safe(match_id)}.html" if request.args.get("inline") is None else None
+    return _send(built, "text/html", name)

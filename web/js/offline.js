@@ -1,0 +1,34 @@
+// The replay page opened from one file (docs/records.md § HTML): what the page asks the server
+// for is in the file, embedded as JSON by the server (server/share/html.py). This module runs
+// before any other and answers those requests from there, so the page's own modules work
+// unchanged and nothing is asked of any network. Anything else is a structured 404.
+
+const embedded = JSON.parse(document.getElementById("crapette-offline").textContent);
+
+const ROUTES = [
+  [/\/static\/i18n\/([a-z]+)\.json$/, (m) => embedded.i18n?.[m[1]]],
+  [/\/api\/matches\/[^/?]+\/replay$/, () => embedded.replay],
+  [/\/api\/matches\/[^/?]+\/options\?seat=([01])$/, (m) => embedded.options?.[m[1]]],
+];
+
+function reply(status, body) {
+  const headers = { "Content-Type": "application/json" };
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+window.fetch = async (input) => {
+  const url = String(input?.url ?? input);
+  for (const [pattern, body] of ROUTES) {
+    const m = pattern.exec(url);
+    const data = m && body(m);
+    if (data !== undefined && data !== null) return reply(200, data);
+  }
+  return reply(404, { code: "offline", message: `this replay file holds no ${url}` });
+};
+
+/** What the sharing controls need to know of the file (web/js/share.js). */
+window.crapetteOffline = {
+  matchId: embedded.match_id,
+  sourceUrl: embedded.source_url,
+  record: () => document.getElementById("crapette-record").textContent,
+};
