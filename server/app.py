@@ -26,6 +26,7 @@ from server.players import players_bp
 from server.records.http import records_bp
 from server.service import GameService
 from server.share.http import share_bp
+from server.tournaments.http import tournaments_bp
 from server.workers import ReadWorkers
 
 if TYPE_CHECKING:  # imported only when a message queue is configured
@@ -101,6 +102,7 @@ def create_app(
     app.register_blueprint(players_bp)
     app.register_blueprint(records_bp)
     app.register_blueprint(share_bp)
+    app.register_blueprint(tournaments_bp)
     _register_error_pages(app)
     _register_origin_check(app, origins)
     # Last: it wraps the routes registered above.
@@ -196,6 +198,7 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
             try:
                 service.autopilot.tick()
                 service.upkeep.run()
+                service.tournaments.tick()
             except Exception:
                 log.exception("clock tick failed")
 

@@ -25,7 +25,7 @@ from flask_limiter.util import get_remote_address
 
 # kind -> limit per address (Flask-Limiter's notation); what a person at a browser never reaches.
 DEFAULT_LIMITS: dict[str, str] = {
-    "create": "30/minute",  # POST /api/tables and /rematch: each opens a table
+    "create": "30/minute",  # POST /api/tables, /rematch, /api/tournaments: each opens tables
     "replay": "60/minute",  # GET /api/matches/<id>/replay (a page loads it once)
     "view": "300/minute",  # GET /api/matches/<id>/view
     "options": "60/minute",  # GET /api/matches/<id>/options
@@ -43,6 +43,7 @@ KINDS = tuple(DEFAULT_LIMITS)
 ENDPOINTS: dict[str, str] = {
     "crapette.open_table": "create",
     "crapette.rematch": "create",
+    "tournaments.create_tournament": "create",
     "crapette.match_replay": "replay",
     "crapette.match_view": "view",
     "crapette.match_options": "options",

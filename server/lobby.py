@@ -129,6 +129,33 @@ class Lobby:
         match_id = self._create(ruleset.to_json(), seats, rematch_of, bot_pace)
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
+    def open_arranged(
+        self, match_id: str, ruleset: JsonObject, seats: list[tuple[str, JsonObject]], bot_pace: str
+    ) -> None:
+        """A table whose id and seats someone else chose (a tournament's round: its seats are
+        `SeatTaken` with the hash of each player's token, or `BotSeated`). Another process
+        opening the same table first is `ConcurrencyError` (it is open: nothing to do)."""
+        self._create(ruleset, seats, None, bot_pace, match_id=match_id)
+
+    def arranged_fact(self, match_id: str, kind: str, data: JsonObject) -> None:
+        """A seat fact that no seat token asked for (a tournament's director recorded a no-show
+        or a withdrawal: `SeatForfeited`; a player claimed his name: `SeatTaken` with his token),
+        then what follows from it (`Autopilot.follow_up`), told to the table."""
+        entry = self.repo.find(match_id)
+        for _attempt in range(_QUEUE_ATTEMPTS):
+            with entry.lock:
+                self.repo.refresh(entry)
+                try:
+                    self.repo.append_table(entry, kind, {**data, "at_ms": self.clock()})
+                except TableConflictError:
+                    continue
+                if kind == t.SEAT_TAKEN:
+                    self.presence.seated(match_id, data["seat"])
+                self.autopilot.follow_up(entry)
+                self._announce(entry)
+                return
+        raise CommandConflictError("The table kept changing meanwhile: try again.")
+
     def _create(
         self,
         ruleset: JsonObject,
@@ -136,11 +163,12 @@ class Lobby:
         rematch_of: str | None,
         bot_pace: str,
         queue: tuple[t.Seat, ...] = (),
+        match_id: str | None = None,
     ) -> str:
         """A new table: its stream written in one append (opened, then its seats), then its
         match started by the autopilot if both seats are taken, then `queue` (a rotation
         table's rematch: the people who waited, in their order) put in its queue."""
-        match_id = t.new_match_id()
+        match_id = t.new_match_id() if match_id is None else match_id
         at_ms = self.clock()
         opened = {
             "match_id": match_id,

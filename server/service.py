@@ -13,6 +13,7 @@ records, the publisher delivers.
 | `play` | `server.play` | a player's command: parse, check the seat, decide, append |
 | `projection` | `server.lobbyview` | the lobby from the store's global order, saved between runs |
 | `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
+| `tournaments` | `server.tournaments` | the director's orders, claims, rounds' tables, results |
 
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
@@ -34,6 +35,8 @@ from server.play import Play
 from server.presence import Presence
 from server.publisher import NoPublisher, Publisher
 from server.reads import Reads
+from server.tournaments.repo import TournamentRepository
+from server.tournaments.service import Tournaments
 from server.upkeep import Upkeep
 from server.workers import ReadWorkers
 
@@ -79,6 +82,9 @@ class GameService:
             clock=clock,
         )
         self.play = Play(self.repo, self.autopilot, clock=clock)
+        self.tournaments = Tournaments(
+            TournamentRepository(store), self.repo, self.lobby, clock=clock
+        )
         self.upkeep = Upkeep(
             self.repo,
             self.presence,
