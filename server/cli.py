@@ -21,6 +21,7 @@ from server.commands.selfplay import selfplay  # noqa: E402
 from server.commands.serve import serve  # noqa: E402
 from server.commands.stats import stats_cmd  # noqa: E402
 from server.commands.store import store  # noqa: E402
+from server.commands.tournament import tournament  # noqa: E402
 
 
 @click.group()
@@ -38,6 +39,7 @@ for _command in (
     selfplay,
     store,
     stats_cmd,
+    tournament,
     bench,
 ):
     main.add_command(_command)

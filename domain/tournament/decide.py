@@ -38,7 +38,7 @@ from domain.tournament.events import (
 from domain.tournament.pairing import next_round
 from domain.tournament.state import TournamentState, evolve
 
-ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,40}")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 MAX_NAME = 40
 MAX_TITLE = 80
 MAX_PLAYERS = 64
@@ -103,7 +103,9 @@ class _Scratch:
 
 def _created(command: CreateTournament) -> TournamentCreated:
     if not ID_PATTERN.fullmatch(command.tournament_id):
-        raise TournamentError("bad id", "a tournament id is 1 to 40 letters, digits, - or _")
+        raise TournamentError(
+            "bad id", "a tournament id is 1 to 40 letters, digits, - or _, the first no - or _"
+        )
     name = command.name.strip()
     if not name or len(name) > MAX_TITLE:
         raise TournamentError("bad name", f"a tournament's name is 1 to {MAX_TITLE} characters")

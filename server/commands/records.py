@@ -97,6 +97,12 @@ def _parse_since(text: str | None) -> int | None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 @click.option("--all", "everything", is_flag=True, help="Every match, as NDJSON (one per line).")
 @click.option("--since", default=None, help="With --all: matches started on or after this date.")
+@click.option(
+    "--tournament",
+    "tournament_id",
+    default=None,
+    help="The tournament record of this tournament: its events and every match record (JSON).",
+)
 def export_cmd(
     match_id: str | None,
     fmt: str,
@@ -104,14 +110,20 @@ def export_cmd(
     output: str | None,
     everything: bool,
     since: str | None,
+    tournament_id: str | None,
 ) -> None:
     """Write the record of MATCH_ID (or of every match with --all) as JSON or text, or the
     replay of MATCH_ID as one HTML file that opens offline in any browser (--format html)."""
     from server.records.export import export_all, export_match
     from server.records.text import to_text
 
+    if tournament_id is not None:
+        if everything or match_id is not None or since is not None or fmt != "json":
+            raise click.UsageError("--tournament goes alone (a tournament record is JSON)")
+        _export_tournament(store_url, tournament_id, output)
+        return
     if everything == (match_id is not None):
-        raise click.UsageError("give either a MATCH_ID or --all")
+        raise click.UsageError("give either a MATCH_ID, --all or --tournament ID")
     if since is not None and not everything:
         raise click.UsageError("--since goes with --all")
     if fmt == "html" and everything:
@@ -150,6 +162,54 @@ def _html_file(store: EventStore, match_id: str) -> str:
         return html_file(store, match_id, None, None)
     except NotFoundError:
         raise MatchNotFoundError(f"there is no match {match_id!r} in this store") from None
+
+
+def _export_tournament(store_url: str | None, tournament_id: str, output: str | None) -> None:
+    from server.records.tournament import export_tournament
+
+    with _open_store(store_url) as store:
+        try:
+            record = export_tournament(store, tournament_id)
+        except RecordError as exc:
+            _fail(exc)
+            return
+        except Exception as exc:  # the store's errors and the like: one line, never a traceback
+            click.echo(f"error: cannot export: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_MISMATCH)
+    with _output(output) as out:
+        out.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+
+
+def tournament_record_in(text: str) -> dict[str, Any] | None:
+    """The tournament record a file holds (`crapette-tournament/1` JSON), else None."""
+    from server.records.tournament import is_tournament_record
+
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if not stripped.startswith("{"):
+        return None
+    try:
+        data = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return data if is_tournament_record(data) else None
+
+
+def _tournament_file(text: str, handle: Any) -> bool:
+    """Run `handle(record)` if `text` is a tournament record and print its line; whether it was
+    one. A failure is one line on stderr and the exit codes of a match record."""
+    record = tournament_record_in(text)
+    if record is None:
+        return False
+    try:
+        line = handle(record)
+    except RecordError as exc:
+        _fail(exc)
+        return True
+    except Exception as exc:  # as for a match record: a readable line, never a traceback
+        click.echo(f"error: cannot read this tournament: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_MALFORMED)
+    click.echo(line)
+    return True
 
 
 @contextmanager
@@ -191,6 +251,14 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
     from server.records.importer import import_record, parse_record_file
 
     text = _read_file(file)
+    if tournament_record_in(text) is not None:
+        from server.records.tournament import import_tournament
+
+        if new_id is not None:
+            raise click.UsageError("--id names a match; a tournament record keeps its ids")
+        with _open_store(store_url, must_exist=False) as store:
+            _tournament_file(text, lambda record: import_tournament(store, record))
+        return
     lines = ndjson_lines(text)
     if lines is not None and new_id is not None:
         raise click.UsageError("--id names one match; this file holds several records")
@@ -220,11 +288,19 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
 )
 def verify_cmd(file: str, with_analysis: bool) -> None:
     """Recompute every decision of a record from its deal and actions (exit 0 when it holds).
-    FILE may also be NDJSON, one record per line: each is verified, failures listed at the end."""
+    FILE may also be NDJSON, one record per line: each is verified, failures listed at the end;
+    or a tournament record: its pairings, every match and the standings are checked."""
     from server.records.importer import parse_record_file
     from server.records.verify import verify_record
 
     text = _read_file(file)
+    if tournament_record_in(text) is not None:
+        from server.records.tournament import verify_tournament
+
+        if with_analysis:
+            raise click.UsageError("--analysis goes with a match record")
+        _tournament_file(text, lambda record: verify_tournament(record).summary)
+        return
     lines = ndjson_lines(text)
     if lines is not None:
         if with_analysis:

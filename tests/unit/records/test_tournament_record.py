@@ -1,0 +1,206 @@
+"""The tournament record (`crapette-tournament/1`): export → verify → import → export again,
+and every way a tampered record is refused (docs/records.md, The tournament record)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from domain import Ruleset
+from eventstore import open_store
+from server.commands.records import export_cmd, import_cmd, verify_cmd
+from server.commands.tournament import simulate, tournament
+from server.ratings import ratings_of
+from server.records.errors import MatchExistsError, RecordError, RecordFormatError
+from server.records.tournament import (
+    TournamentMismatchError,
+    export_tournament,
+    import_tournament,
+    tournament_record,
+    verify_tournament,
+)
+from server.tournament_stream import read_tournament
+
+ONE_GAME = Ruleset.from_json({"preset": "classic", "match": "wins:1"})
+
+
+@pytest.fixture(scope="module")
+def record() -> dict[str, Any]:
+    """A round-robin of three bots (three one-game matches, three byes), played for real."""
+    events, state, matches = simulate(
+        "round-robin", 3, None, ["steady", "sharp"], ONE_GAME, "5eed", "rr3"
+    )
+    assert state.finished and len(matches) == 3
+    made = tournament_record(events, state, matches)
+    return json.loads(json.dumps(made))  # as a file holds it
+
+
+def test_the_record_verifies_and_says_so(record: dict[str, Any]) -> None:
+    verified = verify_tournament(record)
+    assert verified.summary.startswith("ok: tournament rr3 (round-robin, finished): 3 round(s)")
+    assert len(verified.matches) == 3
+    assert [r["byes"] for r in _rounds(record)] == [["steady 1"], ["steady 3"], ["sharp 2"]]
+
+
+def _rounds(record: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e["data"] for e in record["events"] if e["type"] == "RoundPaired"]
+
+
+def test_round_trip_export_verify_import_export(record: dict[str, Any]) -> None:
+    store = open_store("memory://")
+    line = import_tournament(store, record)
+    assert line.startswith("imported tournament rr3")
+    again = json.loads(json.dumps(export_tournament(store, "rr3")))
+    assert again == record
+    assert verify_tournament(again).state == verify_tournament(record).state
+    _, state = read_tournament(store, "rr3")
+    assert state is not None and state.finished
+    with pytest.raises(MatchExistsError):
+        import_tournament(store, record)
+    # the imported matches were played elsewhere: they do not count for the ratings here
+    assert ratings_of(store).current == {}
+
+
+def _tampered(record: dict[str, Any], change: Any) -> dict[str, Any]:
+    bad = copy.deepcopy(record)
+    change(bad)
+    return bad
+
+
+def _swap_first_pairing(bad: dict[str, Any]) -> None:
+    table = _rounds(bad)[1]["tables"][0]
+    table["players"].reverse()
+
+
+def _flip_a_result(bad: dict[str, Any]) -> None:
+    report = next(e for e in bad["events"] if e["type"] == "MatchReported")
+    report["data"]["winner"] = 1 - report["data"]["winner"]
+
+
+def _drop_a_match(bad: dict[str, Any]) -> None:
+    bad["matches"].pop()
+
+
+def _rewrite_standings(bad: dict[str, Any]) -> None:
+    bad["standings"][0], bad["standings"][1] = bad["standings"][1], bad["standings"][0]
+
+
+def _drop_a_registration(bad: dict[str, Any]) -> None:
+    del bad["events"][2]
+
+
+def _extra_finish(bad: dict[str, Any]) -> None:
+    bad["events"].append({"type": "TournamentFinished", "data": {"rounds_played": 3, "at_ms": 1}})
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (_swap_first_pairing, "the rules say [round 2"),
+        (_flip_a_result, "the match says seat"),
+        (_drop_a_match, "has no match record"),
+        (_rewrite_standings, "standings written in the record"),
+        (_drop_a_registration, "RoundPaired"),
+        (_extra_finish, "tournament has finished"),
+    ],
+)
+def test_a_tampered_record_is_refused_with_the_reason(
+    record: dict[str, Any], change: Any, words: str
+) -> None:
+    with pytest.raises(TournamentMismatchError) as caught:
+        verify_tournament(_tampered(record, change))
+    assert words in caught.value.message
+
+
+def test_a_tampered_match_fails_the_match_verifier(record: dict[str, Any]) -> None:
+    def change(bad: dict[str, Any]) -> None:
+        bad["matches"][0]["result"]["totals"] = [999, 0]
+
+    with pytest.raises(RecordError):
+        verify_tournament(_tampered(record, change))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"format": "crapette-tournament/1"},
+        {"format": "crapette-tournament/1", "events": [], "matches": []},
+        {"format": "crapette-tournament/1", "events": [{"type": "Nope"}], "matches": []},
+        {"format": "crapette-record/1"},
+        [],
+    ],
+)
+def test_a_file_that_is_no_tournament_record_is_a_format_error(bad: object) -> None:
+    with pytest.raises(RecordFormatError):
+        verify_tournament(bad)
+
+
+def test_the_directors_token_hash_stays_out_of_the_record(record: dict[str, Any]) -> None:
+    events, state, matches = simulate("swiss", 2, 1, ["random"], ONE_GAME, "ab", "sw2")
+    from dataclasses import replace
+
+    secret = [replace(events[0], director="f00d" * 16), *events[1:]]  # type: ignore[type-var]
+    made = tournament_record(secret, replace(state, director="f00d" * 16), matches)
+    assert "f00d" not in json.dumps(made)
+    verify_tournament(json.loads(json.dumps(made)))
+
+
+def test_the_command_line_round_trip(record: dict[str, Any], tmp_path: Path) -> None:
+    runner = CliRunner()
+    first = tmp_path / "rr3.json"
+    first.write_text(json.dumps(record), encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'club.sqlite3'}"
+    result = runner.invoke(import_cmd, [str(first), "--store", url])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "again.json"
+    result = runner.invoke(export_cmd, ["--tournament", "rr3", "--store", url, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text(encoding="utf-8")) == record
+    result = runner.invoke(verify_cmd, [str(out)])
+    assert result.exit_code == 0 and result.output.startswith("ok: tournament rr3")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_tampered(record, _flip_a_result)), encoding="utf-8")
+    result = runner.invoke(verify_cmd, [str(bad)])
+    assert result.exit_code == 1 and "error: " in result.output
+    result = runner.invoke(export_cmd, ["--tournament", "nope", "--store", url])
+    assert result.exit_code == 1 and "no tournament 'nope'" in result.output
+    result = runner.invoke(export_cmd, ["m-1", "--tournament", "rr3", "--store", url])
+    assert result.exit_code == 2  # a usage error
+
+
+def test_simulate_prints_rounds_byes_and_standings(tmp_path: Path) -> None:
+    out = tmp_path / "sim.json"
+    url = f"sqlite:///{tmp_path / 'sim.sqlite3'}"
+    args = ["simulate", "--format", "swiss", "--players", "3", "--rounds", "2"]
+    args += ["--bots", "steady,random", "--json", "--export", str(out), "--store", url]
+    result = CliRunner().invoke(tournament, args)
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert printed["format"] == "swiss" and len(printed["rounds"]) == 2
+    assert all(len(tables) == 1 for tables in printed["rounds"])
+    byes = [b for round_byes in printed["byes"] for b in round_byes]
+    assert len(byes) == 2 and len(set(byes)) == 2
+    assert [row["rank"] for row in printed["standings"]] == sorted(
+        row["rank"] for row in printed["standings"]
+    )
+    assert verify_tournament(json.loads(out.read_text(encoding="utf-8"))).state.finished
+    assert read_tournament(open_store(url), "sim-c1ab")[1] is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--format", "round-robin", "--players", "3", "--rounds", "2"], "--rounds goes with"),
+        (["--format", "swiss", "--players", "3", "--bots", "nobody"], "bot kinds"),
+        (["--format", "swiss", "--players", "3", "--match", "goals:3"], "--match"),
+        (["--format", "swiss", "--players", "1"], "--players"),
+    ],
+)
+def test_simulate_refuses_bad_options(args: list[str], words: str) -> None:
+    result = CliRunner().invoke(tournament, ["simulate", *args])
+    assert result.exit_code == 2 and words in result.output
