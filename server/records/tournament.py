@@ -35,22 +35,50 @@ from domain.tournament import (
     WithdrawPlayer,
     event_from_payload,
     event_to_payload,
+    evolve,
     play,
     standings,
 )
-from eventstore import EventStore
+from eventstore import EventStore, NewEvent, StreamNameError
 from server.records.errors import MatchExistsError, MatchNotFoundError, RecordError
 from server.records.errors import RecordFormatError as FormatError
 from server.records.export import export_match
 from server.records.importer import import_record
 from server.records.verify import verify_record
-from server.tournament_stream import append_events, read_tournament, tournament_stream
+from server.tournaments.repo import tournament_stream
 
 TOURNAMENT_FORMAT = "crapette-tournament/1"
 
 
 class TournamentMismatchError(RecordError):
     """The tournament record says one thing, the rules or its matches another."""
+
+
+class TournamentStreamError(RecordError):
+    """A stored tournament stream the domain cannot read: no honest record can be written."""
+
+
+def read_tournament(
+    store: EventStore, tournament_id: str
+) -> tuple[list[TournamentEvent], TournamentState | None]:
+    """The stream `tournament-<id>`'s events and their fold (None: no such tournament). The
+    server's own reader is `server.tournaments.repo`; this one keeps nothing in memory."""
+    try:
+        stored = store.read(tournament_stream(tournament_id))
+    except StreamNameError:
+        return [], None
+    events: list[TournamentEvent] = []
+    state: TournamentState | None = None
+    for recorded in stored:
+        try:
+            event = event_from_payload(recorded.type, dict(recorded.data))
+            state = evolve(state, event)
+        except (DomainError, ValueError) as exc:
+            raise TournamentStreamError(
+                f"event {recorded.version} of {tournament_stream(tournament_id)}: {exc}"
+            ) from None
+        events.append(event)
+    return events, state
 
 
 def is_tournament_record(data: object) -> bool:
@@ -294,9 +322,16 @@ def _summary(state: TournamentState, matches: dict[str, dict[str, Any]]) -> str:
 
 def import_tournament(store: EventStore, record: object) -> str:
     """Verify the record, store each match (as `crapette import` does) and then the tournament
-    stream; a summary line. Nothing is written when the tournament or a match is there already."""
+    stream (without a desk: nobody directs an imported tournament); a summary line. Nothing is
+    written when the record is not finished or the tournament or a match is there already."""
     verified = verify_tournament(record)
     tid = verified.state.tournament_id
+    if not verified.state.finished:
+        # A running tournament is run by the server that holds it; here nobody could direct
+        # it (it has no desk), and its open tables would never be played.
+        raise TournamentMismatchError(
+            f"tournament {tid} is not finished: only a finished one is imported"
+        )
     if store.stream_version(tournament_stream(tid)):
         raise MatchExistsError(f"there is already a tournament {tid!r} here", match_id=tid)
     for match_id in verified.matches:
@@ -304,5 +339,9 @@ def import_tournament(store: EventStore, record: object) -> str:
             raise MatchExistsError(f"there is already a match {match_id!r} here", match_id=match_id)
     for match in verified.matches.values():
         import_record(store, match)
-    append_events(store, tid, verified.events, 0, "import")
+    batch = []
+    for index, event in enumerate(verified.events):
+        kind, data = event_to_payload(event)
+        batch.append(NewEvent(kind, data, {"imported": True}, f"{tid}/import/{index}"))
+    store.append(tournament_stream(tid), batch, expected_version=0)
     return f"imported {verified.summary.removeprefix('ok: ')}"

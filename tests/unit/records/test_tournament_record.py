@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from domain import Ruleset
-from eventstore import open_store
+from domain.tournament import fold
+from eventstore import NewEvent, open_store
 from server.commands.records import export_cmd, import_cmd, verify_cmd
 from server.commands.tournament import simulate, tournament
 from server.ratings import ratings_of
@@ -21,10 +22,10 @@ from server.records.tournament import (
     TournamentMismatchError,
     export_tournament,
     import_tournament,
+    read_tournament,
     tournament_record,
     verify_tournament,
 )
-from server.tournament_stream import read_tournament
 
 ONE_GAME = Ruleset.from_json({"preset": "classic", "match": "wins:1"})
 
@@ -138,6 +139,22 @@ def test_a_tampered_match_fails_the_match_verifier(record: dict[str, Any]) -> No
 def test_a_file_that_is_no_tournament_record_is_a_format_error(bad: object) -> None:
     with pytest.raises(RecordFormatError):
         verify_tournament(bad)
+
+
+def test_only_a_finished_tournament_is_imported() -> None:
+    events, state, matches = simulate("swiss", 2, 1, ["random"], ONE_GAME, "cd", "run2")
+    running = tournament_record(events[:-2], fold(events[:-2]), [])  # round 1 paired, no result
+    assert not running["finished"]
+    verify_tournament(json.loads(json.dumps(running)))  # a running one verifies…
+    with pytest.raises(TournamentMismatchError, match="not finished"):
+        import_tournament(open_store("memory://"), running)  # …but is not imported
+
+
+def test_a_stream_the_domain_cannot_read_is_refused_on_export() -> None:
+    store = open_store("memory://")
+    store.append("tournament-junk", [NewEvent("RoundPaired", {"round": "x"})], 0)
+    with pytest.raises(RecordError, match="event 1 of tournament-junk"):
+        export_tournament(store, "junk")
 
 
 def test_the_directors_token_hash_stays_out_of_the_record(record: dict[str, Any]) -> None:
