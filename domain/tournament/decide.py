@@ -41,7 +41,7 @@ from domain.tournament.state import TournamentState, evolve
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 MAX_NAME = 40
 MAX_TITLE = 80
-MAX_PLAYERS = 64
+MAX_PLAYERS = 32  # a club evening is 6–16; the Swiss pairing of 32 takes up to 0.3 s (swiss.py)
 MAX_SWISS_ROUNDS = 30
 
 

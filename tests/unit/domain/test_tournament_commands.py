@@ -9,6 +9,7 @@ import pytest
 from domain import Ruleset
 from domain.errors import NotationError
 from domain.tournament import (
+    MAX_PLAYERS,
     CreateTournament,
     FinishTournament,
     PairRound,
@@ -76,6 +77,9 @@ def test_registration_refusals() -> None:
     _refused(d, RegisterPlayer("x" * 41, 1), "bad name")
     _refused(d, RegisterPlayer("Robo", 1, bot="nonesuch"), "unknown bot")
     d.do(RegisterPlayer("Robo", 1, bot="steady"))
+    for number in range(MAX_PLAYERS - 3):
+        d.do(RegisterPlayer(f"guest {number}", 1))
+    _refused(d, RegisterPlayer("one too many", 1), "tournament full")
     assert d.now.entrant("Robo").bot == "steady"  # type: ignore[union-attr]
     d.pair()
     _refused(d, RegisterPlayer("Late", 1), "registration closed")
