@@ -150,10 +150,14 @@ def test_the_lobby_tagline_says_two_to_four(lang: str) -> None:
 
 
 # Messages that are the same words in English and in another language: cognates ("Match",
-# "Points", "reserve"), key names as printed on keyboards, a unit, a bot. Any other message a
-# language has word for word as English was left untranslated.
+# "Points", "reserve"), key names as printed on keyboards, a unit, a bot, a name (Buchholz).
+# Any other message a language has word for word as English was left untranslated.
 SAME_AS_ENGLISH = {
     "fr": {
+        "tournament.col.buchholz",
+        "tournament.col.direct",
+        "tournament.col.points",
+        "tournament.table",
         "option.match.label",
         "option.move_time_limit_s.value.60",
         "option.move_time_limit_s.value.120",
@@ -172,6 +176,10 @@ SAME_AS_ENGLISH = {
         "join.rotation",
     },
     "da": {
+        "ratings.col.rating",
+        "ratings.heading",
+        "tournament.bot",
+        "tournament.col.buchholz",
         "rules.lobby",
         "call.word",
         "lobby.title",
@@ -185,8 +193,22 @@ SAME_AS_ENGLISH = {
         "slot.R",
         "slot.Q",
     },
-    "it": {"lobby.opponent_bot", "lobby.http_error", "table.bot", "seat.bot"},
-    "fi": {"lobby.http_error", "key.home", "key.end", "key.shift", "key.enter"},
+    "it": {
+        "lobby.opponent_bot",
+        "lobby.http_error",
+        "table.bot",
+        "seat.bot",
+        "tournament.bot",
+        "tournament.col.buchholz",
+    },
+    "fi": {
+        "lobby.http_error",
+        "key.home",
+        "key.end",
+        "key.shift",
+        "key.enter",
+        "tournament.col.buchholz",
+    },
 }
 
 
