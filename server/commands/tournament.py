@@ -257,3 +257,34 @@ def _write(
                 click.echo(f"error: {exc.message}", err=True)
                 sys.exit(1)
         click.echo(line, err=True)
+
+
+@tournament.command("standings")
+@click.argument("tournament_id")
+@click.option("--store", "store_url", default=None, help="Event store URL (default as `export`).")
+@click.option("--json", "as_json", is_flag=True, help="standings and crosstable as JSON")
+def standings_cmd(tournament_id: str, store_url: str | None, as_json: bool) -> None:
+    """The standings of a tournament of the store, rebuilt from its events, with its rounds."""
+    from domain.tournament import crosstable_json
+    from server.commands.records import _open_store
+    from server.records.errors import RecordError
+    from server.records.tournament import read_tournament
+
+    with _open_store(store_url) as store:
+        try:
+            _events, state = read_tournament(store, tournament_id)
+        except RecordError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(1)
+    if state is None:
+        click.echo(f"error: there is no tournament {tournament_id!r} in this store", err=True)
+        sys.exit(1)
+    if as_json:
+        out = {**summary_json(state), "crosstable": crosstable_json(state)}
+        click.echo(json.dumps({"name": state.name, "finished": state.finished, **out}, indent=1))
+        return
+    status = (
+        "finished" if state.finished else f"round {state.current_round} of {state.total_rounds}"
+    )
+    click.echo(f"{state.name} ({state.format}, {status})")
+    _print_text(state)

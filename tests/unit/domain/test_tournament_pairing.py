@@ -17,6 +17,7 @@ from domain.tournament import (
     fold,
     met,
     next_round,
+    standings,
 )
 from domain.tournament.matching import has_perfect_matching
 from domain.tournament.swiss import SwissPlayer, pair_swiss
@@ -89,6 +90,21 @@ def test_swiss_never_repeats_a_pairing_while_one_can_be_avoided(
                 assert name not in had_bye, f"{name} has a second bye while others had none"
         _play_round(d, data)
     assert fold(d.events) == d.now
+    _check_standings(d)
+
+
+def _check_standings(d: Director) -> None:
+    """Every point comes from a result or a Swiss bye; the standings are in tie-break order."""
+    state = d.now
+    rows = standings(state)
+    expected = 0.0
+    for result in state.results.values():
+        expected += 0.0 if result.kind == "forfeit" and len(result.absent) == 2 else 1.0
+    expected += sum(len(r.byes) for r in state.rounds) * (1.0 if state.format == "swiss" else 0)
+    assert sum(row.score for row in rows) == expected
+    keys = [row.key() for row in rows]
+    assert keys == sorted(keys, reverse=True)
+    assert [row.rank for row in rows] == sorted(row.rank for row in rows)
 
 
 @settings(max_examples=40)
@@ -130,6 +146,7 @@ def test_round_robin_pairs_every_pair_exactly_once(n: int, data: st.DataObject) 
     byes = [name for r in d.now.rounds for name in r.byes]
     assert len(byes) == len(set(byes)) == (n if n % 2 else 0)
     assert all(len(r.byes) == n % 2 for r in d.now.rounds)
+    _check_standings(d)
     for name in _names(n):
         seats = [t.players.index(name) for r in d.now.rounds for t in r.tables if name in t.players]
         assert abs(seats.count(0) - seats.count(1)) <= 1

@@ -118,6 +118,40 @@ def test_a_tampered_record_is_refused_with_the_reason(
     assert words in caught.value.message
 
 
+def _foreign_match(bad: dict[str, Any]) -> None:
+    stranger = copy.deepcopy(bad["matches"][0])
+    stranger["match_id"] = "m-elsewhere"
+    bad["matches"].append(stranger)
+
+
+def _match_twice(bad: dict[str, Any]) -> None:
+    bad["matches"].append(copy.deepcopy(bad["matches"][0]))
+
+
+def _seats_swapped(bad: dict[str, Any]) -> None:
+    match = bad["matches"][0]
+    match["players"].reverse()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (_foreign_match, "is no table of this tournament"),
+        (_match_twice, "is in the record twice"),
+    ],
+)
+def test_a_match_that_is_not_one_of_its_tables_is_refused(
+    record: dict[str, Any], change: Any, words: str
+) -> None:
+    with pytest.raises(TournamentMismatchError, match=words):
+        verify_tournament(_tampered(record, change))
+
+
+def test_a_match_with_its_seats_swapped_is_refused(record: dict[str, Any]) -> None:
+    with pytest.raises(RecordError):  # the match verifier or the pairing, whichever sees it
+        verify_tournament(_tampered(record, _seats_swapped))
+
+
 def test_a_tampered_match_fails_the_match_verifier(record: dict[str, Any]) -> None:
     def change(bad: dict[str, Any]) -> None:
         bad["matches"][0]["result"]["totals"] = [999, 0]
@@ -221,3 +255,18 @@ def test_simulate_prints_rounds_byes_and_standings(tmp_path: Path) -> None:
 def test_simulate_refuses_bad_options(args: list[str], words: str) -> None:
     result = CliRunner().invoke(tournament, ["simulate", *args])
     assert result.exit_code == 2 and words in result.output
+
+
+def test_standings_of_a_stored_tournament(record: dict[str, Any], tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'club.sqlite3'}"
+    import_tournament(open_store(url), record)
+    runner = CliRunner()
+    result = runner.invoke(tournament, ["standings", "rr3", "--store", url, "--json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert shown["standings"] == record["standings"] and shown["finished"]
+    assert [len(row["rounds"]) for row in shown["crosstable"]] == [3, 3, 3]
+    result = runner.invoke(tournament, ["standings", "rr3", "--store", url])
+    assert result.exit_code == 0 and "round-robin, finished" in result.output
+    result = runner.invoke(tournament, ["standings", "nope", "--store", url])
+    assert result.exit_code == 1 and "no tournament 'nope'" in result.output
