@@ -17,6 +17,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from eventstore import EventStore, open_store
 from eventstore.sqlite import SQLiteStore
 from server import fairuse, health, http, patches, sockets
+from server.analysis_http import analysis_bp
 from server.checkpoint import start_checkpointer
 from server.config import ServerConfig
 from server.errors import OriginRefusedError, ServerError
@@ -87,6 +88,9 @@ def create_app(
         presence=None if cluster is None else cluster.presence(config.grace_s),
         leases=None if cluster is None else cluster.leases(),
         read_workers=_read_workers(config, store_given),
+        analysis_workers=_analysis_workers(config, store_given),
+        analysis_dir=config.analysis_dir,
+        analyser=config.analyser,
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store
@@ -103,6 +107,7 @@ def create_app(
     app.register_blueprint(records_bp)
     app.register_blueprint(share_bp)
     app.register_blueprint(tournaments_bp)
+    app.register_blueprint(analysis_bp)
     _register_error_pages(app)
     _register_origin_check(app, origins)
     # Last: it wraps the routes registered above.
@@ -130,6 +135,16 @@ def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None
     if not config.read_workers or store_given or config.store_url.startswith("memory:"):
         return None
     workers = ReadWorkers(config.store_url, size=config.read_workers, max_waiting=config.read_queue)
+    atexit.register(workers.close)
+    return workers
+
+
+def _analysis_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+    """The analysis pool (server/analyses.py): worker processes like the read workers', a pool
+    of their own; a few analyses wait for one (more: `503 busy`, server/analyses.py)."""
+    if not config.analysis_workers or store_given or config.store_url.startswith("memory:"):
+        return None
+    workers = ReadWorkers(config.store_url, size=config.analysis_workers, max_waiting=8)
     atexit.register(workers.close)
     return workers
 

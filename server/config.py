@@ -58,3 +58,10 @@ class ServerConfig:
     # connection whose client answers none for `ping_timeout_s` more is closed as gone.
     ping_interval_s: float = 25.0
     ping_timeout_s: float = 20.0
+    # Worker processes of the analyses of finished matches (server/analyses.py): a pool of its
+    # own, so that a long analysis never holds up a replay. 0, or a store in memory: a thread
+    # of the server process instead. Built analyses are kept in `analysis_dir` (None: memory).
+    analysis_workers: int = 1
+    analysis_dir: str | None = None
+    # Which function judges a record (`module:function`; tests name a fixture).
+    analyser: str = "server.records.judge:analyse_record"

@@ -57,6 +57,12 @@ class NotFoundError(ServerError):
     http_status = 404
 
 
+class NotAnalysedError(NotFoundError):
+    """Progress asked of an analysis nobody started (docs/protocol.md § analysis)."""
+
+    code = "not_analysed"
+
+
 class ForbiddenError(ServerError):
     code = "forbidden"
     http_status = 403
@@ -96,6 +102,14 @@ class CommandRefusedError(ServerError):
 
 class NotPlayingError(ServerError):
     code = "not_playing"
+    http_status = 409
+
+
+class MatchRunningError(ServerError):
+    """An analysis asked of a match still in play (server/analyses.py): its judgements would
+    say something of the cards nobody may see yet."""
+
+    code = "match_running"
     http_status = 409
 
 

@@ -32,6 +32,8 @@ DEFAULT_LIMITS: dict[str, str] = {
     "record": "30/minute",  # GET /api/matches/<id>/record*
     "upload": "20/minute",  # POST /api/records, /api/records/verify
     "share": "20/minute",  # GET /api/matches/<id>/replay.html: a whole match in one file
+    # A page asks once and polls the progress twice a second while a worker builds it.
+    "analysis": "240/minute",  # POST/GET /api/matches/<id>/analysis, …/analysis/try
     # Cheap, but each reads the store: generous, far above a balancer's checks (one per 2 s)
     # or a players' page, yet a loop cannot make them the server's whole work.
     "players": "120/minute",  # GET /api/players, /api/players/<name>
@@ -53,6 +55,8 @@ ENDPOINTS: dict[str, str] = {
     "records.upload": "upload",
     "records.verify": "upload",
     "share.replay_html": "share",
+    "analysis.ask": "analysis",
+    "analysis.progress": "analysis",
     "players.all_players": "players",
     "players.one_player": "players",
     "health.healthz": "health",

@@ -14,6 +14,7 @@ records, the publisher delivers.
 | `projection` | `server.lobbyview` | the lobby from the store's global order, saved between runs |
 | `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
 | `tournaments` | `server.tournaments` | the director's orders, claims, rounds' tables, results |
+| `analyses` | `server.analyses` | finished matches' win chances and judgements, built in workers |
 
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
@@ -26,6 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from eventstore import EventStore
+from server.analyses import Analyses
+from server.analysis_build import DEFAULT_ANALYSER
 from server.autopilot import Autopilot
 from server.leases import Leases
 from server.lobby import Lobby
@@ -57,6 +60,9 @@ class GameService:
         presence: Presence | None = None,
         leases: Leases | None = None,
         read_workers: ReadWorkers | None = None,
+        analysis_workers: ReadWorkers | None = None,
+        analysis_dir: str | None = None,
+        analyser: str = DEFAULT_ANALYSER,
     ) -> None:
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.repo = MatchRepository(store, self.publisher.applied)
@@ -94,4 +100,7 @@ class GameService:
             clock=clock,
             expire_open_s=expire_open_s,
             unload_idle_s=unload_idle_s,
+        )
+        self.analyses = Analyses(
+            self.repo, analysis_workers, cache_dir=analysis_dir, analyser=analyser
         )

@@ -22,7 +22,9 @@ idle rate and the server's core did the whole build (in a thread the GIL stopped
 Frames on the socket: a 4-byte big-endian length, then that many bytes. A request is one JSON
 frame (`{"id", "kind", "store", "match_id", "version", ...}`); an answer is a JSON header frame
 (`{"id", "ok": true, "etag", "live", "pid"}` or `{"id", "ok": false, "status", "error"}`) naming
-the request it answers, then, if ok, one frame with the body."""
+the request it answers, then, if ok, one frame with the body. A long build (an analysis,
+server/analysis_build.py) may send progress frames before its answer: `{"id", "progress": [done,
+total]}`; the pool hands each to the caller's `progress` callback."""
 
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ TIMEOUT_S = 60.0
 NICENESS = 10
 
 Job = dict[str, Any]
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -70,14 +73,18 @@ class Answer:
 # -- the builds (in a worker, or in the server process when no worker runs) --------------------
 
 
-def run_job(store: EventStore, job: Job) -> Answer:
+def run_job(store: EventStore, job: Job, progress: Progress | None = None) -> Answer:
     """Build what `job` asks for from `store`. Raises ReadRefusedError for a refusal the client
-    should see (no such match, a stream no record can describe)."""
+    should see (no such match, a stream no record can describe). `progress(done, total)`: told
+    how far a long build (an analysis) has come."""
     from server.errors import ServerError
     from server.records.errors import RecordError, error_reply
 
     try:
-        body, live = _BUILDS[job["kind"]](store, job)
+        if job["kind"] in _LONG_BUILDS:
+            body, live = _LONG_BUILDS[job["kind"]](store, job, progress or _no_progress)
+        else:
+            body, live = _BUILDS[job["kind"]](store, job)
     except RecordError as exc:
         reply, status = error_reply(exc)
         raise ReadRefusedError(status, reply) from None
@@ -143,6 +150,14 @@ def _shared(kind: str) -> Callable[[EventStore, Job], tuple[bytes, bool]]:
         return built
 
     return build
+def _analysis(store: EventStore, job: Job, progress: Progress) -> tuple[bytes, bool]:
+    from server.analysis_build import build_analysis
+
+    return build_analysis(store, job, progress), False
+
+
+def _no_progress(_done: int, _total: int) -> None:
+    pass
 
 
 _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
@@ -151,6 +166,10 @@ _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
     "record": _record,
     # The shared artefacts (docs/protocol.md § Shared pictures, docs/records.md § HTML).
     "html": _shared("html"),
+}
+# Builds that say how far they have come (docs/protocol.md § analysis).
+_LONG_BUILDS: dict[str, Callable[[EventStore, Job, Progress], tuple[bytes, bool]]] = {
+    "analysis": _analysis,
 }
 
 
@@ -221,8 +240,12 @@ def serve_socket(fd: int) -> None:
         if request is None:
             return
         job = json.loads(request)
+
+        def progress(done: int, total: int, job_id: object = job.get("id")) -> None:
+            _send(sock, json.dumps({"id": job_id, "progress": [done, total]}).encode())
+
         try:
-            answer = run_job(_open(stores, job["store"]), job)
+            answer = run_job(_open(stores, job["store"]), job, progress)
             header = {"ok": True, "etag": answer.etag, "live": answer.live, "pid": answer.pid}
             header["id"] = job.get("id")
             frames: tuple[bytes, ...] = (json.dumps(header).encode(), answer.body)
@@ -258,15 +281,21 @@ class _Worker:
         self.sock.settimeout(timeout_s)
         self.calls = 0
 
-    def call(self, job: Job) -> Answer:
+    def call(self, job: Job, progress: Progress | None = None) -> Answer:
         """The worker's answer to `job`; ConnectionError (or OSError) if it died, ValueError if
-        it answered something else (the answer to another request: never reuse it then)."""
+        it answered something else (the answer to another request: never reuse it then).
+        Progress frames before the answer go to `progress`."""
         self.calls += 1
         _send(self.sock, json.dumps({**job, "id": self.calls}).encode())
-        raw = _receive(self.sock)
-        if raw is None:
-            raise ConnectionError("the worker closed its socket")
-        header = json.loads(raw)
+        while True:
+            raw = _receive(self.sock)
+            if raw is None:
+                raise ConnectionError("the worker closed its socket")
+            header = json.loads(raw)
+            if "progress" not in header or header.get("id") != self.calls:
+                break
+            if progress is not None:
+                progress(*header["progress"])
         if header.get("id") != self.calls:
             raise ValueError(f"answer {header.get('id')} to request {self.calls}")
         if not header["ok"]:
@@ -318,14 +347,14 @@ class ReadWorkers:
         with self._cond:
             return [w.proc.pid for w in self._all if w.proc.poll() is None]
 
-    def run(self, job: Job) -> Answer:
+    def run(self, job: Job, progress: Progress | None = None) -> Answer:
         worker = self._acquire()
         try:
             for attempt in (1, 2):
                 if worker is None:
                     worker = self._start()
                 try:
-                    return worker.call({**job, "store": self.store_url})
+                    return worker.call({**job, "store": self.store_url}, progress)
                 except ReadRefusedError:  # an answer: the worker is fine
                     raise
                 except (OSError, ConnectionError, ValueError) as exc:  # died, stalled, garbled

@@ -62,8 +62,8 @@ from server.config import ServerConfig
     multiple=True,
     metavar="KIND=LIMIT",
     help="Per-address limit of an expensive request kind (create, replay, view, options, "
-    "record, upload, share, players, health, or all), e.g. replay=10/minute or create=off "
-    "(repeatable). Default: docs/protocol.md § Rate limits.",
+    "record, upload, share, analysis, players, health, or all), e.g. replay=10/minute or "
+    "create=off (repeatable). Default: docs/protocol.md § Rate limits.",
 )
 @click.option(
     "--expire-open-after",
@@ -134,6 +134,21 @@ from server.config import ServerConfig
     help="Announce on this network interface only, e.g. wlan0 (repeatable; default: every "
     "interface but loopback).",
 )
+@click.option(
+    "--analysis-workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 8),
+    help="Worker processes that analyse finished matches (win chances, judgements) off the "
+    "event loop (0: in a thread of the server process).",
+)
+@click.option(
+    "--analyser",
+    default="server.records.judge:analyse_record",
+    show_default=True,
+    hidden=True,
+    help="The function that judges a record, module:function (tests name a fixture).",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -157,6 +172,8 @@ def serve(
     no_announce: bool,
     announce_name: str,
     announce_on: tuple[str, ...],
+    analysis_workers: int,
+    analyser: str,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -192,6 +209,9 @@ def serve(
         ping_interval_s=ping_interval_s,
         ping_timeout_s=ping_timeout_s,
         announced_url=None if announcer is None else announcer.config.announcement(()).url,
+        analysis_workers=analysis_workers,
+        analysis_dir=_analysis_dir(store_url, data_dir),
+        analyser=analyser,
     )
     from server.app import create_app, start_clock, start_cluster
     from server.collector import CollectorPacer
@@ -249,6 +269,15 @@ def _origins(origins: tuple[str, ...]) -> tuple[str, ...]:
                 param_hint="--allowed-origin",
             )
     return origins
+
+
+def _analysis_dir(store_url: str, data_dir: str) -> str | None:
+    """Where built analyses are kept (server/analysis_build.py, by record hash): beside a
+    SQLite file, in the data dir for another store, nowhere (memory) for the memory store."""
+    lobby = _lobby_file(store_url, data_dir)
+    if lobby is None:
+        return None
+    return lobby.removesuffix(".json").removesuffix(".lobby") + ".analyses"
 
 
 def _lobby_file(store_url: str, data_dir: str) -> str | None:

@@ -1,0 +1,111 @@
+"""A stand-in analyser with the shape of `server.records.judge.analyse_record` (docs/records.md
+§ analysis), for the tests of the server and the replay page: they are about the plumbing (the
+worker, the cache, the refusals, what the page draws), not about how good the judgements are,
+and must not take the real evaluator's seconds. Deterministic: its figures come from a hash of
+the record and the decision, and its best move is the `steady` bot's choice at that position,
+so that it is always a legal action there.
+
+`CRAPETTE_FIXTURE_DELAY_S` makes it spend that long per decision (a test that watches the
+progress, or a benchmark that needs a long analysis, sets it)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import domain
+from domain.bots import make_bot
+from server.records.verify import verify_record
+
+THRESHOLDS = ((0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy"))
+# The match ids of the records analysed in this process (a test counts the analyses a cache saved).
+CALLS: list[str] = []
+
+
+def _unit(*parts: object) -> float:
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32
+
+
+def _action_json(action: domain.Action) -> dict[str, Any]:
+    return {**action.to_json(), "text": action.notation()}
+
+
+def analyse_record(
+    record: dict[str, Any],
+    *,
+    depth: str = "normal",
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    CALLS.append(str(record.get("match_id")))
+    verified = verify_record(record)
+    delay = float(os.environ.get("CRAPETTE_FIXTURE_DELAY_S", "0"))
+    steps: list[tuple[int, domain.MatchState, domain.Action]] = []
+    state: domain.MatchState | None = None
+    version = 0
+    for batch in verified.batches:
+        before = state
+        for event in batch:
+            state = domain.evolve(state, event)
+        action = _played(batch)
+        if before is not None and before.game is not None and action is not None:
+            steps.append((version, before, action))
+        version += len(batch)
+    games: dict[int, dict[str, Any]] = {}
+    for i, (at, before, played) in enumerate(steps):
+        game = before.game
+        assert game is not None
+        entry = games.setdefault(game.game_index, {"game_index": game.game_index, "decisions": []})
+        entry["decisions"].append(_decision(at, before, played, seed))
+        if delay:  # busy, like a real evaluator: it would show on a loop it ran on
+            until = time.monotonic() + delay
+            while time.monotonic() < until:
+                pass
+        if progress is not None:
+            progress(i + 1, len(steps))
+    for entry in games.values():
+        entry["seats"] = [_seat(entry["decisions"], seat) for seat in (0, 1)]
+    return {"depth": depth, "games": [games[k] for k in sorted(games)]}
+
+
+def _played(batch: list[domain.Event]) -> domain.Action | None:
+    from server.records.decisions import action_of
+
+    if not batch or isinstance(batch[0], domain.GameStarted | domain.MatchStarted):
+        return None
+    action = action_of(batch[0])
+    return action if isinstance(action, domain.Move | domain.Turn | domain.Discard) else None
+
+
+def _decision(
+    version: int, before: domain.MatchState, played: domain.Action, seed: int
+) -> dict[str, Any]:
+    seat = played.seat
+    best = make_bot("steady", seed=seed).choose(domain.view(before, seat)) or played
+    chance = 0.2 + 0.6 * _unit("before", version)
+    same = best.notation() == played.notation()
+    drop = 0.0 if same else 0.45 * _unit("drop", version) ** 2
+    judgement = "best" if same else next((j for t, j in THRESHOLDS if drop >= t), "good")
+    after = max(0.0, chance - drop)
+    return {
+        "version": version,
+        "seat": seat,
+        "played": _action_json(played),
+        "best": _action_json(best),
+        "win_chance": {"before": round(chance, 3), "after": round(after, 3), "best": chance},
+        "judgement": judgement,
+    }
+
+
+def _seat(decisions: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    own = [d for d in decisions if d["seat"] == seat]
+    counts = {j: 0 for j in ("best", "good", "inaccuracy", "mistake", "blunder")}
+    for d in own:
+        counts[d["judgement"]] += 1
+    drops = [d["win_chance"]["best"] - d["win_chance"]["after"] for d in own]
+    accuracy = 100.0 if not drops else max(0.0, 100 - 100 * sum(drops) / len(drops) * 3)
+    return {"accuracy": round(accuracy, 1), "counts": counts}
