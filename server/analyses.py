@@ -19,10 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.analysis_build import DEFAULT_ANALYSER, DEPTHS, build_analysis
+from server.analysis_build import (
+    DEFAULT_ANALYSER,
+    DEFAULT_TRY_JUDGE,
+    DEPTHS,
+    build_analysis,
+    build_try,
+)
 from server.errors import (
     InvalidInputError,
     MatchRunningError,
+    NotAnalysedError,
     NotFoundError,
     ReadsBusyError,
     ServerError,
@@ -39,6 +46,10 @@ log = logging.getLogger(__name__)
 MAX_JOBS = 64
 # Analyses running or waiting at once; one more is `503 busy`, answered at once.
 MAX_RUNNING = 8
+# A try in the learning mode is as good as the best move when it keeps the seat's win chance
+# within this of the best's: stricter than "good" (a drop under 0.1, docs/records.md), looser
+# than the evaluator's own noise between two seeds.
+AS_GOOD = 0.03
 
 JobKey = tuple[str, int, str]  # (match id, version, depth)
 
@@ -58,6 +69,18 @@ class AnalysisJob:
     error: dict[str, object] | None = None
     error_status: int = 500
     finished: threading.Event = field(default_factory=threading.Event)
+    _decisions: dict[int, dict[str, Any]] | None = None
+
+    def decision_at(self, version: int) -> dict[str, Any] | None:
+        """The built analysis's decision taken at the position after `version` events."""
+        if self._decisions is None:
+            import json
+
+            body = json.loads(self.body or b"{}")
+            self._decisions = {
+                int(d["version"]): d for g in body.get("games", []) for d in g["decisions"]
+            }
+        return self._decisions.get(version)
 
     def progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -93,12 +116,14 @@ class Analyses:
         *,
         cache_dir: str | None = None,
         analyser: str = DEFAULT_ANALYSER,
+        try_judge: str = DEFAULT_TRY_JUDGE,
         spawn: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         self.repo = repo
         self.workers = workers
         self.cache_dir = cache_dir
         self.analyser = analyser
+        self.try_judge = try_judge
         self.spawn = spawn or _thread
         self._jobs: OrderedDict[JobKey, AnalysisJob] = OrderedDict()
         self._lock = threading.Lock()
@@ -133,6 +158,63 @@ class Analyses:
         version = self.finished_version(match_id)
         with self._lock:
             return self._jobs.get((match_id, version, depth))
+
+    def try_move(
+        self, match_id: str, version: int, action: dict[str, Any], depth: str = "normal"
+    ) -> dict[str, Any]:
+        """The learning mode's question: is `action`, tried at the position after `version`
+        events where the analysis judged a decision, as good as the best move found there?
+        `{"verdict": "best" | "as_good" | "worse", "seat", "version", "tried", "best",
+        "played", "win_chance": {"tried", "best", "played"}}`."""
+        import domain
+
+        job = self.status(match_id, depth)
+        if job is None or job.state != "done":
+            raise NotAnalysedError("This match has not been analysed yet: ask for it first.")
+        decision = job.decision_at(version)
+        if decision is None:
+            message = f"No decision of this match was judged at version {version}."
+            raise InvalidInputError(message, details={"version": [message]})
+        seat = int(decision["seat"])
+        try:
+            tried = domain.action_from_json({**action, "seat": seat}).to_json()
+        except domain.DomainError as exc:
+            raise InvalidInputError(str(exc), details={"action": [str(exc)]}) from None
+        best, chances = decision["best"], decision["win_chance"]
+        if _same(tried, best):
+            chance, verdict = float(chances["best"]), "best"
+        else:
+            request = {
+                "kind": "try",
+                "match_id": match_id,
+                "match_version": job.version,
+                "version": version,
+                "action": tried,
+                "depth": depth,
+                "seed": 0,
+                "judge": self.try_judge,
+            }
+            if self.workers is None:
+                body = build_try(self.repo.store, request)
+            else:
+                body = self.workers.run(request).body
+            import json
+
+            chance = float(json.loads(body)["win_chance"])
+            verdict = "as_good" if chance >= float(chances["best"]) - AS_GOOD else "worse"
+        return {
+            "verdict": verdict,
+            "seat": seat,
+            "version": version,
+            "tried": tried,
+            "best": best,
+            "played": decision["played"],
+            "win_chance": {
+                "tried": chance,
+                "best": chances["best"],
+                "played": chances["after"],
+            },
+        }
 
     def finished_version(self, match_id: str) -> int:
         """The version of a finished match; NotFoundError for no such match, MatchRunningError
@@ -196,6 +278,12 @@ class Analyses:
             if oldest is None:
                 return
             del self._jobs[oldest]
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two actions in JSON form are the same whatever extra keys (`text`, `card`) they carry."""
+    keys = ("do", "seat", "from", "to", "hand")
+    return all(a.get(k) == b.get(k) for k in keys)
 
 
 def _depth(depth: str) -> str:

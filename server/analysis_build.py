@@ -29,11 +29,12 @@ from server.errors import MatchRunningError
 FORMAT = "crapette-analysis/1"
 DEPTHS = ("quick", "normal", "deep")
 DEFAULT_ANALYSER = "server.records.judge:analyse_record"
+DEFAULT_TRY_JUDGE = "server.analysis_try:chance_after"
 # A progress frame at most this often: 400 decisions need not be 400 frames.
 PROGRESS_EVERY_S = 0.1
 
 Progress = Callable[[int, int], None]
-Analyser = Callable[..., dict[str, Any]]
+Analyser = Callable[..., Any]
 
 
 def record_hash(record: dict[str, Any]) -> str:
@@ -125,3 +126,48 @@ def _for_match(body: bytes, match_id: str, version: int) -> bytes:
     first (a record imported twice shares one analysis)."""
     head = json.dumps({"match_id": match_id, "version": version}, separators=(",", ":"))
     return f"{head[:-1]},{body.decode()[1:]}".encode()
+
+
+def position_at(record: dict[str, Any], version: int) -> Any:
+    """The match state after the first `version` events of a verified record's match (the
+    engine's events, as the server stored them)."""
+    import domain
+    from server.records.verify import verify_record
+
+    state = None
+    done = 0
+    for batch in verify_record(record).batches:
+        for event in batch:
+            if done == version:
+                return state
+            state = domain.evolve(state, event)
+            done += 1
+    return state
+
+
+def build_try(store: EventStore, job: dict[str, Any]) -> bytes:
+    """A try's win chance (learning mode, server/analyses.py): `{"win_chance": p}` for the seat
+    that decided at `job["version"]`, after `job["action"]` there; a refusal for a match in
+    play, or for an action the rules do not allow there (`not_legal`)."""
+    from server.records.export import export_match
+
+    match_id = job["match_id"]
+    record = export_match(store, match_id, upto=int(job["match_version"]))
+    if record["live"]:
+        raise MatchRunningError(
+            "This match is still being played: it can be analysed once it is over.",
+            match_id=match_id,
+        )
+    import domain
+    from server.errors import CommandRefusedError
+
+    state = position_at(record, int(job["version"]))
+    action = domain.action_from_json(job["action"])
+    if state is None or action not in domain.legal_actions(state, action.seat):
+        raise CommandRefusedError(
+            f"{action.notation()} is not a legal action at that position.", reason="not_legal"
+        )
+    judge = load_analyser(str(job.get("judge") or DEFAULT_TRY_JUDGE))
+    depth, seed = str(job.get("depth", "normal")), int(job.get("seed", 0))
+    chance = float(judge(state, action, depth=depth, seed=seed))
+    return json.dumps({"win_chance": chance}).encode()

@@ -1,18 +1,25 @@
-"""The analysis of a finished match over HTTP (docs/protocol.md § analysis), registered by the
-app factory as `analysis_bp`:
+"""Learning from a finished match over HTTP (docs/protocol.md § analysis, § practice),
+registered by the app factory as `analysis_bp`:
 
-- `POST /api/matches/<match_id>/analysis?depth=quick|normal|deep` — ask for it: `202` with its
-  progress while a worker builds it, `200` with the analysis once built (at once when cached);
+- `POST /api/matches/<match_id>/analysis?depth=quick|normal|deep` — ask for its analysis: `202`
+  with its progress while a worker builds it, `200` with the analysis once built (at once when
+  cached);
 - `GET /api/matches/<match_id>/analysis?depth=…` — how far it has come (the page polls this);
-  `404 not_analysed` when nobody asked for it yet.
+  `404 not_analysed` when nobody asked for it yet;
+- `POST /api/matches/<match_id>/analysis/try` — the learning mode: is this move, at a decision
+  the analysis judged, as good as the best one found there?
+- `POST /api/matches/<match_id>/practice` — play on from a position, against a bot: a new
+  practice table (`201` with its seat ticket).
 
-Both refuse a match still in play with `409 match_running`, whatever was asked before."""
+Each refuses a match still in play with `409 match_running`, whatever was asked before."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
+from server import schemas
 from server.analyses import AnalysisJob
+from server.bodies import json_body
 from server.errors import NotAnalysedError, ServerError
 from server.service import GameService
 
@@ -42,7 +49,11 @@ def _answer(job: AnalysisJob) -> tuple[Response, int]:
 
 @analysis_bp.post("/api/matches/<match_id>/analysis")
 def ask(match_id: str) -> tuple[Response, int]:
-    return _answer(_service().analyses.request(match_id, _depth()))
+    depth = _depth()
+    if request.content_length or request.headers.get("Transfer-Encoding"):
+        # A body, if any, is `{"depth": ...}` (read with the limits of every body).
+        depth = schemas.load(schemas.ANALYSE, json_body(request)).get("depth") or depth
+    return _answer(_service().analyses.request(match_id, depth))
 
 
 @analysis_bp.get("/api/matches/<match_id>/analysis")
@@ -51,3 +62,19 @@ def progress(match_id: str) -> tuple[Response, int]:
     if job is None:
         raise NotAnalysedError("Nobody asked for this analysis yet: POST here to start it.")
     return _answer(job)
+
+
+@analysis_bp.post("/api/matches/<match_id>/analysis/try")
+def try_move(match_id: str) -> Response:
+    data = schemas.load(schemas.TRY, json_body(request))
+    verdict = _service().analyses.try_move(match_id, data["version"], data["action"], _depth())
+    return jsonify(verdict)
+
+
+@analysis_bp.post("/api/matches/<match_id>/practice")
+def practice(match_id: str) -> tuple[Response, int]:
+    data = schemas.load(schemas.PRACTICE, json_body(request))
+    version = data.pop("version")
+    ticket = _service().practice.play_on(match_id, version, **data)
+    new_id = ticket["match_id"]
+    return jsonify({**ticket, "table_url": f"/table/{new_id}"}), 201

@@ -91,6 +91,7 @@ def create_app(
         analysis_workers=_analysis_workers(config, store_given),
         analysis_dir=config.analysis_dir,
         analyser=config.analyser,
+        try_judge=config.try_judge,
     )
     app.extensions["crapette"] = service
     app.extensions["crapette_store"] = store

@@ -65,3 +65,5 @@ class ServerConfig:
     analysis_dir: str | None = None
     # Which function judges a record (`module:function`; tests name a fixture).
     analyser: str = "server.records.judge:analyse_record"
+    # Which function gives a try's win chance in the learning mode (`module:function`).
+    try_judge: str = "server.analysis_try:chance_after"

@@ -57,6 +57,8 @@ ENDPOINTS: dict[str, str] = {
     "share.replay_html": "share",
     "analysis.ask": "analysis",
     "analysis.progress": "analysis",
+    "analysis.try_move": "analysis",
+    "analysis.practice": "create",
     "players.all_players": "players",
     "players.one_player": "players",
     "health.healthz": "health",

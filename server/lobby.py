@@ -434,6 +434,7 @@ class Lobby:
                 else {"seat": table.rematch_declined.seat, "at_ms": table.rematch_declined.at_ms}
             ),
             "rotation": None,
+            "practice": table.practice,
         }
 
     @staticmethod

@@ -58,6 +58,8 @@ class TableJson(TypedDict):
     rematch_offer: RematchOfferJson | None  # an offer waiting for the other seat's answer
     rematch_declined: RematchDeclinedJson | None  # the last offer was declined
     rotation: RotationJson | None  # a rotation table's people (None at any other table)
+    # Played on from a finished match (server/practice.py): {"match_id", "version"} of where.
+    practice: JsonObject | None
 
 
 class RematchOfferJson(TypedDict):

@@ -110,6 +110,31 @@ class SeatSchema(_Strict):
     seat_token = fields.String(required=True, validate=_TOKEN)
 
 
+class PracticeSchema(_Strict):
+    """Play on from a position of a finished match (docs/protocol.md § practice)."""
+
+    version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    name = fields.String(required=True, validate=_NAME)
+    seat = fields.Integer(load_default=0, validate=_SEAT, strict=True)
+    bot = fields.String(load_default="sharp", validate=validate.OneOf(BOTS + TEST_BOTS))
+    bot_pace = fields.String(
+        load_default=DEFAULT_BOT_PACE, validate=validate.OneOf(list(BOT_PACES))
+    )
+
+
+class AnalyseSchema(_Strict):
+    """The optional body of a request for an analysis (docs/protocol.md § analysis)."""
+
+    depth = fields.String(load_default=None, validate=validate.Length(max=10))
+
+
+class TrySchema(_Strict):
+    """A try at a better move in the learning mode (docs/protocol.md § analysis)."""
+
+    version = fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+    action = ActionField(keys=fields.String(), required=True)
+
+
 class LeaveTableSchema(_Strict):
     match_id = fields.String(required=True, validate=_MATCH_ID)
 
@@ -123,6 +148,9 @@ COMMAND = CommandSchema()
 CLAIM = ClaimSchema()
 SEAT = SeatSchema()
 LEAVE_TABLE = LeaveTableSchema()
+PRACTICE = PracticeSchema()
+TRY = TrySchema()
+ANALYSE = AnalyseSchema()
 
 
 def load(schema: Schema, payload: object) -> JsonObject:

@@ -15,6 +15,7 @@ records, the publisher delivers.
 | `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
 | `tournaments` | `server.tournaments` | the director's orders, claims, rounds' tables, results |
 | `analyses` | `server.analyses` | finished matches' win chances and judgements, built in workers |
+| `practice` | `server.practice` | play on from a position of a finished match, against a bot |
 
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
@@ -28,13 +29,14 @@ from pathlib import Path
 
 from eventstore import EventStore
 from server.analyses import Analyses
-from server.analysis_build import DEFAULT_ANALYSER
+from server.analysis_build import DEFAULT_ANALYSER, DEFAULT_TRY_JUDGE
 from server.autopilot import Autopilot
 from server.leases import Leases
 from server.lobby import Lobby
 from server.lobbyview import LobbyProjection
 from server.matches import MatchRepository, now_ms
 from server.play import Play
+from server.practice import Practice
 from server.presence import Presence
 from server.publisher import NoPublisher, Publisher
 from server.reads import Reads
@@ -63,6 +65,7 @@ class GameService:
         analysis_workers: ReadWorkers | None = None,
         analysis_dir: str | None = None,
         analyser: str = DEFAULT_ANALYSER,
+        try_judge: str = DEFAULT_TRY_JUDGE,
     ) -> None:
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.repo = MatchRepository(store, self.publisher.applied)
@@ -102,5 +105,12 @@ class GameService:
             unload_idle_s=unload_idle_s,
         )
         self.analyses = Analyses(
-            self.repo, analysis_workers, cache_dir=analysis_dir, analyser=analyser
+            self.repo,
+            analysis_workers,
+            cache_dir=analysis_dir,
+            analyser=analyser,
+            try_judge=try_judge,
+        )
+        self.practice = Practice(
+            self.repo, self.analyses, self.autopilot, self.presence, clock=clock
         )

@@ -3,7 +3,9 @@
 Names are free text: whoever sat down as "Ann" is Ann, so two people who typed the same name
 count as one player (docs/web.md says so to players). A name is compared exactly as typed.
 
-Only finished games count (a running game's faults are not public). Each match is folded and
+Only finished games count (a running game's faults are not public), and no game of a practice
+table (played on from a finished match's position, server/practice.py: its table stream says
+so). Each match is folded and
 analysed by `domain.analysis` once per stream version: a finished match never changes, so an
 index kept by the server reads a big store in full only the first time.
 """
@@ -18,7 +20,7 @@ from typing import Any
 import domain
 from domain.analysis import analyse, players_by_game
 from eventstore import EventStore
-from server.tables import MATCH_PREFIX
+from server.tables import MATCH_PREFIX, table_stream
 
 
 def since_ms(text: str) -> int:
@@ -168,6 +170,15 @@ def stored_events(store: EventStore, stream: str) -> list[domain.Event]:
     return [domain.event_from_payload(r.type, r.data) for r in store.read(stream)]
 
 
+def is_practice(store: EventStore, match_id: str) -> bool:
+    """Whether the match is a practice game (its table opened as one): it counts for nobody."""
+    try:
+        opened = store.read(table_stream(match_id), 1, 1)
+    except ValueError:  # a match stream whose id no table stream can have
+        return False
+    return bool(opened and opened[0].data.get("practice"))
+
+
 class StatsIndex:
     """Every match's per-seat figures, by stream, each recomputed only when its stream grew."""
 
@@ -221,6 +232,8 @@ class StatsIndex:
     @staticmethod
     def _read(store: EventStore, stream: str) -> tuple[int, list[PlayerStats]]:
         match_id = stream.removeprefix(MATCH_PREFIX)
+        if is_practice(store, match_id):
+            return 0, []
         try:
             events = stored_events(store, stream)
             seats = match_stats(match_id, events)

@@ -101,6 +101,9 @@ class Table:
     imported: bool = False  # a match played elsewhere: kept for replay, never continued here
     expired: bool = False  # nobody joined in time: no seat can be taken any more
     bot_pace: str = DEFAULT_BOT_PACE
+    # Played on from a finished match's position (server/practice.py): {"match_id", "version"}
+    # of the source; a practice table counts in no statistics. None: a table like any other.
+    practice: JsonObject | None = None
     # The seats that pressed "Next game" after game `ready_game` ended.
     ready_game: int = -1
     ready: frozenset[int] = frozenset()
@@ -175,6 +178,7 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
             rematch_of=data.get("rematch_of"),
             imported=bool(data.get("imported", False)),
             bot_pace=str(data.get("bot_pace", DEFAULT_BOT_PACE)),
+            practice=data.get("practice"),
             version=1,
         )
     if table is None:

@@ -156,6 +156,12 @@ def _analysis(store: EventStore, job: Job, progress: Progress) -> tuple[bytes, b
     return build_analysis(store, job, progress), False
 
 
+def _try(store: EventStore, job: Job) -> tuple[bytes, bool]:
+    from server.analysis_build import build_try
+
+    return build_try(store, job), False
+
+
 def _no_progress(_done: int, _total: int) -> None:
     pass
 
@@ -166,6 +172,7 @@ _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
     "record": _record,
     # The shared artefacts (docs/protocol.md § Shared pictures, docs/records.md § HTML).
     "html": _shared("html"),
+    "try": _try,
 }
 # Builds that say how far they have come (docs/protocol.md § analysis).
 _LONG_BUILDS: dict[str, Callable[[EventStore, Job, Progress], tuple[bytes, bool]]] = {

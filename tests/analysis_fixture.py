@@ -109,3 +109,15 @@ def _seat(decisions: list[dict[str, Any]], seat: int) -> dict[str, Any]:
     drops = [d["win_chance"]["best"] - d["win_chance"]["after"] for d in own]
     accuracy = 100.0 if not drops else max(0.0, 100 - 100 * sum(drops) / len(drops) * 3)
     return {"accuracy": round(accuracy, 1), "counts": counts}
+
+
+def chance_after(
+    state: domain.MatchState, action: domain.Action, *, depth: str = "normal", seed: int = 0
+) -> float:
+    """A try's win chance, as `analyse_record` judges: the steady bot's choice keeps the
+    chance it gives the best move, any other loses some (more than `AS_GOOD`)."""
+    best = make_bot("steady", seed=seed).choose(domain.view(state, action.seat))
+    chance = 0.2 + 0.6 * _unit("before", state.version)
+    if best is not None and best.notation() == action.notation():
+        return chance
+    return max(0.0, chance - 0.05 - 0.3 * _unit("try", state.version, action.notation()))

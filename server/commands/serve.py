@@ -149,6 +149,13 @@ from server.config import ServerConfig
     hidden=True,
     help="The function that judges a record, module:function (tests name a fixture).",
 )
+@click.option(
+    "--try-judge",
+    default="server.analysis_try:chance_after",
+    show_default=True,
+    hidden=True,
+    help="The function giving a try's win chance in the learning mode, module:function.",
+)
 @click.option("--quiet", is_flag=True, help="Log warnings only.")
 def serve(
     host: str,
@@ -174,6 +181,7 @@ def serve(
     announce_on: tuple[str, ...],
     analysis_workers: int,
     analyser: str,
+    try_judge: str,
     quiet: bool,
 ) -> None:
     """Serve the lobby, the tables and the replays (open the printed URL in a browser)."""
@@ -212,6 +220,7 @@ def serve(
         analysis_workers=analysis_workers,
         analysis_dir=_analysis_dir(store_url, data_dir),
         analyser=analyser,
+        try_judge=try_judge,
     )
     from server.app import create_app, start_clock, start_cluster
     from server.collector import CollectorPacer
