@@ -177,7 +177,10 @@ class Analyses:
             raise InvalidInputError(message, details={"version": [message]})
         seat = int(decision["seat"])
         try:
-            tried = domain.action_from_json({**action, "seat": seat}).to_json()
+            if "do" not in action and isinstance(action.get("text"), str):  # "R0-F2", "turn"
+                tried = domain.parse_action(action["text"], seat).to_json()
+            else:
+                tried = domain.action_from_json({**action, "seat": seat}).to_json()
         except domain.DomainError as exc:
             raise InvalidInputError(str(exc), details={"action": [str(exc)]}) from None
         best, chances = decision["best"], decision["win_chance"]

@@ -17,6 +17,9 @@ import { Board } from "./board.js";
 import { BoardAccess } from "./board_access.js";
 import { describeEvent, eventMark, eventNotation, eventPiles } from "./events.js";
 import { mountLanguageSwitch, t } from "./i18n.js";
+import { Judgements } from "./judgements.js";
+import { Learn } from "./learn.js";
+import { PlayOn } from "./playon.js";
 import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
@@ -98,6 +101,9 @@ export class Replay {
       this.go(this.indexOfVersion(v)),
     );
     this.arrow = new Arrow($("board-wrap"), this.board);
+    this.judgements = new Judgements(this);
+    this.learn = new Learn(this, this.judgements);
+    this.judgements.whenReady(() => this.learn.mount($("judge-side")));
     this.setupViews();
     document.body.classList.toggle("has-analysis", this.analysis.any);
     this.setFrames(decodeFrames(data.frames ?? []));
@@ -116,6 +122,18 @@ export class Replay {
     else if (q.has("game")) start = this.gameStart(Number(q.get("game")));
     this.go(start);
     if (data.live) this.followLive();
+    else {
+      this.judgements.start();
+      this.playOn = new PlayOn(this, $("play-on"));
+      this.playOn.show(this.frames[this.pos]);
+    }
+  }
+
+  /** Draw the frame shown again (a view or an analysis changed what it shows). */
+  redraw() {
+    const k = this.pos;
+    this.pos = -1;
+    this.go(k);
   }
 
   setFrames(frames) {
@@ -242,6 +260,8 @@ export class Replay {
     this.board.mark("fault", frame.event?.fault && piles.to ? [piles.to] : []);
     if ($("views").hidden === over) $("views").hidden = !over;
     this.arrow.show(over ? this.analysis.faultAt.get(frame.version) : null, this.players);
+    if (over) this.judgements.show(g, frame, view);
+    this.playOn?.show(frame);
     this.showOptions(over && mode.startsWith("seat") ? Number(mode[4]) : null, frame.version, view);
     this.analysis.show(g, frame.version, this.frames.at(-1).version, $("charts"), $("summary"));
     this.rows[this.pos]?.classList.remove("current");
@@ -282,7 +302,9 @@ export class Replay {
     const view = frame.view;
     const fault = this.analysis.faultAt.get(frame.version);
     const said = describeEvent(frame.event, this.players);
-    const text = fault ? `${said} · ${faultWords(fault, this.players)}` : said;
+    const judged = this.judgements?.caption(frame);
+    let text = fault ? `${said} · ${faultWords(fault, this.players)}` : said;
+    if (judged) text = `${text} · ${judged}`;
     if (!view || view.game_index === null || view.game_index === undefined) return text;
     const g = view.game_index + 1;
     return t("replay.caption", { text, n: g, turn: view.turn_number, totals: (view.totals ?? []).join("–") });
@@ -482,6 +504,9 @@ export class Replay {
         V: () => this.setView(VIEWS[(VIEWS.indexOf(this.viewMode) + 1) % VIEWS.length]),
         t: () => this.togglePerTurn(),
         T: () => this.togglePerTurn(),
+        Escape: () => this.learn.active && this.learn.stop(),
+        m: () => this.judgements.jumpMistake(1),
+        M: () => this.judgements.jumpMistake(-1),
         "+": () => this.changeSpeed(1),
         "=": () => this.changeSpeed(1),
         "-": () => this.changeSpeed(-1),
