@@ -188,14 +188,14 @@ def rate(matches: Iterable[RatedMatch]) -> Ratings:
 
 def rated_match(events: list[domain.Event], table: Table | None) -> RatedMatch | None:
     """The match as a rating counts it, or None when it does not count (unfinished, imported,
-    a rotation table, bot against bot)."""
+    a rotation table, bot against bot, a practice game played on from a finished match)."""
     if not events or not isinstance(events[0], domain.MatchStarted):
         return None
     started, last = events[0], events[-1]
     if not isinstance(last, domain.MatchWon) or started.ruleset.rotation != "off":
         return None
     if table is not None:
-        if table.imported:
+        if table.imported or table.practice is not None:
             return None
         if all(seat.bot is not None and not seat.takeover for seat in table.seats):
             return None

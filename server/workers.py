@@ -150,6 +150,8 @@ def _shared(kind: str) -> Callable[[EventStore, Job], tuple[bytes, bool]]:
         return built
 
     return build
+
+
 def _analysis(store: EventStore, job: Job, progress: Progress) -> tuple[bytes, bool]:
     from server.analysis_build import build_analysis
 

@@ -104,7 +104,7 @@ def test_the_graph_the_judgements_and_the_mistake_keys(
     caption = page.inner_text("[data-testid=caption]")
     assert "mistake" in caption or "blunder" in caption
     assert "best:" in caption and not PILE_CODE.search(caption)
-    best = page.locator(".arrow-layer.best-layer")
+    best = page.locator(".best-layer")
     if mistakes[0]["best"]["do"] == "move":
         assert best.is_visible()
         move = mistakes[0]["best"]
@@ -150,7 +150,7 @@ def test_learn_from_the_mistakes(
     # As Ann saw it: her knowledge view, the hand face down, no arrow before any try.
     checked = "[data-testid=view-switch] [aria-checked=true]"
     assert page.get_attribute(checked, "data-view") == "seat0"
-    assert page.locator(".arrow-layer.best-layer").is_hidden()
+    assert page.locator(".best-layer").is_hidden()
     tries = page.locator("[data-testid=learn-tries] button")
     tries.first.wait_for(timeout=WAIT_MS)
     text = panel.inner_text()
@@ -180,7 +180,7 @@ def test_learn_from_the_mistakes(
     )
     assert "best move found" in page.inner_text("[data-testid=learn-best]")
     if best["do"] == "move":
-        arrow = page.locator(".arrow-layer.best-layer")
+        arrow = page.locator(".best-layer")
         assert arrow.is_visible() and arrow.get_attribute("data-move") == best_text
     page.screenshot(path=str(artifact_dir / "learn-best.png"))
     page.locator("[data-testid=learn-next]").click()

@@ -68,7 +68,8 @@ function seat0Chance(d, which = "before") {
 class BestArrow extends Arrow {
   constructor(container, board) {
     super(container, board);
-    this.svg.classList.add("best-layer");
+    // A layer of its own class: the fault arrow's `.arrow-layer` stays the only one.
+    this.svg.setAttribute("class", "best-layer");
     this.line.setAttribute("class", "best");
   }
 

@@ -122,7 +122,8 @@ export class Replay {
     else if (q.has("game")) start = this.gameStart(Number(q.get("game")));
     this.go(start);
     if (data.live) this.followLive();
-    else {
+    else if (!window.crapetteOffline) {
+      // An analysis and a practice table need the server: a replay opened from a file has none.
       this.judgements.start();
       this.playOn = new PlayOn(this, $("play-on"));
       this.playOn.show(this.frames[this.pos]);

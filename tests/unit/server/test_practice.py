@@ -106,6 +106,11 @@ def test_a_practice_game_counts_in_no_statistics(tmp_path: Path) -> None:
     assert service.repo.find(ticket["match_id"]).state.wins == (0, 1)
     assert client.get("/api/players").json["players"] == before
     assert client.get("/api/players/Cleo").status_code == 404
+    # Nor in the ratings, though a person beat a bot to the end of a match there.
+    from server.ratings import rated_matches
+
+    store = app.extensions["crapette_store"]
+    assert ticket["match_id"] not in [m.match_id for m in rated_matches(store)]
     app.extensions["crapette_store"].close()
     result = CliRunner().invoke(main, ["stats", "--store", url, "--json"])
     assert result.exit_code == 0, result.output
