@@ -12,6 +12,8 @@ record it exports (a match the store says is over)."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import logging
 import threading
 from collections import OrderedDict
@@ -27,6 +29,7 @@ from server.analysis_build import (
     build_try,
 )
 from server.errors import (
+    AnalysisUnavailableError,
     InvalidInputError,
     MatchRunningError,
     NotAnalysedError,
@@ -134,6 +137,7 @@ class Analyses:
         started. Refused for a match still in play."""
         depth = _depth(depth)
         version = self.finished_version(match_id)
+        self.check_available(self.analyser)
         key = (match_id, version, depth)
         with self._lock:
             job = self._jobs.get(key)
@@ -184,6 +188,7 @@ class Analyses:
         except domain.DomainError as exc:
             raise InvalidInputError(str(exc), details={"action": [str(exc)]}) from None
         best, chances = decision["best"], decision["win_chance"]
+        self.check_available(self.try_judge)
         if _same(tried, best):
             chance, verdict = float(chances["best"]), "best"
         else:
@@ -218,6 +223,16 @@ class Analyses:
                 "played": chances["after"],
             },
         }
+
+    @staticmethod
+    def check_available(path: str) -> None:
+        """AnalysisUnavailableError unless the `module:function` named can be found (without
+        importing it here: the worker imports it)."""
+        if not _findable(path.partition(":")[0]):
+            raise AnalysisUnavailableError(
+                "This server cannot analyse matches: its evaluator is not installed.",
+                analyser=path,
+            )
 
     def finished_version(self, match_id: str) -> int:
         """The version of a finished match; NotFoundError for no such match, MatchRunningError
@@ -281,6 +296,14 @@ class Analyses:
             if oldest is None:
                 return
             del self._jobs[oldest]
+
+
+@functools.cache
+def _findable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or no module name at all
+        return False
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:

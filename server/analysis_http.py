@@ -58,8 +58,10 @@ def ask(match_id: str) -> tuple[Response, int]:
 
 @analysis_bp.get("/api/matches/<match_id>/analysis")
 def progress(match_id: str) -> tuple[Response, int]:
-    job = _service().analyses.status(match_id, _depth())
+    analyses = _service().analyses
+    job = analyses.status(match_id, _depth())
     if job is None:
+        analyses.check_available(analyses.analyser)  # no button for what cannot be done
         raise NotAnalysedError("Nobody asked for this analysis yet: POST here to start it.")
     return _answer(job)
 

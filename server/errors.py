@@ -133,6 +133,14 @@ class ReadFailedError(ServerError):
     http_status = 503
 
 
+class AnalysisUnavailableError(ServerError):
+    """This server has no evaluator to analyse matches with (server/analyses.py): its
+    configured analyser cannot be imported."""
+
+    code = "analysis_unavailable"
+    http_status = 503
+
+
 class ReadRefusedError(ServerError):
     """A refusal a read worker made (no such match, a stream no record can describe), sent on
     with the status and body the worker gave it."""

@@ -184,6 +184,7 @@ export class Judgements {
       this.follow(await getJSON(this.url()));
     } catch (err) {
       if (err instanceof RequestError && err.code === "not_analysed") this.offer();
+      else if (err instanceof RequestError && err.code === "analysis_unavailable") this.box.hidden = true;
       else this.failed(err);
     }
   }

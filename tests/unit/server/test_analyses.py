@@ -26,7 +26,8 @@ FIXTURE = "tests.analysis_fixture:analyse_record"
 
 
 def _app(**config: Any) -> Any:
-    app, _ = create_app(ServerConfig(async_mode="threading", analyser=FIXTURE, **config))
+    config = {"analyser": FIXTURE, **config}
+    app, _ = create_app(ServerConfig(async_mode="threading", **config))
     return app
 
 
@@ -129,6 +130,20 @@ def test_refusals_are_structured() -> None:
     for missing in ("m-0000000000", "no such id!"):
         answer = client.post(f"/api/matches/{missing}/analysis")
         assert answer.status_code == 404 and answer.json["code"] == "not_found"
+
+
+def test_a_server_without_its_evaluator_says_so() -> None:
+    """An analyser that cannot be imported: a structured 503, no job, and the page shows no
+    button for it (web/js/judgements.js)."""
+    app = _app(analyser="no_such_package.judge:analyse_record")
+    client = app.test_client()
+    match_id = _import(client)
+    for answer in (
+        client.post(f"/api/matches/{match_id}/analysis"),
+        client.get(f"/api/matches/{match_id}/analysis"),
+    ):
+        assert answer.status_code == 503 and answer.json["code"] == "analysis_unavailable"
+    assert app.extensions["crapette"].analyses.started == 0
 
 
 @pytest.fixture
