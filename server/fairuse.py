@@ -36,7 +36,7 @@ DEFAULT_LIMITS: dict[str, str] = {
     "analysis": "240/minute",  # POST/GET /api/matches/<id>/analysis, …/analysis/try
     # Cheap, but each reads the store: generous, far above a balancer's checks (one per 2 s)
     # or a players' page, yet a loop cannot make them the server's whole work.
-    "players": "120/minute",  # GET /api/players, /api/players/<name>
+    "players": "120/minute",  # GET /api/players[/<name>], /api/ratings[/<name>]
     "health": "600/minute",  # GET /healthz
 }
 KINDS = tuple(DEFAULT_LIMITS)
@@ -61,6 +61,8 @@ ENDPOINTS: dict[str, str] = {
     "analysis.practice": "create",
     "players.all_players": "players",
     "players.one_player": "players",
+    "players.leaderboard": "players",
+    "players.rating_history": "players",
     "health.healthz": "health",
 }
 

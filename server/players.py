@@ -1,5 +1,7 @@
-"""Player statistics over HTTP: `GET /api/players[?since=…]`, `GET /api/players/<name>`, and
-the page `/players` (every name) / `/players/<name>` (one player) that shows them.
+"""Player statistics over HTTP: `GET /api/players[?since=…]`, `GET /api/players/<name>`, the
+Glicko-2 ratings `GET /api/ratings` (the leaderboard) and `GET /api/ratings/<name>` (one
+name's rating after each rated match, for its graph), and the page `/players` (every name) /
+`/players/<name>` (one player) that shows them.
 
 The index of every match's figures (server/stats.py) lives as long as the app; a request reads
 only the matches that changed since the last one, and pauses between matches so that a first
@@ -14,6 +16,8 @@ import time
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from server.errors import InvalidInputError, NotFoundError, ServerError
+from server.ratings import Ratings
+from server.ratings_index import RatingsIndex
 from server.stats import PlayerStats, StatsIndex, since_ms
 
 players_bp = Blueprint("players", __name__)
@@ -58,6 +62,25 @@ def one_player(name: str) -> Response:
     if stats is None:
         raise NotFoundError(f"Nobody called {name!r} played here.")
     return jsonify(stats.to_json())
+
+
+def _ratings() -> Ratings:
+    index: RatingsIndex = current_app.extensions.setdefault("crapette_ratings", RatingsIndex())
+    store = current_app.extensions["crapette_store"]
+    return index.ratings(store, pause=lambda: time.sleep(0))
+
+
+@players_bp.get("/api/ratings")
+def leaderboard() -> Response:
+    return jsonify({"ratings": _ratings().leaderboard()})
+
+
+@players_bp.get("/api/ratings/<path:name>")
+def rating_history(name: str) -> Response:
+    found = None if len(name) > MAX_NAME else _ratings().history_json(name)
+    if found is None:
+        raise NotFoundError(f"{name!r} has no rated match here.")
+    return jsonify(found)
 
 
 @players_bp.get("/players")

@@ -2,7 +2,8 @@
 tournaments page (five people and a bot), one player claims her name on her own page and is
 sent to her table, the other four play as scripted Socket.IO clients; every table's result
 comes from its match (the loser resigns), and the standings page ends with the standings that
-follow from those results. Screenshots: test-artifacts/…/tournament-*.png."""
+follow from those results; the players pages then rate those matches (leaderboard, graph).
+Screenshots: test-artifacts/…/tournament-*.png, ratings-*.png."""
 
 from __future__ import annotations
 
@@ -159,4 +160,19 @@ def test_a_six_player_swiss_of_two_rounds(
     assert order == sorted(order, reverse=True), shown
     assert shown[0][1] == 2.0  # two rounds: someone (the bot, or a person) won both
     director.screenshot(path=str(artifact_dir / "tournament-standings.png"), full_page=True)
+
+    # The players pages rate every one of these matches (people, and a person against a bot).
+    director.goto(server.url + "/players")
+    director.wait_for_function("window.playersReady === true")
+    board = director.locator("[data-testid=leaderboard] tbody tr")
+    assert sorted(board.nth(i).get_attribute("data-player") for i in range(6)) == sorted(expected)
+    assert board.count() == 6
+    top = board.first.get_attribute("data-player")
+    assert expected[str(top)][0] == 2.0  # two wins: at the top of the ratings too
+    director.screenshot(path=str(artifact_dir / "ratings-leaderboard.png"), full_page=True)
+    director.goto(f"{server.url}/players/{top}")
+    director.wait_for_function("window.playersReady === true")
+    assert director.locator("[data-testid=rating-graph] circle").count() == 2
+    assert "after 2 rated matches" in director.get_by_test_id("rating-line").inner_text()
+    director.screenshot(path=str(artifact_dir / "ratings-player.png"), full_page=True)
     assert not director.errors and not ann_page.errors

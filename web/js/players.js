@@ -3,6 +3,7 @@
 
 import { mountLanguageSwitch, t } from "./i18n.js";
 import { getJSON } from "./net.js";
+import { leaderboard, ratingGraph } from "./ratings.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -113,6 +114,8 @@ async function main() {
   });
   const content = $("content");
   if (name === null) {
+    const ratings = await getJSON("/api/ratings");
+    $("ratings").replaceChildren(leaderboard(ratings.ratings));
     const data = await getJSON(`/api/players${query()}`);
     $("status").textContent = data.players.length
       ? t("players.count", { count: data.players.length })
@@ -122,6 +125,11 @@ async function main() {
   }
   $("heading").textContent = name;
   document.title = `Crapette — ${name}`;
+  const rated = await getJSON(`/api/ratings/${encodeURIComponent(name)}`).catch((err) => {
+    if (err.status === 404) return null; // no rated match under this name
+    throw err;
+  });
+  $("ratings").replaceChildren(ratingGraph(rated));
   const p = await getJSON(`/api/players/${encodeURIComponent(name)}${query()}`);
   $("status").textContent = "";
   content.append(figures(p), cell("h2", t("players.latest")), recent(p));
