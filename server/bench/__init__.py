@@ -1,10 +1,11 @@
-"""`crapette bench engine|store|server|browser|replay`: benchmarks printing ratios against a
-baseline measured in the same run."""
+"""`crapette bench engine|store|server|browser|replay|analysis`: benchmarks printing ratios
+against a baseline measured in the same run."""
 
 from __future__ import annotations
 
 import click
 
+from server.bench.analysis_bench import analysis
 from server.bench.browser import browser
 from server.bench.engine import engine
 from server.bench.loopstall import replay
@@ -17,5 +18,5 @@ def bench() -> None:
     """Benchmarks (ratios against a baseline measured in the same run)."""
 
 
-for _command in (engine, store, server_cmd, browser, replay):
+for _command in (engine, store, server_cmd, browser, replay, analysis):
     bench.add_command(_command)
