@@ -6,7 +6,9 @@ the stream `desk-<id>` beside `tournament-<id>` (as `table-<id>` is beside `matc
 - `NameClaimed {name, token_hash, at_ms}`: a person said "this is me" for a registered name and
   was given a seat token, which seats him at each of his tables (as a rematch reuses one);
 - `ClaimReleased {name, at_ms}`: the director freed a name (a player lost his phone): the next
-  claim gives a new token, and his open table is seated with it.
+  claim gives a new token, and his open table is seated with it;
+- `FinishRequested {at_ms}`: the director asked to end after the round in play: when its last
+  table ends, the tournament finishes instead of pairing the next round.
 
 Tokens are kept as hashes only, as the tables keep them (`server.tables.hash_token`)."""
 
@@ -20,6 +22,7 @@ from server.tables import DEFAULT_BOT_PACE, hash_token
 DESK_OPENED = "DeskOpened"
 NAME_CLAIMED = "NameClaimed"
 CLAIM_RELEASED = "ClaimReleased"
+FINISH_REQUESTED = "FinishRequested"
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class Desk:
     director_hash: str = ""
     bot_pace: str = DEFAULT_BOT_PACE
     claims: dict[str, str] = field(default_factory=dict)  # name -> seat token hash
+    finish_requested: bool = False
     version: int = 0
 
     def is_director(self, token: str | None) -> bool:
@@ -56,4 +60,6 @@ def evolve_desk(desk: Desk, event_type: str, data: dict[str, object]) -> Desk:
     if event_type == CLAIM_RELEASED:
         claims = {k: v for k, v in desk.claims.items() if k != data["name"]}
         return replace(desk, claims=claims)
+    if event_type == FINISH_REQUESTED:
+        return replace(desk, finish_requested=True)
     return desk  # a fact of a later server version: ignored, not fatal

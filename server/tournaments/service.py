@@ -115,7 +115,8 @@ class Tournaments:
     def direct(self, tournament_id: str, token: str, action: str, **args: object) -> JsonObject:
         """One of the director's orders: `start` (pair the first round), `withdraw` (a player
         leaves: `name`), `no_show` (`match_id`, `absent`: the names who did not come),
-        `finish` (after the current round), `release` (free a claimed `name`)."""
+        `finish` (now between rounds; else once the round in play is over), `release` (free
+        a claimed `name`)."""
         entry = self.repo.find(tournament_id)
         with entry.lock:
             self.repo.refresh(entry)
@@ -135,12 +136,21 @@ class Tournaments:
                 absent = tuple(str(name) for name in args["absent"])  # type: ignore[attr-defined]
                 command = tm.RecordNoShow(str(args["match_id"]), absent, at_ms)
             elif action == "finish":
+                if entry.state.started and not entry.state.round_complete:
+                    return self._finish_later(entry)
                 command = tm.FinishTournament(at_ms)
             else:
                 raise InvalidInputError(f"No such order: {action!r}.")
             events = self._decide(entry, command)
             self._follow(entry, events)
         return {"ok": True, "version": entry.version}
+
+    def _finish_later(self, entry: TournamentEntry) -> JsonObject:
+        """End once the round in play is over: its last result finishes the tournament
+        instead of pairing the next round (`_follow`)."""
+        if not entry.desk.finish_requested:
+            self.repo.append_desk(entry, d.FINISH_REQUESTED, {"at_ms": self.clock()})
+        return {"ok": True, "version": entry.version, "finish_requested": True}
 
     def _release(self, entry: TournamentEntry, name: str) -> JsonObject:
         if name not in entry.desk.claims:
@@ -268,6 +278,9 @@ class Tournaments:
         if state.finished or not state.started or not state.round_complete:
             return
         if total is not None and state.current_round >= total:
+            return
+        if entry.desk.finish_requested:  # the director ended it after this round
+            self._follow(entry, self._decide(entry, tm.FinishTournament(self.clock())))
             return
         try:
             more = self._decide(entry, tm.PairRound(self.clock()))

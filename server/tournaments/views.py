@@ -34,6 +34,7 @@ def tournament_json(entry: TournamentEntry, matches: MatchRepository) -> JsonObj
         "created_at_ms": state.created_at_ms,
         "finished_at_ms": state.finished_at_ms,
         "version": entry.version,
+        "finish_requested": entry.desk.finish_requested,
         "players": [
             {
                 "name": e.name,

@@ -222,7 +222,7 @@ function showDirector(v) {
       for (const p of claimed) whose.append(new Option(p.name, p.name));
       orders.append(whose, orderButton(t("tournament.release"), "release", () => ({ name: whose.value }), "release", msg));
     }
-    if (v.status === "playing") {
+    if (v.status === "playing" && !v.finish_requested) {
       orders.append(orderButton(t("tournament.finish"), "finish", () => ({}), "finish", msg));
     }
   }
@@ -243,7 +243,7 @@ async function refresh(force = false) {
   const v = view;
   $("heading").textContent = v.name;
   document.title = `Crapette — ${v.name}`;
-  $("status").textContent = statusLine(v);
+  $("status").textContent = statusLine(v) + (v.finish_requested && v.status === "playing" ? ` · ${t("tournament.finishing")}` : "");
   $("standings").replaceChildren(standingsTable(v));
   $("rounds").replaceChildren(roundsList(v));
   showDirector(v);

@@ -176,3 +176,41 @@ def _settled(view: dict[str, Any]) -> dict[str, Any]:
         for table in played["tables"]:
             table.pop("live_totals")
     return view
+
+
+def test_a_tournament_the_server_ran_exports_and_verifies() -> None:
+    """What the server wrote (the tournament stream, its tables' matches, reported by the
+    server from each MatchWon) is a record `crapette verify` accepts: each result checked
+    against its match, the standings recomputed."""
+    from server.records.tournament import export_tournament, verify_tournament
+
+    service, _clock = _service()
+    created = _create(
+        service, [{"name": n} for n in NAMES[:3]] + [{"name": "sharp bot", "bot": "sharp"}]
+    )
+    tid = created["tournament_id"]
+    tokens = {n: service.tournaments.claim(tid, n)["player_token"] for n in NAMES[:3]}
+    service.tournaments.direct(tid, created["director_token"], "start")
+    for _round in (1, 2):
+        for table in _view(service, tid)["rounds"][-1]["tables"]:
+            people = [name for name in table["players"] if name in tokens]
+            _resign(service, table["match_id"], tokens[max(people)])
+        _tick(service)
+    assert _view(service, tid)["status"] == "finished"
+    verified = verify_tournament(export_tournament(service.repo.store, tid))
+    assert "4 players, 4 match(es) verified, standings hold" in verified.summary
+
+
+def test_the_director_ends_a_swiss_after_the_round_in_play() -> None:
+    service, _clock = _service()
+    created = _create(service, [{"name": n} for n in NAMES], rounds=3)
+    tid, director = created["tournament_id"], created["director_token"]
+    tokens = {n: service.tournaments.claim(tid, n)["player_token"] for n in NAMES}
+    service.tournaments.direct(tid, director, "start")
+    said = service.tournaments.direct(tid, director, "finish")
+    assert said["finish_requested"] and _view(service, tid)["status"] == "playing"
+    for table in _view(service, tid)["rounds"][0]["tables"]:
+        _resign(service, table["match_id"], tokens[table["players"][1]])
+    _tick(service)
+    view = _view(service, tid)
+    assert view["status"] == "finished" and view["current_round"] == 1
