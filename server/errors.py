@@ -152,3 +152,11 @@ class ReadRefusedError(ServerError):
 
     def to_json(self) -> dict[str, object]:
         return dict(self.body)
+
+
+class GameInPlayError(ServerError):
+    """A picture of a whole game asked for while that game still runs (its GIF would show the
+    cards it hides; docs/protocol.md § Shared replays and pictures)."""
+
+    code = "game_in_play"
+    http_status = 409

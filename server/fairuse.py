@@ -31,7 +31,9 @@ DEFAULT_LIMITS: dict[str, str] = {
     "options": "60/minute",  # GET /api/matches/<id>/options
     "record": "30/minute",  # GET /api/matches/<id>/record*
     "upload": "20/minute",  # POST /api/records, /api/records/verify
-    "share": "20/minute",  # GET /api/matches/<id>/replay.html: a whole match in one file
+    "share": "20/minute",  # GET /api/matches/<id>/replay.html, game.gif: a whole match drawn
+    # A link preview asks for the picture of a shared page: one per share, cached once built.
+    "picture": "120/minute",  # GET /api/matches/<id>/position.png
     # A page asks once and polls the progress twice a second while a worker builds it.
     "analysis": "240/minute",  # POST/GET /api/matches/<id>/analysis, …/analysis/try
     # Cheap, but each reads the store: generous, far above a balancer's checks (one per 2 s)
@@ -55,6 +57,8 @@ ENDPOINTS: dict[str, str] = {
     "records.upload": "upload",
     "records.verify": "upload",
     "share.replay_html": "share",
+    "share.game_gif": "share",
+    "share.position_png": "picture",
     "analysis.ask": "analysis",
     "analysis.progress": "analysis",
     "analysis.try_move": "analysis",

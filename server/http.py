@@ -57,12 +57,26 @@ def lobby_page() -> Response:
 
 @bp.get("/table/<match_id>")
 def table_page(match_id: str) -> Response:
-    return _page("table.html")
+    return _previewed("table", match_id)
 
 
 @bp.get("/replay/<match_id>")
 def replay_page(match_id: str) -> Response:
-    return _page("replay.html")
+    return _previewed("replay", match_id)
+
+
+def _previewed(page: str, match_id: str) -> Response:
+    """The page with its link preview tags (server/share/preview.py): a shared link shows the
+    position it names (`?v=`, a replay's) as a picture."""
+    from server.share.preview import preview_tags, with_preview
+
+    raw = request.args.get("v")
+    version = (
+        int(raw) if raw is not None and raw.isascii() and raw.isdigit() and len(raw) < 10 else None
+    )
+    html = (importlib.resources.files("web") / f"{page}.html").read_text(encoding="utf-8")
+    tags = preview_tags(_base_url(), page, match_id, version)
+    return Response(with_preview(html, tags), mimetype="text/html")
 
 
 RULES_SLOT = "<!-- the server puts web/rules.md here, rendered -->"

@@ -172,8 +172,10 @@ _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
     "replay": _replay,
     "options": _options,
     "record": _record,
-    # The shared artefacts (docs/protocol.md § Shared pictures, docs/records.md § HTML).
+    # The shared artefacts (docs/protocol.md § Shared replays and pictures, docs/records.md § HTML).
     "html": _shared("html"),
+    "gif": _shared("gif"),
+    "png": _shared("png"),
     "try": _try,
 }
 # Builds that say how far they have come (docs/protocol.md § analysis).

@@ -62,8 +62,8 @@ from server.config import ServerConfig
     multiple=True,
     metavar="KIND=LIMIT",
     help="Per-address limit of an expensive request kind (create, replay, view, options, "
-    "record, upload, share, analysis, players, health, or all), e.g. replay=10/minute or "
-    "create=off (repeatable). Default: docs/protocol.md § Rate limits.",
+    "record, upload, share, picture, analysis, players, health, or all), e.g. replay=10/minute "
+    "or create=off (repeatable). Default: docs/protocol.md § Rate limits.",
 )
 @click.option(
     "--expire-open-after",

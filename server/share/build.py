@@ -8,11 +8,13 @@ from typing import Any
 
 from eventstore import EventStore
 from server import patches
-from server.errors import NotFoundError
+from server.errors import GameInPlayError, InvalidInputError, NotFoundError
 from server.knowledge import seat_options
 from server.matches import MatchEntry, MatchRepository
-from server.replays import replay_of
+from server.replays import frame_of, replay_of
+from server.share.animate import game_gif, position_png
 from server.share.html import replay_html
+from server.updates import game_over
 
 
 def held(store: EventStore, match_id: str, version: int | None = None) -> MatchEntry:
@@ -59,3 +61,63 @@ def build_html(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
     entry = held(store, job["match_id"], job["version"])
     body = _html(store, entry, job["version"], job.get("source_url"))
     return body.encode(), _live(entry, job["version"])
+
+
+def _players(entry: MatchEntry) -> list[str]:
+    return [seat.name or f"seat {i + 1}" for i, seat in enumerate(entry.table.seats)]
+
+
+def _show_all(entry: MatchEntry, upto: int) -> bool:
+    """Whether the replay shows every card (server/replays.py `replay_of`): a finished match,
+    or an imported one (its record held every card). Else only the games that are over."""
+    return not _live(entry, upto) or entry.table.imported
+
+
+def game_frames(entry: MatchEntry, upto: int, game: int) -> list[dict[str, Any]]:
+    """The replay frames of game `game` (from 0), each with its whole view, as the replay page
+    shows them: refused while that game runs (its hidden cards stay hidden)."""
+    now = MatchRepository.state_at(entry, upto)
+    if now is None or now.game is None or game > now.game.game_index:
+        raise NotFoundError(f"The match has no game {game + 1}.")
+    if not game_over(now, game):
+        raise GameInPlayError(
+            f"Game {game + 1} is still in play: its GIF is made once it is over.", game=game
+        )
+    show_all = _show_all(entry, upto)
+    frames: list[dict[str, Any]] = []
+    for applied in MatchRepository.states_between(entry, 0, upto):
+        state_game = applied.state.game
+        if state_game is None or state_game.game_index != game:
+            continue
+        frame, _view = frame_of(applied, None, now, show_all)  # a keyframe: its whole view
+        frames.append(frame)
+    return frames
+
+
+def build_gif(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
+    entry = held(store, job["match_id"], job["version"])
+    frames = game_frames(entry, job["version"], job["game"])
+    body, _count = game_gif(frames, _players(entry), job.get("speed", 1.0))
+    return body, _live(entry, job["version"])
+
+
+def position_frame(entry: MatchEntry, upto: int, at: int) -> dict[str, Any] | None:
+    """The replay frame after event `at` (None at 0: before any event), judged against the
+    match after `upto` events: the spectator's view while its game runs, every card after."""
+    if at > upto:
+        raise NotFoundError(f"The match has only {upto} events, not {at}.")
+    if at == 0:
+        return None
+    now = MatchRepository.state_at(entry, upto)
+    (applied,) = MatchRepository.states_between(entry, at - 1, at)
+    frame, _view = frame_of(applied, None, now, _show_all(entry, upto))
+    return frame
+
+
+def build_png(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
+    entry = held(store, job["match_id"], job["version"])
+    at = job.get("at")
+    if at is not None and not isinstance(at, int):
+        raise InvalidInputError("version is a whole number.")
+    frame = position_frame(entry, job["version"], job["version"] if at is None else at)
+    return position_png(frame, _players(entry)), _live(entry, job["version"])

@@ -1,11 +1,16 @@
 """HTTP endpoints of the shared artefacts (registered by the app factory as `share_bp`;
-docs/protocol.md § Shared replays, docs/records.md § HTML):
+docs/protocol.md § Shared replays and pictures, docs/records.md § HTML):
 
-- `GET /api/matches/<id>/replay.html` — the replay as one HTML file that opens offline.
+- `GET /api/matches/<id>/replay.html` — the replay as one HTML file that opens offline;
+- `GET /api/matches/<id>/game.gif?game=N[&speed=S]` — game N (from 0) of the match, animated:
+  a game that is over only (one in play: 409 `game_in_play`);
+- `GET /api/matches/<id>/position.png?version=V` — the position after V events (default: the
+  last), as the replay page shows it to anyone: every card of a game that is over, the
+  spectator's view of a running one.
 
 Each is built by a read worker, off the playing loop, once per version of the match and
 parameters (server/reads.py `shared`), sent with a strong ETag, and rate-limited
-(server/fairuse.py, kind `share`)."""
+(server/fairuse.py, kinds `share` and `picture`)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from flask import Blueprint, Response, current_app, request
 
 from server.errors import InvalidInputError
 from server.replays import Built
+from server.share.animate import SPEEDS
 
 if TYPE_CHECKING:
     from server.service import GameService
@@ -57,3 +63,27 @@ def replay_html(match_id: str) -> Response:
     built = _service().reads.shared("html", match_id, source, source_url=source)
     name = f"crapette-{_safe(match_id)}.html" if request.args.get("inline") is None else None
     return _send(built, "text/html", name)
+
+
+@share_bp.get("/api/matches/<match_id>/game.gif")
+def game_gif(match_id: str) -> Response:
+    game = _number("game", 0)
+    raw = request.args.get("speed", "1")
+    try:
+        speed = float(raw)
+    except ValueError:
+        speed = 0.0
+    if speed not in SPEEDS:
+        said = ", ".join(f"{s:g}" for s in SPEEDS)
+        raise InvalidInputError(f"speed is one of {said}.", details={"speed": ["Not a speed."]})
+    built = _service().reads.shared("gif", match_id, f"{game}@{speed:g}", game=game, speed=speed)
+    assert game is not None
+    name = f"crapette-{_safe(match_id)}-game{game + 1}.gif"
+    return _send(built, "image/gif", name if request.args.get("download") else None)
+
+
+@share_bp.get("/api/matches/<match_id>/position.png")
+def position_png(match_id: str) -> Response:
+    at = _number("version", None)
+    built = _service().reads.shared("png", match_id, f"{at}", at=at)
+    return _send(built, "image/png")

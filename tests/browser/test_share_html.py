@@ -116,7 +116,7 @@ def test_the_downloaded_replay_shows_every_frame_offline_as_the_live_page(
     live.get_by_test_id("copy-link").click()
     copied = f"{server.url}/replay/{long_match}?game=0&v=6"
     live.wait_for_function(f"window.replay.share.lastCopied === {json.dumps(copied)}")
-    assert "copied" in live.get_by_test_id("caption").inner_text()
+    assert "copied" in live.get_by_test_id("share-note").inner_text()
     with live.expect_download() as download:
         live.get_by_test_id("share-html").click()
     path = artifact_dir / "replay.html"

@@ -1,11 +1,12 @@
 // Sharing from the replay page (docs/web.md § Sharing): the replay as one HTML file that opens
-// anywhere, and a link to the position shown. A module of its
+// anywhere, the game shown as an animated GIF, and a link to the position shown. A module of its
 // own, so the replay page mounts it in one line; in the replay file itself (web/js/offline.js)
 // it offers the record embedded in the file instead of the server's downloads.
 
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
+const GIF_SPEEDS = [0.5, 1, 2, 4]; // server/share/animate.py SPEEDS
 
 function link(text, testid) {
   const a = document.createElement("a");
@@ -67,7 +68,31 @@ export class ShareControls {
     html.href = `/api/matches/${id}/replay.html`;
     html.download = `crapette-${this.replay.matchId}.html`;
     html.title = t("share.html_title");
-    this.box.append(html);
+    const gif = link(t("share.gif"), "share-gif");
+    gif.title = t("share.gif_title");
+    const speed = document.createElement("select");
+    speed.dataset.testid = "gif-speed";
+    speed.setAttribute("aria-label", t("share.gif_speed"));
+    speed.title = t("share.gif_speed");
+    for (const s of GIF_SPEEDS) speed.append(new Option(`×${s}`, String(s), false, s === 1));
+    speed.addEventListener("change", () => speed.blur()); // give the keys back to the viewer
+    // The game shown when clicked: the link's address is set just before the browser follows it.
+    const aim = () => {
+      const g = this.frame()?.game_index ?? 0;
+      gif.href = `/api/matches/${id}/game.gif?game=${g}&speed=${speed.value}`;
+      gif.download = `crapette-${this.replay.matchId}-game${g + 1}.gif`;
+    };
+    gif.addEventListener("pointerdown", aim);
+    gif.addEventListener("focus", aim);
+    gif.addEventListener("click", (e) => {
+      aim();
+      if (!this.replay.analysis.over(this.frame()?.game_index)) {
+        e.preventDefault(); // a game in play has no GIF: its hidden cards are not drawn
+        this.say(t("share.gif_running"));
+      }
+    });
+    aim();
+    this.box.append(html, gif, speed);
   }
 
   /** In the replay file: the JSON record is the one embedded here; the text form is not. */
@@ -99,8 +124,18 @@ export class ShareControls {
     this.box.append(button);
   }
 
+  /** A word on what a control did, beside the controls (the caption follows the replay). */
   say(text) {
-    $("caption").textContent = text;
+    if (!this.note) {
+      this.note = document.createElement("span");
+      this.note.className = "share-note";
+      this.note.dataset.testid = "share-note";
+      this.note.setAttribute("aria-live", "polite");
+      this.box.append(this.note);
+    }
+    this.note.textContent = text;
+    clearTimeout(this.noteTimer);
+    this.noteTimer = setTimeout(() => (this.note.textContent = ""), 6000);
   }
 }
 
