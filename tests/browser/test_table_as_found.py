@@ -117,3 +117,77 @@ def test_a_call_s_verdict_goes_when_the_game_ends(
         log = page.inner_text("[data-testid=log]")
         assert "Crapette" in log  # the verdict stays where the game's story is told
     assert not (pages[0].errors or pages[1].errors), pages[0].errors + pages[1].errors
+
+
+# Each animation frame: does each seat panel's "reserve N … hand N · waste N" agree with the
+# counts drawn on the board's piles? Records the frames where they differ, and how far behind the
+# board was (queued views) at most.
+WATCH_COUNTS = """() => {
+  const page = window.crapette;
+  const out = (window.countWatch = {frames: 0, wrong: [], behind: 0, stop: false});
+  const drawn = (pile) => Number(document.querySelector(`#board [data-pile="${pile}"]`)
+    ?.dataset.count ?? 0);
+  const frame = () => {
+    if (out.stop) return;
+    out.frames++;
+    out.behind = Math.max(out.behind, page.queue.length + (page.animating ? 1 : 0));
+    for (const s of [0, 1]) {
+      const text = document.querySelector(`.seat-info[data-seat="${s}"] .counts`).textContent;
+      const m = /reserve (\\d+) .*hand (\\d+) · waste (\\d+)/.exec(text);
+      if (!m) continue;
+      const board = [drawn(`R${s}`) + drawn(`Q${s}`),
+                     drawn(`H${s}`) + drawn(`I${s}`) + drawn(`J${s}`), drawn(`W${s}`)];
+      if (board.join() !== m.slice(1).join()) out.wrong.push({seat: s, text, board});
+    }
+    requestAnimationFrame(frame);
+  };
+  frame();
+}"""
+
+# Every card flight of the board lasts ~0.7 s, as on a slow machine: the bot's burst of actions
+# queues up behind the board, which shows them one at a time.
+SLOW_FLIGHTS = """() => {
+  const board = window.crapette.board, render = board.render.bind(board);
+  board.render = (view) => {
+    const flights = render(view);
+    const slow = new Promise((resolve) => setTimeout(resolve, 700));
+    return board.animate ? [...flights, {finished: slow}] : flights;
+  };
+}"""
+
+# The person ends his turn at once: a discard, else a turn, else a pass, else any move.
+END_TURN = """async () => {
+  const page = window.crapette;
+  const order = ["discard", "turn", "pass", "move"];
+  for (let i = 0; i < 20 && page.view.to_move === page.seat && !page.view.over; i++) {
+    const legal = page.view.legal.filter((a) => order.includes(a.do));
+    legal.sort((a, b) => order.indexOf(a.do) - order.indexOf(b.do));
+    if (!legal.length) break;
+    const v = page.version;
+    await page.act(legal[0]);
+    for (let t = 0; t < 100 && page.version === v; t++) await new Promise((r) => setTimeout(r, 20));
+  }
+}"""
+
+
+def test_the_seat_panels_count_what_the_board_shows(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    """While the bot's actions still fly onto the board one at a time, each player's panel says
+    the counts of the piles drawn, not those of the newest view."""
+    page = bot_table(server, new_page, DESKTOP)
+    page.evaluate(SLOW_FLIGHTS)
+    page.evaluate(WATCH_COUNTS)
+    page.evaluate(END_TURN)
+    page.wait_for_timeout(900)  # mid-burst
+    page.screenshot(path=str(artifact_dir / "counts-mid-burst.png"))
+    page.wait_for_function(
+        """() => { const c = window.crapette; return c.view.over ||
+                   (c.idle && c.view.to_move === c.seat); }""",
+        timeout=60_000,
+    )
+    watch = page.evaluate("window.countWatch.stop = true, window.countWatch")
+    assert watch["behind"] >= 2, "the board never fell behind: nothing was checked"
+    assert watch["frames"] > 10
+    assert watch["wrong"] == [], watch["wrong"][:5]
+    assert not page.errors  # type: ignore[attr-defined]

@@ -292,6 +292,7 @@ class TablePage {
   show({ view, ev, version }, animate) {
     this.shown = version;
     if (!view) return [];
+    this.shownView = view; // the position on the board: the seat panels count its cards
     const motion = motionAllowed(); // the player's "reduce motion" setting
     this.board.animate = animate && motion;
     const flights = this.board.render(view);
@@ -304,6 +305,7 @@ class TablePage {
       this.board.mark("fault", ev?.fault && last.to ? [last.to] : []);
     }
     this.input.redrawMarks();
+    if (this.view) this.drawSeatPanels(this.view);
     return flights;
   }
 
@@ -582,12 +584,18 @@ class TablePage {
     return view?.over ? this.gameCtx(view) : this.ctx();
   }
 
-  /** The panels beside the trays, named after the game the board shows (`boardCtx`). */
+  /**
+   * The panels beside the trays, named after the game the board shows (`boardCtx`). Their card
+   * counts are the board's: while queued actions still fly in, the newest view is ahead of the
+   * piles drawn, and "hand 31" beside a badge of 32 would say two things at once.
+   */
   drawSeatPanels(view) {
     const shown = this.boardCtx(view);
     const seated = view?.players ?? this.players();
+    const drawn = this.shownView && this.shownView.game_index === view?.game_index ? this.shownView : view;
+    const counted = view && drawn ? { ...view, piles: drawn.piles, face_down: drawn.face_down } : view;
     if (!this.session || !view || shown.players.every((name, i) => name === seated[i])) {
-      this.seats.draw(view, seated, this.table, this.seat);
+      this.seats.draw(counted, seated, this.table, this.seat);
       return;
     }
     // A seat changed hands after this game: each panel is the person who played that tray,
@@ -597,7 +605,7 @@ class TablePage {
     const total = (name) => session?.totals?.[session.people.indexOf(name)] ?? people.get(name)?.total ?? 0;
     const table = { seats: shown.players.map((name) => ({ name, bot: people.get(name)?.bot ?? null })) };
     const totals = shown.players.map(total);
-    this.seats.draw({ ...view, totals }, shown.players, table, shown.viewer);
+    this.seats.draw({ ...counted, totals }, shown.players, table, shown.viewer);
   }
 
   gameCtx(view) {
