@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import DESKTOP
-from tests.browser.ui import WAIT_MS, seated_page, settle, version, wait_idle
+from tests.browser.conftest import DESKTOP, PHONE
+from tests.browser.ui import WAIT_MS, lobby_in, seated_page, settle, version, wait_idle
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -191,3 +191,95 @@ def test_the_seat_panels_count_what_the_board_shows(
     assert watch["frames"] > 10
     assert watch["wrong"] == [], watch["wrong"][:5]
     assert not page.errors  # type: ignore[attr-defined]
+
+
+# Which of these name tags show, and whether anything drawn above covers their centre (the
+# tags let clicks through, so they are made hit-testable for the question).
+TAGS_SHOWN = """(selector) => {
+  const out = {};
+  for (const tag of document.querySelectorAll(selector)) {
+    const pile = tag.closest('[data-pile]');
+    if (pile.hidden) continue;
+    const r = tag.getBoundingClientRect();
+    tag.style.pointerEvents = 'auto';
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    tag.style.pointerEvents = '';
+    const inView = r.width > 0 && r.left >= 0 && r.right <= innerWidth && r.top >= 0;
+    out[pile.dataset.pile] = {text: tag.textContent, seen: inView && hit === tag};
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+def test_the_board_names_the_piles_the_log_names(
+    server: ServerProcess, new_page: Any, artifact_dir: Path, size: str, viewport: dict[str, int]
+) -> None:
+    """Every house shows its number, whatever lies on it, and each of three hands its letter
+    H, I or J; the log says which hand a card was turned from, H included; a click on another
+    hand while a card is turned says why nothing happens."""
+    page = bot_table(server, new_page, viewport, preset="italian-three-hands")
+    seat = page.evaluate("window.crapette.seat")
+    houses = page.evaluate(TAGS_SHOWN, "#board .house-no")
+    assert houses == {f"T{i}": {"text": str(i + 1), "seen": True} for i in range(8)}, houses
+    hands = page.evaluate(TAGS_SHOWN, "#board .hand-letter")
+    expected = {f"{k}{s}": {"text": k, "seen": True} for k in "HIJ" for s in (0, 1)}
+    assert hands == expected, hands
+    label = page.get_attribute(f'[data-pile="I{seat}"]', "aria-label")
+    assert label == "your hand I", label
+
+    # A click on hand I turns from it, and the log says so.
+    box = page.locator(f'#board [data-pile="I{seat}"] .hand-letter').bounding_box()
+    assert box is not None
+    before = version(page)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
+    card = page.evaluate("window.crapette.view.last_action.card")
+    assert page.evaluate("window.crapette.view.last_action.hand") == f"I{seat}"
+    mine = page.locator("[data-testid=log] li.mine").last
+    assert mine.inner_text().startswith("You turned ") and mine.inner_text().endswith(
+        "from your hand I"
+    ), mine.inner_text()
+    assert card
+    # Now a card is turned: a click on hand J does not turn, and says why.
+    settle(page)
+    box = page.locator(f'#board [data-pile="J{seat}"] .hand-letter').bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function(
+        "document.querySelector('[data-testid=message]').dataset.kind === 'refused'",
+        timeout=WAIT_MS,
+    )
+    said = page.inner_text("[data-testid=message]")
+    assert "play or discard your hand card first" in said.lower(), said
+    page.screenshot(path=str(artifact_dir / f"pile-names-{size}.png"))
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_a_turn_from_hand_h_is_said_from_hand_h(server: ServerProcess, new_page: Any) -> None:
+    """With three hands the log names hand H too (the event names only I and J); with one hand
+    it says nothing of hands."""
+    page, _ = lobby_in(new_page, server, "en")
+    said = page.evaluate(
+        """async () => {
+          const w = await import("/static/js/words.js");
+          const three = {H0: [null], I0: [null], J0: [null], H1: [null], I1: [], J1: []};
+          const ev = {type: "HandCardTurned", seat: 0, card: "9S/0"};
+          const out = [];
+          for (const piles of [three, {H0: [null], H1: [null]}]) {
+            for (const viewer of [0, 1]) {
+              out.push(w.eventWords(ev, {viewer, players: ["Ann", "Bob"], piles}));
+            }
+          }
+          out.push(w.eventWords({...ev, hand: "J0"}, {viewer: 1, players: ["Ann", "Bob"],
+                                                    piles: three}));
+          return out;
+        }"""
+    )
+    assert said == [
+        "You turned 9♠ from your hand H",
+        "Ann turned 9♠ from their hand H",
+        "You turned 9♠",
+        "Ann turned 9♠",
+        "Ann turned 9♠ from their hand J",
+    ], said

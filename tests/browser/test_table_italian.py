@@ -114,11 +114,11 @@ def test_three_hands_are_drawn_and_turned_from_at_both_sizes(
     assert abs(j0["x"] - i0["x"]) >= h0["width"] * apart
     # Named in words: no pile code in a label.
     seat = page.evaluate("window.crapette.seat")
-    assert page.get_attribute(f'[data-pile="I{seat}"]', "aria-label") == "your second hand"
+    assert page.get_attribute(f'[data-pile="I{seat}"]', "aria-label") == "your hand I"
     theirs = page.get_attribute(f'[data-pile="J{1 - seat}"]', "aria-label")
-    assert theirs and "third hand" in theirs and f"J{1 - seat}" not in theirs
+    assert theirs and "hand J" in theirs and f"J{1 - seat}" not in theirs
 
-    # On his turn, a click on his third hand turns its top card.
+    # On his turn, a click on his hand J turns its top card.
     page.wait_for_function(
         """(s) => { const c = window.crapette; return c.idle && !c.view.over && c.view.to_move === s
                     && c.view.legal.some((a) => a.do === 'turn' && a.hand === `J${s}`); }""",
@@ -140,7 +140,7 @@ def test_three_hands_are_drawn_and_turned_from_at_both_sizes(
     assert len(after["piles"][f"J{seat}"]) == in_j - 1
     assert len(after["piles"][f"H{seat}"]) == len(before["piles"][f"H{seat}"])
     log = page.locator("[data-testid=log]")
-    log.filter(has_text="from your third hand").wait_for(timeout=WAIT_MS)
+    log.filter(has_text="from your hand J").wait_for(timeout=WAIT_MS)
     assert turned and f"J{seat}" not in log.inner_text()
     # The seat panel counts the three hands together.
     wait_idle(page)

@@ -14,6 +14,9 @@ const VARIANT_PILES = "QIJ";
 // Width of a house column in card widths (CSS --house-span: narrower on a phone).
 const DEFAULT_HOUSE_SPAN = 4.2;
 const FAN_STEP = 0.3;
+// The house's number stands at its outer end (in card widths): the fan stops short of it, so that
+// "house 5" in the log can always be found on the board.
+const HOUSE_TAG_SPAN = 0.45;
 const FLIGHT_MS = 320; // one card's slide; the table shows the opponent's actions one at a time
 
 /** Grid cell (row 0..3, column 0..3) and fan direction of each field pile, seat 0 at the bottom. */
@@ -169,6 +172,15 @@ export class Board {
     // The longest word sets the label's size: a long one ("KÄÄNNETTY") shrinks to fit the slot.
     const longest = Math.max(1, ...label.split(/\s+/).map((word) => word.length));
     el.innerHTML = `<span class="slot"><span class="slot-label" style="--label-chars: ${longest}">${label}</span></span>`;
+    // Always-visible names, for piles a sentence names and a card may cover: each house's number,
+    // and the letters H, I, J of three hands (shown only with three, rules.md §10).
+    if (kind === "house" || kind === "hand") {
+      const tag = this.root.ownerDocument.createElement("span");
+      tag.className = kind === "house" ? "pile-tag house-no" : "pile-tag hand-letter";
+      tag.textContent = kind === "house" ? String(Number(name.slice(1)) + 1) : name[0];
+      tag.setAttribute("aria-hidden", "true"); // the pile's label says it in words
+      el.append(tag);
+    }
     el.setAttribute("aria-label", label || t("pile.F"));
     this.piles.set(name, el);
     return el;
@@ -192,6 +204,7 @@ export class Board {
     this.lastView = view;
     // Before the deal there are no piles at all: show the empty table.
     const piles = view.piles && Object.keys(view.piles).length ? view.piles : null;
+    this.root.classList.toggle("three-hands", Boolean(piles && "I0" in piles));
     for (const [name, el] of this.piles) {
       // The empty table before the deal shows the classic piles (no second reserve or hands).
       const cards = piles ? piles[name] : VARIANT_PILES.includes(name[0]) ? undefined : [];
@@ -222,7 +235,7 @@ export class Board {
       const fan = Number(el.dataset.fan);
       const n = cards.length;
       const span = this.houseSpan ?? DEFAULT_HOUSE_SPAN;
-      const step = n > 1 ? Math.min(FAN_STEP, (span - 1) / (n - 1)) : 0;
+      const step = n > 1 ? Math.min(FAN_STEP, (span - 1 - HOUSE_TAG_SPAN) / (n - 1)) : 0;
       cards.forEach((text, i) => {
         const card = this.card(text, owner);
         if (down !== null && i < down) card.classList.add("peek");

@@ -65,7 +65,7 @@ export class BoardAccess {
   pileWords(name) {
     const { seat, names } = this.people();
     if (pileKind(name) === "foundation") return t("access.foundation", { n: Number(name.slice(1)) + 1 });
-    return pileWords(name, { viewer: seat, players: names ?? [] });
+    return pileWords(name, { viewer: seat, players: names ?? [], piles: this.board.lastView?.piles });
   }
 
   /** Roles and labels of everything on the board, redone after each change of its DOM. */

@@ -152,6 +152,17 @@ export class Controls {
     return oneHand && pile === `H${this.seat}` ? turns[0] : undefined;
   }
 
+  /** One of this seat's own hands (H, or I and J of three hands). */
+  isMyHand(pile) {
+    return this.seat !== null && "HIJ".includes(pile[0]) && pile[1] === String(this.seat);
+  }
+
+  /** The turn a click on a hand asks for, legal or not: it names the hand when there are three. */
+  turnOf(pile) {
+    const three = `I${this.seat}` in (this.page.view?.piles ?? {});
+    return three ? { do: "turn", hand: pile } : { do: "turn" };
+  }
+
   onPileClick(pile) {
     const turn = this.selected === null ? this.turnFrom(pile) : undefined;
     if (turn) {
@@ -161,6 +172,7 @@ export class Controls {
     }
     if (this.selected === null) {
       if (this.canPickUp(pile)) this.select(pile);
+      else if (this.isMyHand(pile)) this.page.act(this.turnOf(pile)); // the server says why not
       return;
     }
     if (pile === this.selected) {
@@ -392,7 +404,7 @@ export function keyboardChoices(legal, view) {
 export function describeChoice(action, view, seat) {
   if (action.do === "turn" && action.hand) {
     // A turn from one of three hands (rules.md §10): "turn a card of your second hand".
-    const pile = pileWords(action.hand, { viewer: seat, players: view?.players ?? [] });
+    const pile = pileWords(action.hand, { viewer: seat, players: view?.players ?? [], piles: view?.piles });
     return t("choice.turn_from", { pile });
   }
   if (action.do !== "move") return t(`choice.${action.do}`);

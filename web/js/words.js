@@ -55,9 +55,18 @@ export function pileWords(pile, ctx, { actor, card } = {}) {
     const suit = foundationSuit(pile, ctx, card);
     return suit ? t("pile.foundation", { suit: SUIT_GLYPH[suit] }) : t("pile.foundation_empty");
   }
-  if (n === ctx.viewer) return t(`pile.${kind}.yours`);
-  if (actor !== undefined && actor !== null && n === actor) return t(`pile.${kind}.theirs`);
-  return t(`pile.${kind}.players`, { player: playerName(n, ctx) });
+  // Three hands (rules.md §10) are named by their letters, as the board labels them: "your hand I".
+  const named = "IJ".includes(kind) || (kind === "H" && threeHands(n, ctx));
+  const key = named ? "pile.hand_named" : `pile.${kind}`;
+  const letter = { letter: kind };
+  if (n === ctx.viewer) return t(`${key}.yours`, letter);
+  if (actor !== undefined && actor !== null && n === actor) return t(`${key}.theirs`, letter);
+  return t(`${key}.players`, { ...letter, player: playerName(n, ctx) });
+}
+
+/** Whether seat `n` has three hands in this position (its second hand I is dealt). */
+export function threeHands(n, ctx) {
+  return Boolean(ctx.threeHands ?? (ctx.piles && `I${n}` in ctx.piles));
 }
 
 /** A card in short words: "7♠", "10♥" (French "R♠"); a hidden card is "a card". */
@@ -234,9 +243,9 @@ export function eventWords(ev, ctx) {
       return t("log.compulsory", { card: cardText(ev.card), from, to });
     }
     case "HandCardTurned":
-      if (ev.hand) {
-        // From the second or third hand (three hands, rules.md §10): say which.
-        const pile = pileWords(ev.hand, ctx, { actor: ev.seat });
+      if (ev.hand || threeHands(ev.seat, ctx)) {
+        // One of three hands (rules.md §10): say which, H as well (the event names only I and J).
+        const pile = pileWords(ev.hand ?? `H${ev.seat}`, ctx, { actor: ev.seat });
         return faulty(personal("log.turned_from", ev.seat, ctx, { card: cardText(ev.card), pile }));
       }
       return faulty(personal("log.turned", ev.seat, ctx, { card: cardText(ev.card) }));
