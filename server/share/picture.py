@@ -222,6 +222,7 @@ def field_places() -> dict[str, tuple[int, int, int]]:
 
 def draw_view(view: dict[str, Any] | None, players: list[str], caption: str = "") -> Picture:
     """The position of a replay frame's `view` (None: before the deal, an empty table)."""
+    players = seated(view, players)
     picture = Picture(Image.new("RGB", (WIDTH, HEIGHT), TABLE))
     draw = ImageDraw.Draw(picture.image)
     piles: dict[str, list[str | None]] = (view or {}).get("piles") or {}
@@ -236,6 +237,13 @@ def draw_view(view: dict[str, Any] | None, players: list[str], caption: str = ""
             _fan(picture, draw, name, cards, (x, y), fan, down.get(name, 0))
     draw.text((MARGIN, FOOTER_Y + 5), caption, font=font(14), fill=INK)
     return picture
+
+
+def seated(view: dict[str, Any] | None, players: list[str]) -> list[str]:
+    """Who sits at the position: at a rotation table the view names the pair seated then (the
+    match's first two players are not those of every game)."""
+    named = (view or {}).get("players")
+    return [str(name) for name in named] if named else players
 
 
 def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any] | None, players: list[str]) -> None:
@@ -308,6 +316,7 @@ def caption_of(frame: dict[str, Any], players: list[str]) -> str:
     """The frame's action in words ("Ann: 7H from reserve to house 3"), from the view's last action
     when this frame's event is that action, else the event's name."""
     event = frame.get("event") or {}
+    players = seated(frame.get("view"), players)
     action = (frame.get("view") or {}).get("last_action")
     kind = str(event.get("type", ""))
     if action is None or kind not in _ACTION_EVENTS:

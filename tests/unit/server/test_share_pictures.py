@@ -173,3 +173,20 @@ def test_every_suit_and_rank_draws_and_a_view_without_piles_is_an_empty_table() 
     with pytest.raises(ValueError, match="not a card"):
         picture.parse_card("11S")
     assert json.dumps(picture.caption_of({"event": {"type": "TurnEnded"}, "view": None}, []))
+
+
+def test_a_rotation_table_s_picture_names_the_pair_seated_then(client: FlaskClient) -> None:
+    """At a rotation table the seats change hands (docs/spec/rules.md §10): each game's
+    picture names its own pair, as the frame's view does, and so does its caption."""
+    from server.replays import decode_frames
+
+    match_id = _import(client, "italian-four-session")
+    replay = client.get(f"/api/matches/{match_id}/replay").get_json()
+    frames = decode_frames(replay["frames"])
+    moves = [f for f in frames if f["event"]["type"] == "CardMoved" and f["view"].get("players")]
+    assert len({tuple(f["view"]["players"]) for f in moves}) > 1, "more than one pair played"
+    for frame in moves:
+        view = frame["view"]
+        assert picture.seated(view, replay["players"]) == view["players"]
+        seat = view["last_action"]["seat"]
+        assert picture.caption_of(frame, ["x", "y"]).startswith(f"{view['players'][seat]}: ")
