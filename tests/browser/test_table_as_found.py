@@ -14,17 +14,21 @@ from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
 
+LANDSCAPE = {"width": 844, "height": 390}  # a phone held sideways
+
 
 def bot_table(
-    server: ServerProcess, new_page: Any, viewport: dict[str, int] | None = None, **body: Any
+    server: ServerProcess,
+    new_page: Any,
+    viewport: dict[str, int] | None = None,
+    page: Any = None,
+    **body: Any,
 ) -> Any:
-    """A person seated at a new table against the steady bot, on his turn, the board settled."""
+    """A person seated at a new table against the steady bot, on his turn, the board settled
+    (in `page` if given: a touch screen's)."""
     created = server.open_table(name="Ann", bot="steady", **body)
-    page = seated_page(
-        new_page, server, created["match_id"], created["seat"], created["seat_token"]
-    )
-    if viewport:
-        page.set_viewport_size(viewport)
+    page = page or new_page(viewport)
+    seated_page(lambda: page, server, created["match_id"], created["seat"], created["seat_token"])
     page.wait_for_function(
         """() => { const c = window.crapette; return c.idle && !c.view.over
                    && c.view.to_move === c.seat && c.view.legal.length > 0; }""",
@@ -211,14 +215,18 @@ TAGS_SHOWN = """(selector) => {
 }"""
 
 
-@pytest.mark.parametrize(("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
+@pytest.mark.parametrize(
+    ("size", "viewport"), [("desktop", DESKTOP), ("phone", PHONE), ("landscape", LANDSCAPE)]
+)
 def test_the_board_names_the_piles_the_log_names(
     server: ServerProcess, new_page: Any, artifact_dir: Path, size: str, viewport: dict[str, int]
 ) -> None:
     """Every house shows its number, whatever lies on it, and each of three hands its letter
     H, I or J; the log says which hand a card was turned from, H included; a click on another
     hand while a card is turned says why nothing happens."""
-    page = bot_table(server, new_page, viewport, preset="italian-three-hands")
+    # Priorities as advice only: the turn below is never a fault the bot would call.
+    options = {"enforcement": "lenient"}
+    page = bot_table(server, new_page, viewport, preset="italian-three-hands", options=options)
     seat = page.evaluate("window.crapette.seat")
     houses = page.evaluate(TAGS_SHOWN, "#board .house-no")
     assert houses == {f"T{i}": {"text": str(i + 1), "seen": True} for i in range(8)}, houses
@@ -283,3 +291,106 @@ def test_a_turn_from_hand_h_is_said_from_hand_h(server: ServerProcess, new_page:
         "Ann turned 9♠",
         "Ann turned 9♠ from their hand J",
     ], said
+
+
+# Whatever a player may press or read to play, and each pile: where it is drawn.
+PLACES = """() => {
+  const out = [];
+  const add = (what, el) => {
+    if (!el || el.closest('[hidden]') || !el.getClientRects().length) return;
+    const r = el.getBoundingClientRect();
+    out.push({what, left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width});
+  };
+  for (const el of document.querySelectorAll('#controls button')) add(el.id, el);
+  for (const el of document.querySelectorAll('header.bar a, header.bar summary')) {
+    add(el.textContent.trim(), el);
+  }
+  for (const el of document.querySelectorAll('#board [data-pile]')) add(el.dataset.pile, el);
+  add('status', document.querySelector('[data-testid=turn]'));
+  return out;
+}"""
+
+# Slot labels whose word is cut in two: more lines than words.
+BROKEN_LABELS = r"""() => [...document.querySelectorAll('#board .slot-label')].filter((label) => {
+  if (label.closest('[hidden]')) return false;
+  const range = document.createRange();
+  range.selectNodeContents(label);
+  const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+  return lines.size > label.textContent.trim().split(/\s+/).length;
+}).map((label) => label.textContent)"""
+
+
+def touch_page(browser: Any, viewport: dict[str, int]) -> Any:
+    """A phone's browser: a touch screen (coarse pointer), this window size."""
+    context = browser.new_context(viewport=viewport, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+@pytest.mark.parametrize("preset", ["classic", "italian-three-hands"])
+def test_a_phone_held_sideways_plays_without_scrolling(
+    server: ServerProcess, new_page: Any, browser: Any, artifact_dir: Path, preset: str
+) -> None:
+    """At 844×390 every button, the header's links and every pile are on the screen at once,
+    nothing scrolls sideways, cards are at least 40 px wide and no pile's name breaks a word
+    ("TURNE/D"); the resign menu too."""
+    page = bot_table(server, new_page, page=touch_page(browser, LANDSCAPE), preset=preset)
+    try:
+        assert page.evaluate("matchMedia('(pointer: coarse)').matches")
+        page.screenshot(path=str(artifact_dir / f"landscape-{preset}.png"))
+        places = page.evaluate(PLACES)
+        off = [
+            p
+            for p in places
+            if p["left"] < 0 or p["top"] < 0 or p["right"] > 844.5 or p["bottom"] > 390.5
+        ]
+        assert off == [], off
+        drawn = {p["what"] for p in places}
+        assert {"btn-turn", "btn-call", "btn-resign", "R0", "W1", "T7", "F7"} <= drawn, drawn
+        assert page.evaluate("scrollY") == 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= 844
+        width = page.evaluate("document.querySelector('#board .pile.reserve').offsetWidth")
+        assert width >= 40, f"cards {width} px wide"
+        assert page.evaluate(BROKEN_LABELS) == []
+        assert page.locator(".keys-help").is_hidden()  # a touch screen has no keys
+        page.click("#btn-resign")
+        page.screenshot(path=str(artifact_dir / f"landscape-{preset}-resign.png"))
+        menu = [p for p in page.evaluate(PLACES) if p["what"].startswith("btn-")]
+        assert {"btn-resign-game", "btn-abandon", "btn-resign-cancel"} <= {p["what"] for p in menu}
+        assert all(p["bottom"] <= 390.5 and p["right"] <= 844.5 for p in menu), menu
+        assert not page.errors
+    finally:
+        page.context.close()
+
+
+def test_a_phone_held_upright_has_a_short_header_and_no_key_help(
+    server: ServerProcess, new_page: Any, browser: Any, artifact_dir: Path
+) -> None:
+    """At 390×844 on a touch screen the header takes at most three rows (it took four) and the
+    keyboard's help and key caps are not shown."""
+    page = bot_table(server, new_page, page=touch_page(browser, PHONE))
+    try:
+        page.screenshot(path=str(artifact_dir / "portrait-touch.png"))
+        # Rows of the header: its items' middles, those less than 10 px apart on one row.
+        middles = page.evaluate(
+            """() => [...document.querySelectorAll('header.bar > *')]
+                 .filter((el) => el.getClientRects().length)
+                 .map((el) => el.getBoundingClientRect())
+                 .map((r) => (r.top + r.bottom) / 2)
+                 .sort((a, b) => a - b)"""
+        )
+        rows = 1 + sum(1 for a, b in zip(middles, middles[1:], strict=False) if b - a >= 10)
+        assert rows <= 3, f"{rows} header rows"
+        assert page.locator(".keys-help").is_hidden()
+        caps = page.evaluate(
+            "[...document.querySelectorAll('#controls kbd')].filter(k => k.offsetWidth).length"
+        )
+        assert caps == 0
+        # The language links are codes to the eye, their names to a screen reader.
+        french = page.locator("nav.languages a[data-lang=fr]")
+        assert french.text_content() == "Français"
+        assert not page.errors
+    finally:
+        page.context.close()
