@@ -15,6 +15,7 @@ from tests.integration.harness import ServerProcess
 pytestmark = pytest.mark.browser
 
 LANDSCAPE = {"width": 844, "height": 390}  # a phone held sideways
+DESKTOP_800 = {"width": 1280, "height": 800}  # a laptop
 
 
 def bot_table(
@@ -394,3 +395,67 @@ def test_a_phone_held_upright_has_a_short_header_and_no_key_help(
         assert not page.errors
     finally:
         page.context.close()
+
+
+def ticket_page(new_page: Any, server: ServerProcess, match_id: str, ticket: dict[str, Any]) -> Any:
+    """A browser holding a person's token for a rotation table (seated or waiting), on its page."""
+    page = new_page(DESKTOP_800)
+    page.goto(server.url + "/rules")  # the server's origin, to reach its storage
+    saved = {"seat": ticket["seat"], "seat_token": ticket["seat_token"], "name": ticket["name"]}
+    page.evaluate(
+        "([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
+        [f"crapette:seat:{match_id}", saved],
+    )
+    page.goto(f"{server.url}/table/{match_id}")
+    page.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
+    return page
+
+
+HEADER_AND_BOARD = """() => ({
+  header: document.getElementById('match-score').textContent,
+  board: [0, 1].map((s) => document.querySelector(`.seat-info[data-seat="${s}"] .name`)
+    .textContent.replace(' (you)', '')),
+  points: [0, 1].map((s) => document.querySelector(`.seat-info[data-seat="${s}"] .counts`)
+    .textContent.split(' pts')[0]),
+})"""
+
+
+def test_a_table_of_four_keeps_the_board_in_view_and_names_one_pair(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    """Four people: the two who wait see the whole board at 1280×800 beside their notice, and
+    after the seat change the header names the pair the board names, with the same points."""
+    opened = server.open_table(name="Ann", preset="italian-four", match="wins:3")
+    match_id = opened["match_id"]
+    tickets = [{**opened, "name": "Ann"}] + [
+        server.join(match_id, n) for n in ("Bob", "Cid", "Dan")
+    ]
+    ann, bob, cid, dan = (ticket_page(new_page, server, match_id, t) for t in tickets)
+    for page in (cid, dan):
+        page.wait_for_function("window.crapette.waiting", timeout=WAIT_MS)
+        page.locator("[data-testid=queue-you]").wait_for(state="visible", timeout=WAIT_MS)
+        wait_idle(page)
+        bottom = page.evaluate("document.getElementById('board').getBoundingClientRect().bottom")
+        assert bottom <= 800, f"the board ends at {bottom} px, below the window"
+        assert page.evaluate("scrollY") == 0
+    dan.screenshot(path=str(artifact_dir / "four-waiting.png"))
+
+    # Ann resigns game 1: Bob won it and gives up his seat (winner_out) to Cid.
+    ann.wait_for_function("!document.getElementById('btn-resign').disabled", timeout=WAIT_MS)
+    ann.click("#btn-resign")
+    ann.click("#btn-resign-game")
+    for page in (ann, bob, cid, dan):
+        page.locator("[data-testid=game-end]").wait_for(state="visible", timeout=WAIT_MS)
+        page.wait_for_function(
+            "document.querySelector('[data-testid=seat-change]').textContent.includes('sit')",
+            timeout=WAIT_MS,
+        )
+        wait_idle(page)
+    shots = {"ann": ann, "cid": cid, "dan": dan}
+    for who, page in shots.items():
+        page.screenshot(path=str(artifact_dir / f"four-after-change-{who}.png"))
+        seen = page.evaluate(HEADER_AND_BOARD)
+        a, b = seen["board"]
+        pa, pb = seen["points"]
+        assert seen["header"].startswith(f"{a} {pa} – {pb} {b}"), (who, seen)
+    assert not any(p.errors for p in (ann, bob, cid, dan))

@@ -451,7 +451,9 @@ class TablePage {
     this.session = this.rotation.draw(view, this.table, me, matchTarget(ruleset.match).replace(/^ · /, ""));
     if (view) {
       const target = matchTarget(ruleset.match);
-      $("match-score").textContent = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}${target}`;
+      // The pair the board names (between a rotation table's games, the one that played).
+      const pair = this.boardPair(view);
+      $("match-score").textContent = `${pair.players[0]} ${pair.totals[0]} – ${pair.totals[1]} ${pair.players[1]}${target}`;
       let game = "";
       if (matchOver) game = t("table.match_over_short");
       else if (view.game_index !== null && view.over) game = t("table.game_over_short", { n: view.game_index + 1 });
@@ -601,11 +603,26 @@ class TablePage {
     // A seat changed hands after this game: each panel is the person who played that tray,
     // with his own session total; the connection marks are the seated pair's and stay off.
     const people = new Map((this.table?.rotation?.people ?? []).map((p) => [p.name, p]));
+    const table = { seats: shown.players.map((name) => ({ name, bot: people.get(name)?.bot ?? null })) };
+    const { totals } = this.boardPair(view);
+    this.seats.draw({ ...counted, totals }, shown.players, table, shown.viewer);
+  }
+
+  /**
+   * The two players the board names and their totals: the view's, except between a rotation
+   * table's games after a seat change, when the board still shows the finished game: then its
+   * pair, each with his own session total. The header says the same pair as the board.
+   */
+  boardPair(view) {
+    const seated = view?.players ?? this.players();
+    const players = this.boardCtx(view).players;
+    if (!this.session || !view || players.every((name, i) => name === seated[i])) {
+      return { players: seated, totals: view?.totals ?? [0, 0] };
+    }
+    const people = new Map((this.table?.rotation?.people ?? []).map((p) => [p.name, p]));
     const session = view.session;
     const total = (name) => session?.totals?.[session.people.indexOf(name)] ?? people.get(name)?.total ?? 0;
-    const table = { seats: shown.players.map((name) => ({ name, bot: people.get(name)?.bot ?? null })) };
-    const totals = shown.players.map(total);
-    this.seats.draw({ ...counted, totals }, shown.players, table, shown.viewer);
+    return { players, totals: players.map(total) };
   }
 
   gameCtx(view) {
