@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.axe import MODERATE, serious_violations
 from tests.integration.harness import WAIT_S, Client, ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -37,6 +38,7 @@ def _loser(players: list[str]) -> str:
 def _create_from_the_page(page: Any, server: ServerProcess) -> str:
     page.goto(server.url + "/tournaments")
     page.wait_for_function("window.tournamentsReady === true")
+    assert serious_violations(page, MODERATE) == []
     page.fill("[data-testid=t-name]", "Club night")
     page.select_option("[data-testid=t-format]", "swiss")
     page.fill("[data-testid=t-rounds]", "2")
@@ -131,6 +133,11 @@ def test_a_six_player_swiss_of_two_rounds(
         ann_page.wait_for_function("window.crapette && window.crapette.view !== null")
         seat = ann_page.evaluate("window.crapette.seat")
         assert seat == ann_table["players"].index("Ann")
+        back = ann_page.get_by_test_id("tournament-link")
+        assert back.inner_text() == "Club night: round 1, table 1".replace(
+            "table 1", f"table {ann_table['table']}"
+        )
+        assert back.get_attribute("href") == f"/tournament/{tid}"
 
         _play_round(server, tid, 1, clients)
         _wait(server, tid, lambda v: v["current_round"] == 2, "round 2 paired by itself")
@@ -160,6 +167,7 @@ def test_a_six_player_swiss_of_two_rounds(
     assert order == sorted(order, reverse=True), shown
     assert shown[0][1] == 2.0  # two rounds: someone (the bot, or a person) won both
     director.screenshot(path=str(artifact_dir / "tournament-standings.png"), full_page=True)
+    assert serious_violations(director, MODERATE) == []
 
     # The players pages rate every one of these matches (people, and a person against a bot).
     director.goto(server.url + "/players")
