@@ -15,6 +15,7 @@ if patches.wants_eventlet(sys.argv[1:]):
 import click  # noqa: E402
 
 from server.bench import bench  # noqa: E402
+from server.commands.analyse import analyse_cmd  # noqa: E402
 from server.commands.deal import deal  # noqa: E402
 from server.commands.records import export_cmd, import_cmd, verify_cmd  # noqa: E402
 from server.commands.selfplay import selfplay  # noqa: E402
@@ -36,6 +37,7 @@ for _command in (
     export_cmd,
     import_cmd,
     verify_cmd,
+    analyse_cmd,
     selfplay,
     store,
     stats_cmd,

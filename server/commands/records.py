@@ -284,9 +284,18 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
     "--analysis",
     "with_analysis",
     is_flag=True,
-    help="Then recompute the finished games' analysis: faults (called or missed), calls, figures.",
+    help="Then recompute the finished games' analysis: faults (called or missed), calls, "
+    "figures, and judge every decision (as `crapette analyse`).",
 )
-def verify_cmd(file: str, with_analysis: bool) -> None:
+@click.option(
+    "--depth",
+    type=click.Choice(["quick", "normal", "deep"]),
+    default="normal",
+    show_default=True,
+    help="With --analysis: how hard the evaluator looks.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="With --analysis: its seed.")
+def verify_cmd(file: str, with_analysis: bool, depth: str, seed: int) -> None:
     """Recompute every decision of a record from its deal and actions (exit 0 when it holds).
     FILE may also be NDJSON, one record per line: each is verified, failures listed at the end;
     or a tournament record: its pairings, every match and the standings are checked."""
@@ -318,9 +327,16 @@ def verify_cmd(file: str, with_analysis: bool) -> None:
         sys.exit(EXIT_MALFORMED)
     click.echo(result.summary)
     if with_analysis:
-        from server.analysis_text import analysis_lines
+        from server.analysis_text import analysis_lines, judgement_lines
+        from server.commands.analyse import judged
 
         click.echo("\n".join(analysis_lines(result.batches)))
+        try:
+            judgements = judged(record, depth, seed)
+        except ImportError as exc:
+            click.echo(f"error: no evaluator to judge the moves with: {exc}", err=True)
+            sys.exit(EXIT_MISMATCH)
+        click.echo("\n".join(judgement_lines(judgements, result.batches)))
 
 
 def ndjson_lines(text: str) -> list[tuple[int, str]] | None:

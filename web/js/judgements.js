@@ -329,10 +329,10 @@ export class Judgements {
     return table;
   }
 
-  /** The match's accuracy of a seat: the server's if it gives one, else the games' weighted by
-   *  their decisions. */
+  /** The match's accuracy of a seat: the server's if it gives one (`match.seats`), else the
+   *  games' weighted by their decisions. */
   matchAccuracy(seat) {
-    const given = this.data?.seats?.[seat]?.accuracy;
+    const given = this.data?.match?.seats?.[seat]?.accuracy;
     if (typeof given === "number") return given;
     let sum = 0;
     let weight = 0;

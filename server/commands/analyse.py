@@ -1,0 +1,74 @@
+"""`crapette analyse RECORD`: how well a match was played (server/records/judge.py,
+docs/records.md § How well it was played). The record is verified first (as `crapette verify`),
+then every decision is judged by the evaluator, a progress bar on stderr while it runs (on a
+terminal only). Exit codes as `verify`'s: 0 judged, 1 the record does not hold, 2 not a record
+(or a bad option)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from server.commands.records import EXIT_MALFORMED, _fail, _read_file, tournament_record_in
+from server.records.errors import RecordError
+
+DEPTH = click.Choice(["quick", "normal", "deep"])
+
+
+@click.command("analyse")
+@click.argument("file")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.option("--depth", type=DEPTH, default="normal", show_default=True,
+              help="How hard the evaluator looks: quick, normal or deep.")  # fmt: skip
+@click.option("--seed", type=int, default=0, show_default=True, help="The evaluator's seed.")
+def analyse_cmd(file: str, as_json: bool, depth: str, seed: int) -> None:
+    """Judge every decision of a match record (JSON, text or a replay's HTML): each seat's win
+    chance before and after each move and after the best move found, the judgements (best,
+    good, inaccuracy, mistake, blunder) and each seat's accuracy per game and for the match."""
+    from server.analysis_text import judgement_lines
+    from server.records.importer import parse_record_file
+    from server.records.verify import verify_record
+
+    text = _read_file(file)
+    if tournament_record_in(text) is not None:
+        raise click.UsageError("analyse takes a match record, not a tournament's")
+    try:
+        record = parse_record_file(text)
+        verified = verify_record(record)
+        result = judged(record, depth, seed)
+    except RecordError as exc:
+        _fail(exc)
+        return
+    except click.exceptions.Exit:
+        raise
+    except ImportError as exc:
+        click.echo(f"error: no evaluator to analyse with: {exc}", err=True)
+        sys.exit(1)
+    except Exception as exc:  # a record that gets past the schema but trips the engine
+        click.echo(f"error: cannot analyse this record: {type(exc).__name__}: {exc}", err=True)
+        sys.exit(EXIT_MALFORMED)
+    if as_json:
+        click.echo(json.dumps(result, ensure_ascii=False))
+        return
+    click.echo(verified.summary)
+    click.echo("\n".join(judgement_lines(result, verified.batches)))
+
+
+def judged(record: dict[str, object], depth: str, seed: int) -> dict[str, object]:
+    """`analyse_record`, with a progress bar on stderr when stderr is a terminal."""
+    from server.records.judge import analyse_record
+
+    with click.progressbar(
+        length=1, label="analysing", file=sys.stderr, hidden=not sys.stderr.isatty()
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+        result: dict[str, object] = analyse_record(
+            record, depth=depth, seed=seed, progress=progress
+        )
+    return result

@@ -1,0 +1,109 @@
+"""`crapette analyse` and `crapette verify --analysis` through click's runner (server/commands/
+analyse.py, docs/records.md § How well it was played), on small generated records; the evaluator
+is the stand-in of evaluator_fake.py where a test is about the command, not the evaluator."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from server.commands.analyse import analyse_cmd
+from server.commands.records import verify_cmd
+from server.records import judge
+from server.records.export import record_from_events
+from server.records.play import random_match
+from tests.unit.records.evaluator_fake import CardCount
+
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> CardCount:
+    evaluator = CardCount()
+    monkeypatch.setattr(judge, "evaluator", lambda: evaluator)
+    return evaluator
+
+
+@pytest.fixture
+def record_file(tmp_path: Path) -> Path:
+    """A short call-mode game of random play where nobody calls (so its faults are missed)."""
+    events = random_match(random.Random(3), max_games=1, max_actions=60, call_rate=0.0)
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(record_from_events(events)))
+    return path
+
+
+def test_analyse_json_is_the_judge_s_answer(fake: CardCount, record_file: Path) -> None:
+    result = CliRunner().invoke(
+        analyse_cmd, [str(record_file), "--json", "--depth", "quick", "--seed", "3"]
+    )
+    assert result.exit_code == 0, result.output + result.stderr
+    assert result.stderr == ""  # no progress bar off a terminal
+    body: dict[str, Any] = json.loads(result.stdout)
+    record = json.loads(record_file.read_text())
+    fake.calls.clear()
+    assert body == judge.analyse_record(record, depth="quick", seed=3)
+    [game] = body["games"]
+    assert body["depth"] == "quick" and body["seed"] == 3
+    assert len(game["decisions"]) > 30 and game["missed_calls"]
+    assert set(game["seats"][0]) == {"accuracy", "counts"}
+    assert set(body["match"]["seats"][1]) == {"accuracy", "counts"}
+
+
+def test_analyse_text_lists_the_accuracies_and_the_mistakes(
+    fake: CardCount, record_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def worse(match: Any, seat: int, **kw: Any) -> list[tuple[Any, float]]:
+        ranked = CardCount.rank_actions(fake, match, seat, **kw)
+        return [(a, c if k == 0 else c - 0.4) for k, (a, c) in enumerate(ranked)]
+
+    monkeypatch.setattr(fake, "rank_actions", worse)
+    result = CliRunner().invoke(analyse_cmd, [str(record_file), "--depth", "quick"])
+    assert result.exit_code == 0, result.output + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ok: m-test (classic), Ann ")
+    assert lines[1] == "judgements (depth quick, seed 0):"
+    assert lines[2].startswith("game 1: Ann accuracy ")
+    blunders = [line for line in lines if ", a blunder (win chance " in line]
+    assert blunders and all("; best " in line for line in blunders)
+    assert any("missed a call on" in line for line in lines)
+    assert lines[-1].startswith("match: Ann accuracy ")
+
+
+def test_analyse_reads_the_text_form_and_refuses_what_is_no_record(
+    fake: CardCount, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    text = runner.invoke(analyse_cmd, [str(GOLDEN / "classic-calls-resign.txt"), "--json"])
+    assert text.exit_code == 0, text.stderr
+    assert json.loads(text.stdout)["games"][0]["decisions"]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    result = runner.invoke(analyse_cmd, [str(bad)])
+    assert result.exit_code == 2 and result.stderr.startswith("error: not valid JSON")
+    tampered = json.loads((GOLDEN / "classic-calls-resign.json").read_text())
+    tampered["games"][0]["actions"][1]["compulsory"]["to"] = "F3"
+    bad.write_text(json.dumps(tampered))
+    result = runner.invoke(analyse_cmd, [str(bad), "--json"])
+    assert result.exit_code == 1 and "game 1, action 2: crapette: compulsory" in result.stderr
+    assert result.stdout == ""
+    result = runner.invoke(analyse_cmd, [str(bad), "--depth", "fast"])
+    assert result.exit_code == 2 and "fast" in result.stderr
+
+
+def test_verify_analysis_includes_the_judgements(fake: CardCount, record_file: Path) -> None:
+    result = CliRunner().invoke(verify_cmd, [str(record_file), "--analysis", "--depth", "quick"])
+    assert result.exit_code == 0, result.output + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ok: m-test ")
+    faults = lines.index("judgements (depth quick, seed 0):")
+    assert lines[1].startswith("game 1: Ann ") and "fault(s)" in lines[1]  # the rule faults first
+    assert any("missed: " in line for line in lines[:faults])
+    assert lines[faults + 1].startswith("game 1: Ann accuracy ")
+    assert lines[-1].startswith("match: Ann accuracy ")
+    assert [c for c in fake.calls if c[0] == "rank_actions"]
