@@ -6,6 +6,8 @@
   (`DOMAIN_THIRD_PARTY`): the Swiss pairing's maximum-weight matching imports networkx, because
   Edmonds' blossom algorithm is long and subtle and a greedy pass is wrong (docs/tournaments.md,
   "Why networkx may be imported by the domain"); it is pure (no I/O, clock or randomness).
+  Likewise numpy in the evaluator's value function and its fitting (`domain/evaluator/value.py`,
+  `fit.py`: array arithmetic, docs/evaluator.md).
 - `eventstore` never imports `domain`, `server` or `web`.
 - Nothing outside `eventstore` talks to a database driver (issue 4), except the benchmarks, which
   measure the store against raw sqlite3 on purpose.
@@ -74,6 +76,9 @@ DOMAIN_ALLOWED_STDLIB: frozenset[str] = frozenset(
 # Third-party packages the domain may import, each from one module only (path below domain/).
 DOMAIN_THIRD_PARTY: dict[str, frozenset[str]] = {
     "tournament/matching.py": frozenset({"networkx"}),
+    # The evaluator's value function and its fitting (docs/evaluator.md): array arithmetic only.
+    "evaluator/value.py": frozenset({"numpy"}),
+    "evaluator/fit.py": frozenset({"numpy"}),
 }
 
 DATABASE_DRIVERS: frozenset[str] = frozenset({"sqlite3", "psycopg", "psycopg_pool", "psycopg2"})
@@ -249,6 +254,16 @@ def test_networkx_is_allowed_in_the_matching_module_only(domain_copy: Path) -> N
     assert len(violations) == 2
     assert any("swiss_greedy.py:1" in v for v in violations)
     assert any("engine_graph.py:1" in v for v in violations)
+
+
+def test_numpy_is_allowed_in_the_evaluator_value_and_fit_only(domain_copy: Path) -> None:
+    assert "numpy" in (domain_copy / "evaluator" / "value.py").read_text(encoding="utf-8")
+    (domain_copy / "evaluator" / "search_fast.py").write_text("import numpy\n", encoding="utf-8")
+    (domain_copy / "engine_np.py").write_text("from numpy import array\n", encoding="utf-8")
+    violations = domain_violations(domain_copy)
+    assert len(violations) == 2
+    assert any("search_fast.py:1" in v for v in violations)
+    assert any("engine_np.py:1" in v for v in violations)
 
 
 def test_a_violation_in_a_subpackage_is_caught(domain_copy: Path) -> None:

@@ -1,0 +1,88 @@
+"""The evaluator: the chance that a seat wins the game in play, as that seat could know it.
+
+```python
+from domain.evaluator import DEPTHS, win_chance, rank_actions, chance_after
+
+win_chance(match, seat)                   # 0.0 .. 1.0, from domain.view(match, seat) only
+rank_actions(match, seat, depth="deep")   # [(action, chance after it), ...] best first
+chance_after(match, action)               # the mover's chance after one action
+```
+
+Face-down cards are never read (unless `omniscient=True`): the evaluator rebuilds full tables
+from the seat's view by shuffling the unseen cards (`sampling`), plays each candidate action on
+the same determinizations (`search`) and judges where it leads with a value function fitted on
+self-play (`value`, `features`, weights in `weights.py`, fitted by `fit`). docs/evaluator.md
+describes the method, the depths and the measured figures.
+"""
+
+from __future__ import annotations
+
+from domain.actions import Action
+from domain.engine import check
+from domain.evaluator.search import DEPTHS, Evaluation, outcome, settings, static_value
+from domain.state import MatchState
+
+
+def _running(match: MatchState, seat: int) -> None:
+    if seat not in (0, 1):
+        raise ValueError(f"seat is 0 or 1, not {seat!r}")
+    if match.game is None:
+        raise ValueError("no game is in play: there is nothing to evaluate")
+
+
+def win_chance(
+    match: MatchState,
+    seat: int,
+    *,
+    depth: str = "normal",
+    seed: int = 0,
+    omniscient: bool = False,
+) -> float:
+    """The chance in [0, 1] that `seat` wins the game in play (a stalemate counts half), as
+    `seat` could know it. A finished game gives 1.0 or 0.0 (0.5 for a stalemate). When the seat
+    to move has play actions, it is the chance after the best of them (`rank_actions`)."""
+    settings(depth)
+    _running(match, seat)
+    game = match.game
+    assert game is not None
+    if game.over:
+        return outcome(game, seat)
+    mover = game.to_move
+    ranked = rank_actions(match, mover, depth=depth, seed=seed, omniscient=omniscient)
+    if not ranked:
+        return static_value(game, seat)
+    best = ranked[0][1]
+    return best if mover == seat else 1.0 - best
+
+
+def rank_actions(
+    match: MatchState,
+    seat: int,
+    *,
+    depth: str = "normal",
+    seed: int = 0,
+    omniscient: bool = False,
+) -> list[tuple[Action, float]]:
+    """Each distinct legal play action of `seat` (the seat to move) with `seat`'s chance after
+    it, best first (ties in the engine's order). All actions are tried on the same
+    determinizations, so their figures compare fairly. Empty when `seat` is not to move."""
+    settings(depth)
+    _running(match, seat)
+    evaluation = Evaluation(match, seat, depth, seed, omniscient)
+    scored = [(action, evaluation.after(action)) for action in evaluation.candidates()]
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
+    return [scored[i] for i in order]
+
+
+def chance_after(
+    match: MatchState, action: Action, *, depth: str = "normal", seed: int = 0
+) -> float:
+    """The mover's chance after `action`, as `rank_actions` figures it (same determinizations
+    for the same seed). An action the rules refuse raises `domain.RulesError`."""
+    settings(depth)
+    _running(match, action.seat)
+    check(match, action)
+    return Evaluation(match, action.seat, depth, seed, False).after(action)
+
+
+__all__ = ["DEPTHS", "chance_after", "rank_actions", "win_chance"]

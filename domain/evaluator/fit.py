@@ -1,0 +1,228 @@
+"""Fitting the value function on self-play, and measuring it: pure computation (the command
+that writes `weights.py` is ``crapette bench eval --fit``, in server/bench/evaluator_bench.py).
+
+Games are played by bots of mixed strength (`PAIRINGS`), each a single classic game from a seed
+derived from the run's seed. Every position where the player to move has a play action to choose
+becomes one sample: the features of that position (`features.features`) and the outcome for the
+seat to move (1 won, 0 lost, 0.5 stalemate). Positions of one game are strongly correlated, so
+held-out data is always whole games played from other seeds.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import domain
+from domain.bots import make_bot
+from domain.bots.arena import START_MS, STEP_MS, derive_seed
+from domain.evaluator.features import NAMES, features
+
+# The bots the games are played between (seat 0, seat 1), drawn in turn.
+PAIRINGS: tuple[tuple[str, str], ...] = (
+    ("sharp", "sharp"),
+    ("sharp", "steady"),
+    ("steady", "sharp"),
+    ("steady", "steady"),
+    ("random", "steady"),
+    ("sharp", "random"),
+)
+MAX_ACTIONS = 5_000
+
+
+@dataclass
+class Samples:
+    rows: list[list[float]]
+    outcomes: list[float]  # for the seat to move at that row
+    games: list[int]  # the game each row comes from
+    baseline: list[list[float]]  # the baseline's inputs: cards left in each seat's piles
+
+    def arrays(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        return np.asarray(self.rows, dtype=float), np.asarray(self.outcomes, dtype=float)
+
+
+def cards_left(game: domain.GameState) -> list[float]:
+    """The baseline model's inputs: the cards left in the reserve(s) and in the hand(s), X and
+    waste of the seat to move, then of the other."""
+    me = game.to_move
+    return [
+        float(game.reserve_cards(me)),
+        float(game.loose_cards(me)),
+        float(game.reserve_cards(1 - me)),
+        float(game.loose_cards(1 - me)),
+    ]
+
+
+def play_games(
+    count: int,
+    seed: str,
+    ruleset: domain.Ruleset | None = None,
+    pairings: tuple[tuple[str, str], ...] = PAIRINGS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Samples:
+    """Play `count` games and sample every decision of them."""
+    samples = Samples([], [], [], [])
+    rules = ruleset or domain.Ruleset.preset("classic")
+    for index in range(count):
+        pair = pairings[index % len(pairings)]
+        rows, base, movers, winner = _one_game(rules, pair, derive_seed(seed, "game", index))
+        for row, b, mover in zip(rows, base, movers, strict=True):
+            samples.rows.append(row)
+            samples.baseline.append(b)
+            samples.games.append(index)
+            samples.outcomes.append(0.5 if winner is None else float(winner == mover))
+        if progress is not None:
+            progress(index + 1, count)
+    return samples
+
+
+def _one_game(
+    rules: domain.Ruleset, pair: tuple[str, str], deal_seed: str
+) -> tuple[list[list[float]], list[list[float]], list[int], int | None]:
+    bots = tuple(make_bot(name, seed=f"{deal_seed}/{seat}") for seat, name in enumerate(pair))
+    now = START_MS
+    _, state = domain.play(None, domain.StartMatch("fit", rules, ("a", "b"), now))
+    _, state = domain.play(state, domain.StartGame(deal_seed, None, now))
+    rows: list[list[float]] = []
+    base: list[list[float]] = []
+    movers: list[int] = []
+    for _ in range(MAX_ACTIONS):
+        game = state.game
+        assert game is not None
+        if game.over:
+            break
+        mover = game.to_move
+        chosen = None
+        for seat in (1 - mover, mover):
+            chosen = bots[seat].choose(domain.view(state, seat))
+            if chosen is not None:
+                break
+        if chosen is None:
+            break
+        if not isinstance(chosen, domain.Call):
+            rows.append(features(game))
+            base.append(cards_left(game))
+            movers.append(mover)
+        now += STEP_MS
+        _, state = domain.play(state, domain.Act(chosen, now))
+    game = state.game
+    assert game is not None
+    winner = game.result.winner if game.result is not None else None
+    return rows, base, movers, winner
+
+
+# ------------------------------------------------------------------------------------ fitting
+
+
+def _sigmoid(z: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    out: np.ndarray[Any, Any] = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    return out
+
+
+def fit_mlp(
+    x: np.ndarray[Any, Any],
+    y: np.ndarray[Any, Any],
+    hidden: int = 16,
+    steps: int = 3000,
+    rate: float = 0.01,
+    l2: float = 1e-4,
+    seed: int = 0,
+    names: tuple[str, ...] = NAMES,
+) -> dict[str, Any]:
+    """Fit a one-hidden-layer perceptron (or, with `hidden=0`, a logistic regression) to the
+    outcomes `y` by full-batch Adam on the cross-entropy; returns the weights as plain lists."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = (x - mean) / scale
+    rng = np.random.default_rng(seed)
+    width = x.shape[1]
+    shapes: list[tuple[int, int]] = [(width, hidden), (hidden, 1)] if hidden > 0 else [(width, 1)]
+    params: list[np.ndarray[Any, Any]] = []
+    for fan_in, fan_out in shapes:
+        params.append(rng.normal(0, 1 / np.sqrt(fan_in), (fan_in, fan_out)))
+        params.append(np.zeros(fan_out))
+    m = [np.zeros_like(w) for w in params]
+    v = [np.zeros_like(w) for w in params]
+    n = len(y)
+    target = y.reshape(-1, 1)
+    for t in range(1, steps + 1):
+        acts = [z]
+        h = z
+        for i in range(0, len(params) - 2, 2):
+            h = np.tanh(h @ params[i] + params[i + 1])
+            acts.append(h)
+        out = _sigmoid(h @ params[-2] + params[-1])
+        delta = (out - target) / n
+        grads: list[np.ndarray[Any, Any]] = [np.zeros(0)] * len(params)
+        for layer in range(len(params) // 2 - 1, -1, -1):
+            a = acts[layer]
+            w = params[2 * layer]
+            grads[2 * layer] = a.T @ delta + l2 * w
+            grads[2 * layer + 1] = delta.sum(axis=0)
+            if layer > 0:
+                delta = (delta @ w.T) * (1 - acts[layer] ** 2)
+        for i, g in enumerate(grads):
+            m[i] = 0.9 * m[i] + 0.1 * g
+            v[i] = 0.999 * v[i] + 0.001 * g * g
+            mh = m[i] / (1 - 0.9**t)
+            vh = v[i] / (1 - 0.999**t)
+            params[i] = params[i] - rate * mh / (np.sqrt(vh) + 1e-8)
+    layers = [
+        {"w": params[i].tolist(), "b": params[i + 1].tolist()} for i in range(0, len(params), 2)
+    ]
+    return {
+        "features": list(names),
+        "mean": mean.tolist(),
+        "scale": scale.tolist(),
+        "layers": layers,
+    }
+
+
+def predict(weights: dict[str, Any], x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    h = (x - np.asarray(weights["mean"])) / np.asarray(weights["scale"])
+    layers = weights["layers"]
+    for layer in layers[:-1]:
+        h = np.tanh(h @ np.asarray(layer["w"]) + np.asarray(layer["b"]))
+    last = layers[-1]
+    return _sigmoid(h @ np.asarray(last["w"]) + np.asarray(last["b"])).reshape(-1)
+
+
+# ------------------------------------------------------------------------------------ measures
+
+
+def ece(chances: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any], bins: int = 10) -> float:
+    """Expected calibration error over `bins` equal-width bins of the predicted chance."""
+    index = np.minimum((chances * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        mask = index == b
+        if mask.any():
+            total += mask.sum() * abs(chances[mask].mean() - outcomes[mask].mean())
+    return float(total / len(chances))
+
+
+def brier(chances: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any]) -> float:
+    return float(np.mean((chances - outcomes) ** 2))
+
+
+def shuffled_games(count: int, seed: int) -> Iterator[int]:
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return iter(order)
+
+
+def render_weights(weights: dict[str, Any], note: str) -> str:
+    """The text of `weights.py` for these weights (what ``crapette bench eval --fit`` writes)."""
+    import json
+
+    body = json.dumps(weights, indent=1)
+    return (
+        f'"""The value function\'s fitted weights: generated, do not edit.\n\n{note}\n"""\n\n'
+        "from typing import Any\n\n"
+        f"WEIGHTS: dict[str, Any] = {body}\n"
+    )

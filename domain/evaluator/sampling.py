@@ -1,0 +1,97 @@
+"""Determinization: full positions consistent with what one seat sees.
+
+A seat's view (`domain.view(match, seat)`) shows every face-up card and, for the face-down places
+(the hands, a reserve below its top), only how many cards lie there. A *determinization* fills
+those places with the cards the view does not show, shuffled by a seeded random stream, so the
+engine can play on from it. Both seats see the same cards (face-down cards are hidden from their
+owner too), so a determinization of either seat's view is a possible true table.
+
+The rest of the game's bookkeeping (whose turn, the turn's repetition guard, null-turn streaks,
+the houses emptied this turn) is public: it is taken from the match as it is, while the deal
+(`packs`, `seed`) and the call window's saved position, which hold hidden cards, are dropped.
+Nothing here reads a face-down card of `match` unless the caller asks for all-knowing play.
+"""
+
+from __future__ import annotations
+
+import random
+
+from domain.bots.mirror import ALL_CARDS
+from domain.cards import Card
+from domain.piles import ALL_PILES
+from domain.state import GameState, MatchState
+from domain.views import View, view
+
+_PARSED: dict[str, Card] = {str(card): card for card in ALL_CARDS}
+_NO_PACKS: tuple[tuple[Card, ...], tuple[Card, ...]] = ((), ())
+
+
+class Sampler:
+    """The determinizations of one seat's view of a position: `draw(rng)` makes one."""
+
+    __slots__ = ("game", "known", "unseen", "holes")
+
+    def __init__(self, match: MatchState, seat: int) -> None:
+        game = match.game
+        if game is None:
+            raise ValueError("no game is in play: there is nothing to evaluate")
+        seen = view(match, seat)
+        self.game = game
+        self.known, self.unseen, self.holes = _layout(seen)
+
+    def draw(self, rng: random.Random) -> GameState:
+        """One full table consistent with the view (a fresh shuffle of the unseen cards)."""
+        unseen = list(self.unseen)
+        rng.shuffle(unseen)
+        return self.fill(unseen)
+
+    def fill(self, cards: list[Card]) -> GameState:
+        """The table with the face-down places filled by `cards`, in the view's order."""
+        piles = [list(pile) for pile in self.known]
+        it = iter(cards)
+        for i, j in self.holes:
+            piles[i][j] = next(it)
+        full = tuple(tuple(card for card in pile if card is not None) for pile in piles)
+        return strip(self.game, full)
+
+    def canonical(self) -> GameState:
+        """The table with the unseen cards in a fixed order (the bots' mirror does the same):
+        for lines of play that never look at a face-down card."""
+        return self.fill(list(self.unseen))
+
+
+def _layout(
+    seen: View,
+) -> tuple[list[list[Card | None]], tuple[Card, ...], tuple[tuple[int, int], ...]]:
+    known: list[list[Card | None]] = []
+    holes: list[tuple[int, int]] = []
+    visible: set[Card] = set()
+    for i, name in enumerate(ALL_PILES):
+        shown = seen.piles.get(name, [])
+        pile: list[Card | None] = []
+        for j, text in enumerate(shown):
+            if text is None:
+                holes.append((i, j))
+                pile.append(None)
+            else:
+                card = _PARSED[text]
+                visible.add(card)
+                pile.append(card)
+        known.append(pile)
+    unseen = tuple(card for card in ALL_CARDS if card not in visible)
+    # A position set up by hand may hold fewer than 104 cards: then some unseen cards are in no
+    # place at all, and each determinization fills the places with a random choice of them.
+    if len(unseen) < len(holes):
+        raise ValueError(f"the view hides {len(holes)} places but only {len(unseen)} cards")
+    return known, unseen, tuple(holes)
+
+
+def strip(game: GameState, p: tuple[tuple[Card, ...], ...] | None = None) -> GameState:
+    """`game` with the piles `p` (default: its own) and without what holds hidden cards: the
+    deal and the call window's saved position (a window is closed by the mover's next action
+    anyway, and the evaluator judges play actions only)."""
+    return game._evolved(p=game.p if p is None else p, packs=_NO_PACKS, seed=None, window=None)
+
+
+def as_match(match: MatchState, game: GameState) -> MatchState:
+    return match.with_game(game, match.version)
