@@ -6,6 +6,7 @@ Everything the contract in docs/domain-api.md names is importable from here.
 from domain.actions import (
     ACTION_NAMES,
     PLAY_ACTIONS,
+    Abandon,
     AcceptDraw,
     Action,
     Call,
@@ -85,6 +86,7 @@ __all__ = [
     "PRESET_DESCRIPTIONS",
     "ROTATION_MAX_PEOPLE",
     "STALEMATE_TURNS",
+    "Abandon",
     "AcceptDraw",
     "Act",
     "Action",

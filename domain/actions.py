@@ -108,6 +108,20 @@ class Resign:
 
 
 @dataclass(frozen=True, slots=True)
+class Abandon:
+    """Give up the whole match (docs/spec/rules.md §8): the game in play, if any, is resigned
+    and the opponent wins the match at once; no further game is dealt. Not at a rotation table."""
+
+    seat: int
+
+    def notation(self) -> str:
+        return "abandon"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"do": "abandon", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
 class OfferDraw:
     """Offer to agree on a stalemate."""
 
@@ -158,14 +172,17 @@ def shared_move(seat: int, src: str, dst: str) -> Move:
     return move
 
 
-Action = Move | Turn | Discard | Pass | Call | Resign | OfferDraw | AcceptDraw | TimeOut
+Action = Move | Turn | Discard | Pass | Call | Resign | Abandon | OfferDraw | AcceptDraw | TimeOut
 PLAY_ACTIONS = (Move, Turn, Discard, Pass)  # the actions of the player to move
 
-_SIMPLE: dict[str, type[Turn | Discard | Pass | Resign | OfferDraw | AcceptDraw | TimeOut]] = {
+_SIMPLE: dict[
+    str, type[Turn | Discard | Pass | Resign | Abandon | OfferDraw | AcceptDraw | TimeOut]
+] = {
     "turn": Turn,
     "discard": Discard,
     "pass": Pass,
     "resign": Resign,
+    "abandon": Abandon,
     "offer-draw": OfferDraw,
     "accept-draw": AcceptDraw,
     "time-out": TimeOut,

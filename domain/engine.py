@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from domain import deal
 from domain.actions import (
+    Abandon,
     AcceptDraw,
     Action,
     Call,
@@ -130,6 +131,10 @@ def play(state: MatchState | None, command: Command) -> tuple[list[Event], Match
     game = state.game
     if game is None:
         raise RulesError("no game", "no game has been dealt yet")
+    if isinstance(command.action, Abandon):
+        _abandon(scratch, command.action, command.at_ms)
+        scratch.remember()
+        return scratch.events, scratch.state
     if game.over:
         raise RulesError("game over", "this game is over")
     _act(scratch, command)
@@ -206,9 +211,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
         _call(scratch, action, at)
         return
     if isinstance(action, Resign):
-        loser_penalty = game.penalty(seat)
-        score = (0, 30 + loser_penalty) if seat == 0 else (30 + loser_penalty, 0)
-        scratch.emit(GameResigned(seat, 1 - seat, score, at))
+        _resign(scratch, seat, at)
         _match_end(scratch, at)
         return
     if isinstance(action, OfferDraw):
@@ -234,6 +237,33 @@ def _act(scratch: _Scratch, command: Act) -> None:
         _time_out(scratch, action, at)
         return
     raise RulesError("unknown action", f"{action!r}")
+
+
+def _resign(scratch: _Scratch, seat: int, at: int) -> None:
+    """The seat resigns the game in play: scored as the opponent's win with the cards where they
+    lie (docs/spec/rules.md §8)."""
+    loser_penalty = scratch.game.penalty(seat)
+    score = (0, 30 + loser_penalty) if seat == 0 else (30 + loser_penalty, 0)
+    scratch.emit(GameResigned(seat, 1 - seat, score, at))
+
+
+def _abandon(scratch: _Scratch, action: Abandon, at: int) -> None:
+    """The seat gives up the whole match (docs/spec/rules.md §8): the game in play, if any, is
+    resigned as usual, then the opponent wins the match at once, whatever the totals; no game
+    nobody plays is dealt. Between games only the match ends. A rotation table has no match end
+    to give away: a seated person resigns his game, a waiting one leaves the queue."""
+    seat = action.seat
+    if seat not in (0, 1):
+        raise RulesError("no such seat", f"seat {seat!r} does not exist")
+    if scratch.state.session is not None:
+        raise RulesError(
+            "rotation table",
+            "a rotation table has no match to abandon: resign the game, or leave the queue",
+            "abandon_at_rotation",
+        )
+    if not scratch.game.over:
+        _resign(scratch, seat, at)
+    scratch.emit(MatchWon(1 - seat, scratch.state.totals, at, abandoned_by=seat))
 
 
 def _move(scratch: _Scratch, action: Move, at: int) -> None:

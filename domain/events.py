@@ -222,6 +222,9 @@ class MatchWon(_Named):
     # At a rotation table (docs/spec/rules.md §10) the person whose session total reached the
     # target; `winner` is his seat then. Left out of the payload when unset (every other match).
     player: str | None = None
+    # The seat that abandoned the match (docs/spec/rules.md §8): the other seat wins at once,
+    # whatever the totals. Left out of the payload when unset (a match played to its target).
+    abandoned_by: int | None = None
 
 
 # -- rotation tables (docs/spec/rules.md §10): the people of a session beyond the seated pair --
@@ -335,8 +338,12 @@ def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
         for name, unset in _UNSET.items():
             if payload[name] == unset:
                 del payload[name]
-    if type(event) is MatchWon and event.player is None:
-        del payload["player"]  # a two-seat match's MatchWon stays as it always was
+    if type(event) is MatchWon:
+        # A two-seat match's MatchWon stays as it always was; so does one played to its target.
+        if event.player is None:
+            del payload["player"]
+        if event.abandoned_by is None:
+            del payload["abandoned_by"]
     return type(event).__name__, payload
 
 

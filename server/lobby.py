@@ -767,19 +767,28 @@ class Lobby:
         return {"ok": True}
 
     def abandon(self, match_id: str, token: str) -> Done:
-        """The seat's owner gives up the whole match: this game and every game left are resigned
-        for him at once, until the opponent reaches the match target (docs/web.md)."""
+        """The seat's owner gives up the whole match (docs/spec/rules.md §8): the domain's
+        `Abandon` resigns the game in play, if any, and ends the match at once, in one batch; no
+        game nobody plays is dealt. A conflict with another writer is read and decided again."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
             if entry.table.rotation != "off":
                 return self._leave_queue(entry, token)
             seat = entry.seat_of(token)
-            if not entry.live:
-                raise NotPlayingError("There is no match in play at this table.")
-            data = {"seat": seat, "at_ms": self.clock(), "abandoned": True}
-            self.repo.append_table(entry, t.SEAT_FORFEITED, data)
-            self.autopilot.follow_up(entry)
+            for _attempt in range(_QUEUE_ATTEMPTS):
+                if not entry.live:
+                    raise NotPlayingError("There is no match in play at this table.")
+                command = domain.Act(domain.Abandon(seat), self.clock())
+                try:
+                    events = domain.decide(entry.state, command)
+                except domain.RulesError as exc:
+                    raise NotPlayingError(exc.message) from None
+                if self.repo.append_match(entry, events, f"abandon-{entry.version}"):
+                    break
+                self.repo.refresh(entry, with_table=False)  # another writer moved on: again
+            else:
+                raise CommandConflictError("The table kept changing: abandon again.")
             self._announce(entry)
         return {"ok": True}
 

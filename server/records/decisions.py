@@ -97,6 +97,8 @@ def action_of(event: domain.Event) -> domain.Action | None:
         return domain.TimeOut(event.seat)
     if isinstance(event, GameResigned):
         return domain.Resign(event.seat)
+    if isinstance(event, MatchWon) and event.abandoned_by is not None:
+        return domain.Abandon(event.abandoned_by)  # abandoned between two games
     return None
 
 

@@ -101,7 +101,8 @@ def record_from_events(events: Sequence[Any], public: bool | None = None) -> dic
             state = domain.evolve(state, event)
             i += 1
             continue
-        if isinstance(event, MatchWon) or not deals:
+        abandoned = isinstance(event, MatchWon) and event.abandoned_by is not None
+        if (isinstance(event, MatchWon) and not abandoned) or not deals:
             raise ExportError(f"event {i + 1} ({type(event).__name__}) follows no action")
         action, batch, after = _explain(state, events, i)
         game = record["games"][-1]
@@ -215,6 +216,11 @@ def _candidates(
 ) -> Iterator[domain.Action]:
     first = events[i]
     guess = action_of(first)
+    if isinstance(guess, domain.Resign) and i + 1 < len(events):
+        # A game resigned by an abandon (docs/spec/rules.md §8): the match ends in the same batch.
+        after = events[i + 1]
+        if isinstance(after, MatchWon) and after.abandoned_by == guess.seat:
+            yield domain.Abandon(guess.seat)
     if guess is not None:
         yield guess
     if isinstance(guess, domain.Call) and guess.move is None:

@@ -47,6 +47,7 @@ _WORDS = {
     "pass": "pass",
     "call": "crapette",
     "resign": "resign",
+    "abandon": "abandon",
     "offer-draw": "offer-draw",
     "accept-draw": "accept-draw",
     "time-out": "time-out",

@@ -192,9 +192,12 @@ def _verify_game(
     actions = game["actions"]
     state = queue.play(state, game["index"], 0)
     for n, stated in enumerate(actions, start=1):
-        if engine_result is not None:
+        if engine_result is not None and stated.get("do") != "abandon":
+            # After a game's end only an abandon may follow (docs/spec/records.md §2), and the
+            # engine refuses anything after that: the match is over.
             raise RecordRefusedError(number, n, action_notation(stated), "the game is over")
-        state, engine_result = _verify_action(state, game, n, stated, number_of, verified)
+        state, result = _verify_action(state, game, n, stated, number_of, verified)
+        engine_result = result or engine_result
         state = queue.play(state, game["index"], n)
     last = len(actions) or None
     _check_seat_change(state, game, last)

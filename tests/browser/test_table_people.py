@@ -408,8 +408,9 @@ def test_messages_live_until_the_next_action_and_seats_prompts_stay_with_seats(
     assert "press" not in message(watcher)
     assert "offers a stalemate" in watcher.inner_text("[data-testid=log]")
 
-    # Abandoning the match resigns every game left: the match ends, and nothing of a running
-    # game is shown any more.
+    # Abandoning the match (issue 31, point 6) resigns this game and ends the match at once: no
+    # game nobody played, the end panel and the record hold game 1 alone, scored as a resign.
+    ann_seat = ann.evaluate("window.crapette.seat")
     ann.click("#btn-resign")
     ann.click("#btn-abandon")
     for page in (ann, bob, watcher):
@@ -421,10 +422,23 @@ def test_messages_live_until_the_next_action_and_seats_prompts_stay_with_seats(
         assert all(c == "" for c in page.locator(".seat-info .clock").all_inner_texts())
         assert "Match over:" in page.inner_text("[data-testid=end-match]")
         assert page.locator("[data-testid=next-game]").is_hidden()
+        assert "abandoned the match" in page.inner_text("[data-testid=log]")
         visible_text_has_no_pile_code(page)
+    assert "You abandoned the match: Bob wins it" in ann.inner_text("[data-testid=log]")
+    assert "Ann abandoned the match: you win it" in bob.inner_text("[data-testid=log]")
+    assert "Ann abandoned the match: Bob wins it" in watcher.inner_text("[data-testid=log]")
     final = view(ann)
-    assert final is not None and max(final["totals"]) >= 300
-    assert len(final["game_scores"]) == ann.locator("[data-testid=end-games] tr").count() - 2
+    assert final is not None and final["game_scores"] and len(final["game_scores"]) == 1
+    score = final["game_scores"][0]
+    assert score[ann_seat] == 0 and score[1 - ann_seat] >= 30
+    assert final["totals"] == score and max(final["totals"]) < 300  # the target, not reached
+    assert ann.locator("[data-testid=end-games] tr").count() == 1 + 2  # head, game 1, total
+    record = paced_server.get(f"/api/matches/{match_id}/record").json()
+    assert len(record["games"]) == 1
+    assert record["games"][0]["result"]["outcome"] == "resign"
+    assert record["games"][0]["result"]["score"] == score
+    assert record["games"][0]["actions"][-1]["do"] == "abandon"
+    assert record["result"] == {"finished": True, "winner": 1 - ann_seat, "totals": score}
     assert bob.locator("#rematch-btn").is_visible()
     for name, page in (("desktop", ann), ("phone", bob)):
         page.screenshot(path=str(artifact_dir / f"match-over-{name}.png"), full_page=True)

@@ -296,11 +296,16 @@ export function eventWords(ev, ctx) {
       return t("log.stalemate", { why: resultWords({ reason: ev.reason }, ctx), score: scoreWords(ev.score, ctx) });
     case "GameResigned":
       return personal("log.resigned", ev.seat, ctx, { score: scoreWords(ev.score, ctx) });
-    case "MatchWon":
+    case "MatchWon": {
       // The winner's total first ("Bob wins the match 182–0"), whichever seat he had.
-      return personal("log.match_won", ev.winner, ctx, {
-        totals: (ev.winner === 1 ? [...(ev.totals ?? [])].reverse() : ev.totals ?? []).join("–"),
-      });
+      const totals = (ev.winner === 1 ? [...(ev.totals ?? [])].reverse() : ev.totals ?? []).join("–");
+      if (ev.abandoned_by !== undefined && ev.abandoned_by !== null) {
+        // Abandoned (docs/spec/rules.md §8): "Ann abandoned the match: Bob wins it 85–0".
+        if (ev.winner === ctx.viewer) return t("log.match_abandoned.to_you", { who: who(ev.abandoned_by), totals });
+        return personal("log.match_abandoned", ev.abandoned_by, ctx, { winner: playerName(ev.winner, ctx), totals });
+      }
+      return personal("log.match_won", ev.winner, ctx, { totals });
+    }
     // A rotation table's people (docs/spec/rules.md §10): named, never by seat.
     case "PlayerQueued":
       return t("log.queued", { who: ev.name });
