@@ -1,4 +1,4 @@
-"""`crapette bench engine|store|server|browser|replay|analysis`: benchmarks printing ratios
+"""`crapette bench engine|store|server|browser|replay|analysis|judge`: benchmarks printing ratios
 against a baseline measured in the same run."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import click
 from server.bench.analysis_bench import analysis
 from server.bench.browser import browser
 from server.bench.engine import engine
+from server.bench.judge_bench import judge
 from server.bench.loopstall import replay
 from server.bench.server_bench import server as server_cmd
 from server.bench.store import store
@@ -18,5 +19,5 @@ def bench() -> None:
     """Benchmarks (ratios against a baseline measured in the same run)."""
 
 
-for _command in (engine, store, server_cmd, browser, replay, analysis):
+for _command in (engine, store, server_cmd, browser, replay, analysis, judge):
     bench.add_command(_command)
