@@ -107,3 +107,31 @@ def test_verify_analysis_includes_the_judgements(fake: CardCount, record_file: P
     assert lines[faults + 1].startswith("game 1: Ann accuracy ")
     assert lines[-1].startswith("match: Ann accuracy ")
     assert [c for c in fake.calls if c[0] == "rank_actions"]
+
+
+def test_analyse_json_with_the_real_evaluator(record_file: Path) -> None:
+    """The default judge end to end at `quick` depth: `domain.evaluator`'s chances, the same
+    twice for one seed, and a learning-mode try of any judged move gets the analysis's figure."""
+    import domain
+    from server import analysis_try
+    from server.analysis_build import position_at
+
+    runner = CliRunner()
+    args = [str(record_file), "--json", "--depth", "quick"]
+    first = runner.invoke(analyse_cmd, args)
+    assert first.exit_code == 0, first.output
+    body = json.loads(first.stdout)
+    assert json.loads(runner.invoke(analyse_cmd, args).stdout) == body
+    [game] = body["games"]
+    assert game["decisions"] and game["missed_calls"]
+    for d in game["decisions"] + game["missed_calls"]:
+        chance = d["win_chance"]
+        assert 0.0 <= chance["after"] <= chance["best"] == chance["before"] <= 1.0
+        assert d["judgement"] in judge.JUDGEMENTS
+    record = json.loads(record_file.read_text())
+    for d in game["decisions"][:: max(1, len(game["decisions"]) // 6)]:
+        at = position_at(record, d["version"])
+        for which, figure in (("best", "best"), ("played", "after")):
+            action = domain.action_from_json(d[which])
+            tried = analysis_try.chance_after(at, action, depth="quick", seed=0)
+            assert tried == d["win_chance"][figure]

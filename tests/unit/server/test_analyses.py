@@ -178,3 +178,24 @@ def test_a_worker_process_builds_it_and_says_how_far_it_has_come(worker_app: Any
     assert analyses.workers.pids() and os.getpid() not in analyses.workers.pids()
     assert len(analysis_fixture.CALLS) == calls  # not in this process
     assert len(answer.json["analysis"]["games"][0]["decisions"]) == total
+
+
+def test_the_server_s_own_analyser_and_try_judge_use_the_evaluator() -> None:
+    """No fixture: the default `server.records.judge:analyse_record` (domain.evaluator) builds
+    the analysis, per-match accuracy included, and the learning mode's try gets the figures the
+    analysis gave: the best move `best`, the move played its own chance."""
+    app, _ = create_app(ServerConfig(async_mode="threading"))
+    client = app.test_client()
+    match_id = _import(client, "classic-calls-resign")
+    analysis = _analysed(client, match_id, "quick")["analysis"]
+    assert analysis["depth"] == "quick" and len(analysis["match"]["seats"]) == 2
+    decisions = analysis["games"][0]["decisions"]
+    assert decisions
+    worse = [d for d in decisions if d["best"]["text"] != d["played"]["text"]]
+    for d in decisions[:2] + worse[:2]:
+        url = f"/api/matches/{match_id}/analysis/try?depth=quick"
+        best = client.post(url, json={"version": d["version"], "action": d["best"]})
+        assert best.status_code == 200 and best.json["verdict"] == "best", best.json
+        played = client.post(url, json={"version": d["version"], "action": d["played"]})
+        assert played.status_code == 200, played.json
+        assert played.json["win_chance"]["tried"] == d["win_chance"]["after"]
