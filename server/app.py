@@ -16,7 +16,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from eventstore import EventStore, open_store
 from eventstore.sqlite import SQLiteStore
-from server import fairuse, health, http, patches, sockets
+from server import fairuse, health, http, patches, security, sockets
 from server.analysis_http import analysis_bp
 from server.checkpoint import start_checkpointer
 from server.config import ServerConfig
@@ -118,6 +118,8 @@ def create_app(
         pause_s=config.refusal_pause_s,
         storage_uri=config.message_queue or "memory://",
     )
+    # Around everything, Socket.IO's layer too: the Host check and the security headers.
+    security.install(app, security.HostPolicy(config.allowed_hosts, config.announced_url))
     if config.behind_proxy:
         # One proxy in front (deploy/haproxy.cfg adds X-Forwarded-For): the rate limits count
         # each player's address, not the balancer's, and the origin check sees the public host.

@@ -26,6 +26,9 @@ class ServerConfig:
     port: int = 8000
     # Origins besides the server's own whose pages may connect and change things ("*": any).
     allowed_origins: tuple[str, ...] = ()
+    # Host names besides its addresses, localhost, the machine's names and the mDNS name that
+    # the server answers for (server/security.py; "*": any, the Host check off).
+    allowed_hosts: tuple[str, ...] = ()
     # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
     # defaults, an app made here for a test has every limit off unless it asks.
     rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))

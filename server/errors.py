@@ -160,3 +160,21 @@ class GameInPlayError(ServerError):
 
     code = "game_in_play"
     http_status = 409
+
+
+# An error quotes at most this many characters of a value it refuses: a 900 KB bogus field
+# gets an answer of a few hundred bytes, not twice its size (docs/protocol.md § Errors).
+QUOTE_CHARS = 40
+
+
+def clipped(text: str, limit: int = QUOTE_CHARS) -> str:
+    """`text`, cut to `limit` characters with an ellipsis when longer."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
+    """A refused value as an error message quotes it: a string in quotes with its control
+    characters escaped, anything else as Python writes it, at most `limit` characters of it."""
+    if isinstance(value, str):
+        return repr(clipped(value, limit))
+    return clipped(repr(value), limit)

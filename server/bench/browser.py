@@ -239,7 +239,9 @@ def _measure(url: str, match_id: str, chromium: str, jumps: int) -> dict[str, An
     with sync_playwright() as playwright:
         browser_ = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
-            page = browser_.new_page(viewport={"width": 1280, "height": 860})
+            # bypass_csp: wait_for_function evaluates with eval(), which the page's policy
+            # refuses (server/security.py).
+            page = browser_.new_page(viewport={"width": 1280, "height": 860}, bypass_csp=True)
             page.goto(f"{url}/replay/{match_id}")
             page.wait_for_function("window.replayReady === true", timeout=WAIT_S * 1000)
             page.evaluate(MEASURE_JS, [jumps, 7])  # warm-up: JIT and style caches

@@ -57,6 +57,15 @@ from server.config import ServerConfig
     "https://example.org (repeatable; '*' accepts any). Default: only the server's own pages.",
 )
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests addressed to this host name, e.g. crapette.example.org "
+    "(repeatable; '*' answers any). Default: the server's addresses, localhost, this machine's "
+    "names and the mDNS name; any other Host gets 421 (DNS rebinding, docs/deploy.md).",
+)
+@click.option(
     "--rate-limit",
     "rate_limit",
     multiple=True,
@@ -167,6 +176,7 @@ def serve(
     bot_delay_s: float | None,
     test_bots: bool,
     allowed_origins: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
     rate_limit: tuple[str, ...],
     expire_open_min: float,
     unload_idle_min: float,
@@ -206,6 +216,7 @@ def serve(
         host=host,
         port=port,
         allowed_origins=_origins(allowed_origins),
+        allowed_hosts=_hosts(allowed_hosts),
         rate_limits=_rate_limits(rate_limit),
         lobby_file=_lobby_file(store_url, data_dir),
         expire_open_s=expire_open_min * 60 if expire_open_min > 0 else None,
@@ -278,6 +289,19 @@ def _origins(origins: tuple[str, ...]) -> tuple[str, ...]:
                 param_hint="--allowed-origin",
             )
     return origins
+
+
+def _hosts(hosts: tuple[str, ...]) -> tuple[str, ...]:
+    """Each `--allowed-host` as a `Host` header names it: a name or address with no scheme,
+    path, port or space (the port is never checked), or `*`."""
+    for host in hosts:
+        if host != "*" and (not host or any(c in host for c in "/ :@") or host.startswith(".")):
+            raise click.BadParameter(
+                f"{host!r}: a host is a name like crapette.example.org (no scheme, port or "
+                "path), or *",
+                param_hint="--allowed-host",
+            )
+    return hosts
 
 
 def _analysis_dir(store_url: str, data_dir: str) -> str | None:

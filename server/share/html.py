@@ -9,6 +9,8 @@ from the embedded data before any other module runs."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.resources
 import json
 import re
@@ -92,6 +94,36 @@ def _link(source_url: str | None, path: str) -> str:
     if source_url is None:
         return ""
     return f' href="{escape(source_url.rstrip("/") + path)}"'
+
+
+_INLINE = re.compile(r"<(script|style)(\s[^>]*)?>(.*?)</\1>", re.DOTALL)
+
+
+def inline_policy(page: str) -> str:
+    """The Content-Security-Policy of this file served over HTTP (server/share/http.py): its own
+    inline scripts and style sheets by their hashes, its modules as the `data:` URLs of its
+    import map, and as strict as the server's pages otherwise (server/security.py): no other
+    script, nothing loaded from anywhere, no framing by another site. A file opened from disk
+    carries no policy: it has no server's origin to protect and asks nothing of a network."""
+    scripts: list[str] = []
+    styles: list[str] = []
+    for kind, attributes, body in _INLINE.findall(page):
+        if 'type="application/json"' in (attributes or ""):
+            continue  # data, never run
+        digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode()
+        (scripts if kind == "script" else styles).append(f"'sha256-{digest}'")
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {' '.join(scripts)} data:",
+            "style-src " + " ".join(styles or ["'none'"]),
+            "img-src data:",
+            "frame-ancestors 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
 
 
 def is_html(text: str) -> bool:

@@ -21,6 +21,7 @@ from flask import Blueprint, Response, current_app, request
 from server.errors import InvalidInputError
 from server.replays import Built
 from server.share.animate import SPEEDS
+from server.share.html import inline_policy
 
 if TYPE_CHECKING:
     from server.service import GameService
@@ -62,7 +63,24 @@ def replay_html(match_id: str) -> Response:
     source = request.host_url.rstrip("/")
     built = _service().reads.shared("html", match_id, source, source_url=source)
     name = f"crapette-{_safe(match_id)}.html" if request.args.get("inline") is None else None
-    return _send(built, "text/html", name)
+    response = _send(built, "text/html", name)
+    # Its inline scripts and styles by their hashes, not the pages' policy (server/security.py),
+    # which would stop them when it is opened from here (`?inline=1`).
+    response.headers["Content-Security-Policy"] = _policy(built.etag, built.body)
+    return response
+
+
+_POLICIES: dict[str, str] = {}
+
+
+def _policy(etag: str, body: bytes) -> str:
+    """The file's policy, computed once per version of the file (a few kept)."""
+    policy = _POLICIES.get(etag)
+    if policy is None:
+        if len(_POLICIES) >= 32:
+            _POLICIES.clear()
+        policy = _POLICIES[etag] = inline_policy(body.decode("utf-8"))
+    return policy
 
 
 @share_bp.get("/api/matches/<match_id>/game.gif")

@@ -62,7 +62,12 @@ def new_page(browser: object) -> Iterator[object]:
             foreign.append(url)
 
     def make(viewport: dict[str, int] | None = None) -> object:
-        context = browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[attr-defined]
+        # bypass_csp: Playwright's wait_for_function evaluates its predicate with eval(), which
+        # the pages' Content-Security-Policy refuses (no 'unsafe-eval', server/security.py);
+        # the policy itself is tested without it (test_security_headers.py).
+        context = browser.new_context(  # type: ignore[attr-defined]
+            viewport=viewport or DESKTOP, bypass_csp=True
+        )
         contexts.append(context)
         page = context.new_page()
         page.errors = []  # type: ignore[attr-defined]

@@ -294,7 +294,11 @@ def test_motion_follows_the_system_and_the_setting(
     server: ServerProcess, browser: Any, new_page: Any
 ) -> None:
     # The system asks for reduced motion: no card flies, and CSS animations are off too.
-    context = browser.new_context(viewport=LAPTOP, reduced_motion="reduce")
+    context = browser.new_context(
+        viewport=LAPTOP,
+        reduced_motion="reduce",
+        bypass_csp=True,  # conftest.py
+    )
     try:
         calm = context.new_page()
         calm.add_init_script(COUNT_FLIGHTS)

@@ -136,7 +136,7 @@ def test_the_lobby_in_each_language(
 def test_the_browser_language_is_the_default_and_the_switch_changes_it(
     server: ServerProcess, browser: Any
 ) -> None:
-    context = browser.new_context(locale="it-IT")
+    context = browser.new_context(locale="it-IT", bypass_csp=True)  # conftest.py
     try:
         page = context.new_page()
         page.goto(server.url + "/")

@@ -323,7 +323,12 @@ BROKEN_LABELS = r"""() => [...document.querySelectorAll('#board .slot-label')].f
 
 def touch_page(browser: Any, viewport: dict[str, int]) -> Any:
     """A phone's browser: a touch screen (coarse pointer), this window size."""
-    context = browser.new_context(viewport=viewport, is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        viewport=viewport,
+        is_mobile=True,
+        has_touch=True,
+        bypass_csp=True,  # conftest.py
+    )
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))

@@ -228,7 +228,14 @@ def test_forwarded_host_counts_only_behind_a_proxy(tmp_path: Path) -> None:
     evil = {"Origin": "https://evil.example", "X-Forwarded-Host": "evil.example"}
     evil["X-Forwarded-Proto"] = "https"
     for proxied in (False, True):
-        config = ServerConfig(async_mode="threading", store_url=url, behind_proxy=proxied)
+        # The host is allowed here: what is tested is the Origin check (the Host check:
+        # tests/unit/server/test_security.py).
+        config = ServerConfig(
+            async_mode="threading",
+            store_url=url,
+            behind_proxy=proxied,
+            allowed_hosts=("evil.example",),
+        )
         app, _socketio = create_app(config)
         client = app.test_client()
         answer = client.post("/api/tables", json={"name": "Ann"}, headers=evil)
