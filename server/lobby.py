@@ -8,9 +8,10 @@ Every change of a table is announced with its new lobby view (`table_json`)."""
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import domain
+from domain.names import same_name
 from eventstore import NewEvent
 from server import schemas
 from server import tables as t
@@ -499,8 +500,8 @@ class Lobby:
                 raise SeatTakenError(
                     "That seat is already taken." if free else "This table is full."
                 )
-            if rotation and any(person.name == name for person in entry.table.people):
-                raise SeatTakenError(f"{name} is already at this table: choose another name.")
+            if rotation:
+                _refuse_same_name(entry.table.people, name)
             seat = free[0] if seat is None else seat
             token = t.new_seat_token()
             data = {
@@ -545,8 +546,7 @@ class Lobby:
                 for n in range(1, 9)
                 if f"{bot} bot{'' if n == 1 else f' {n}'}" not in taken
             )
-        if any(person.name == name for person in people):
-            raise SeatTakenError(f"{name} is already at this table: choose another name.")
+        _refuse_same_name(people, name)
         token = t.new_seat_token() if bot is None else None
         self._enqueue(entry, name, None if token is None else t.hash_token(token), bot)
         self._announce(entry)
@@ -811,3 +811,14 @@ class Lobby:
         self._append_queue_change(entry, events, command, f"leave-{place}")
         self._announce(entry)
         return {"ok": True}
+
+
+def _refuse_same_name(people: Iterable[t.Seat], name: str) -> None:
+    """One name per person at a rotation table, compared by confusable skeleton (domain.names):
+    `Ann` and Cyrillic `Аnn` are one name, so nobody passes for someone else in the queue."""
+    for person in people:
+        if person.name is not None and same_name(person.name, name):
+            raise SeatTakenError(
+                f"{person.name} is already at this table: choose another name.",
+                taken_by=person.name,
+            )

@@ -6,11 +6,12 @@ reaches the service."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from domain.bots import BOT_NAMES as BOTS
+from domain.names import MAX_NAME, NameRefused, normal_name
 from server.errors import InvalidInputError
 from server.payloads import JsonObject
 from server.tables import BOT_PACES, DEFAULT_BOT_PACE
@@ -25,7 +26,34 @@ def utf8_text(text: str) -> None:
         raise ValidationError("Not valid Unicode text (a lone surrogate).") from None
 
 
-_NAME: list[Callable[[str], object]] = [validate.Length(min=1, max=40), utf8_text]
+class Name(fields.String):
+    """A person's name (domain.names): loaded in NFC without surrounding white space, refused
+    with the rule it breaks (control, bidirectional or invisible characters, empty, too long)."""
+
+    def __init__(self, max_length: int = MAX_NAME, what: str = "A name", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_length = max_length
+        self.what = what
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return normal_name(text, self.max_length, self.what)
+        except NameRefused as exc:
+            raise ValidationError(exc.message) from None
+
+
+def name_rule(value: object, max_length: int = MAX_NAME) -> str | None:
+    """The rule of domain.names that `value` breaks (None: a good name, or not a string)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        normal_name(value, max_length)
+    except NameRefused as exc:
+        return exc.rule
+    return None
+
+
 # The longest time limit per move a table may have (an hour), however the limit is given.
 MAX_MOVE_TIME_S = 3600
 # Server-made ids are "m-" + 10 hex digits; imported records may bring their own.
@@ -44,7 +72,7 @@ class _Strict(Schema):
 
 
 class CreateTableSchema(_Strict):
-    name = fields.String(required=True, validate=_NAME)
+    name = Name(required=True)
     preset = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     match = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
@@ -63,7 +91,7 @@ class CreateTableSchema(_Strict):
 
 
 class JoinSeatSchema(_Strict):
-    name = fields.String(required=True, validate=_NAME)
+    name = Name(required=True)
     seat = fields.Integer(load_default=None, allow_none=True, validate=_SEAT, strict=True)
     # A bot for a rotation table's queue (docs/protocol.md, rotation tables); checked by the lobby.
     bot = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=40))
@@ -114,7 +142,7 @@ class PracticeSchema(_Strict):
     """Play on from a position of a finished match (docs/protocol.md § practice)."""
 
     version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
-    name = fields.String(required=True, validate=_NAME)
+    name = Name(required=True)
     seat = fields.Integer(load_default=0, validate=_SEAT, strict=True)
     bot = fields.String(load_default="sharp", validate=validate.OneOf(BOTS + TEST_BOTS))
     bot_pace = fields.String(
@@ -161,8 +189,21 @@ def load(schema: Schema, payload: object) -> JsonObject:
         result: JsonObject = schema.load(payload)
     except ValidationError as exc:
         messages = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
+        # A refused name says which rule it breaks (docs/protocol.md § names).
+        for key, field in schema.fields.items():
+            if isinstance(field, Name) and key in messages:
+                rule = name_rule(payload.get(key), field.max_length)
+                if rule is not None:
+                    message = f"{key}: {_first(messages[key])}"
+                    raise InvalidInputError(message, details=messages, rule=rule) from None
         raise InvalidInputError("The message is malformed.", details=messages) from None
     return result
+
+
+def _first(messages: object) -> str:
+    while isinstance(messages, list) and messages:
+        messages = messages[0]
+    return str(messages)
 
 
 _COMMAND_KEYS = frozenset(COMMAND.fields)

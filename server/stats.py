@@ -1,7 +1,8 @@
 """Player statistics over the store: games, wins, points, faults, calls, for every name seen.
 
 Names are free text: whoever sat down as "Ann" is Ann, so two people who typed the same name
-count as one player (docs/web.md says so to players). A name is compared exactly as typed.
+count as one player (docs/web.md says so to players). A name is compared exactly as typed. A
+match counts once, however many times its record was imported (server.identity).
 
 Only finished games count (a running game's faults are not public), and no game of a practice
 table (played on from a finished match's position, server/practice.py: its table stream says
@@ -20,6 +21,7 @@ from typing import Any
 import domain
 from domain.analysis import analyse, players_by_game
 from eventstore import EventStore
+from server.identity import dedup_key
 from server.tables import MATCH_PREFIX, table_stream
 
 
@@ -183,7 +185,8 @@ class StatsIndex:
     """Every match's per-seat figures, by stream, each recomputed only when its stream grew."""
 
     def __init__(self) -> None:
-        self._matches: dict[str, tuple[int, int, list[PlayerStats]]] = {}  # (version, start)
+        # stream -> (version, start, figures, content hash: one match counts once, issue 28)
+        self._matches: dict[str, tuple[int, int, list[PlayerStats], str]] = {}
         self._position = -1
 
     def players(
@@ -198,9 +201,12 @@ class StatsIndex:
         that had to be read (a server gives other work its turn there)."""
         self.refresh(store, progress, pause)
         merged: dict[str, PlayerStats] = {}
-        for _, started, seats in self._matches.values():
-            if since_ms is not None and started < since_ms:
+        counted: set[str] = set()
+        for stream in sorted(self._matches):
+            _, started, seats, content_hash = self._matches[stream]
+            if since_ms is not None and started < since_ms or content_hash in counted:
                 continue
+            counted.add(content_hash)
             for stats in seats:
                 total = merged.setdefault(stats.name, PlayerStats(stats.name))
                 total.add(stats)
@@ -230,14 +236,17 @@ class StatsIndex:
         self._position = position
 
     @staticmethod
-    def _read(store: EventStore, stream: str) -> tuple[int, list[PlayerStats]]:
+    def _read(store: EventStore, stream: str) -> tuple[int, list[PlayerStats], str]:
+        """A match's start, figures and content hash: the same match imported twice, or played
+        here and imported again under another id, has one hash and counts once."""
         match_id = stream.removeprefix(MATCH_PREFIX)
         if is_practice(store, match_id):
-            return 0, []
+            return 0, [], stream
         try:
-            events = stored_events(store, stream)
+            stored = store.read(stream)
+            events = [domain.event_from_payload(r.type, r.data) for r in stored]
             seats = match_stats(match_id, events)
         except domain.DomainError:  # a stream the engine cannot read: it counts for nobody
-            return 0, []
+            return 0, [], stream
         started = events[0].at_ms if seats else 0
-        return started, seats
+        return started, seats, dedup_key(store, match_id, [(r.type, r.data) for r in stored])

@@ -6,6 +6,7 @@ standings, tie-breaks, crosstable and next pairings are computed from the state,
 Swiss pairing's maximum-weight matching.
 """
 
+from domain.names import MAX_NAME
 from domain.tournament.commands import (
     CreateTournament,
     FinishTournament,
@@ -16,7 +17,7 @@ from domain.tournament.commands import (
     TournamentCommand,
     WithdrawPlayer,
 )
-from domain.tournament.decide import MAX_NAME, MAX_PLAYERS, decide, match_id_for, play
+from domain.tournament.decide import MAX_PLAYERS, MAX_TITLE, decide, match_id_for, play
 from domain.tournament.errors import TournamentError
 from domain.tournament.events import (
     FORMATS,
@@ -54,6 +55,7 @@ from domain.tournament.state import Entrant, Result, Round, TournamentState, evo
 __all__ = [
     "FORMATS",
     "MAX_NAME",
+    "MAX_TITLE",
     "MAX_PLAYERS",
     "TOURNAMENT_EVENT_TYPES",
     "Cell",

@@ -12,6 +12,7 @@ import re
 from typing import Literal
 
 from domain.bots import BOT_NAMES
+from domain.names import MAX_NAME, NameRefused, normal_name, same_name
 from domain.tournament.commands import (
     CreateTournament,
     FinishTournament,
@@ -39,7 +40,6 @@ from domain.tournament.pairing import next_round
 from domain.tournament.state import TournamentState, evolve
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
-MAX_NAME = 40
 MAX_TITLE = 80
 MAX_PLAYERS = 32  # a club evening is 6–16; the Swiss pairing of 32 takes up to 0.3 s (swiss.py)
 MAX_SWISS_ROUNDS = 30
@@ -106,9 +106,10 @@ def _created(command: CreateTournament) -> TournamentCreated:
         raise TournamentError(
             "bad id", "a tournament id is 1 to 40 letters, digits, - or _, the first no - or _"
         )
-    name = command.name.strip()
-    if not name or len(name) > MAX_TITLE:
-        raise TournamentError("bad name", f"a tournament's name is 1 to {MAX_TITLE} characters")
+    try:
+        name = normal_name(command.name, MAX_TITLE, "A tournament's name")
+    except NameRefused as exc:
+        raise TournamentError("bad name", exc.message) from None
     if command.format not in FORMATS:
         raise TournamentError("bad format", "the format is swiss or round-robin")
     if command.format == "swiss":
@@ -137,13 +138,14 @@ def _created(command: CreateTournament) -> TournamentCreated:
 def _registered(state: TournamentState, command: RegisterPlayer) -> PlayerRegistered:
     if state.started:
         raise TournamentError("registration closed", "the first round has been paired")
-    name = command.name.strip()
-    if not name or len(name) > MAX_NAME or not name.isprintable():
-        raise TournamentError(
-            "bad name", f"a player's name is 1 to {MAX_NAME} printable characters"
-        )
-    if state.entrant(name) is not None:
-        raise TournamentError("name taken", f"{name} is already registered")
+    try:
+        name = normal_name(command.name, MAX_NAME, "A player's name")
+    except NameRefused as exc:
+        raise TournamentError("bad name", exc.message) from None
+    # One name, however it is spelt: `Ann` and Cyrillic `Аnn` are one player (domain.names).
+    taken = next((e.name for e in state.entrants if same_name(e.name, name)), None)
+    if taken is not None:
+        raise TournamentError("name taken", f"{taken} is already registered")
     if len(state.entrants) >= MAX_PLAYERS:
         raise TournamentError("tournament full", f"a tournament takes at most {MAX_PLAYERS}")
     if command.bot is not None and command.bot not in BOT_NAMES:

@@ -10,10 +10,20 @@ act in it), after which the server finds it like any other match.
 from __future__ import annotations
 
 import json
+import re
+import time
 from typing import Any
 
 import domain
-from eventstore import EventStore
+from eventstore import (
+    DEFAULT_MAX_EVENT_BYTES,
+    ConcurrencyError,
+    EventStore,
+    EventTooLargeError,
+    NewEvent,
+)
+from eventstore.events import prepare
+from server import identity
 from server.records.errors import MatchExistsError, RecordFormatError
 from server.records.schema import load_record
 from server.records.text import from_text
@@ -22,6 +32,11 @@ from server.schemas import MATCH_ID_PATTERN
 from server.tables import match_stream, table_stream
 
 MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger is not a record
+# The ids the server gives its own matches ("m-" + 10 hex digits, server.tables.new_match_id):
+# an import under one could take the id of a match this server will open.
+SERVER_ID = re.compile(r"m-[0-9a-f]{10}\Z")
+# How far ahead of this server's clock a record's times may be (another machine's clock).
+CLOCK_SKEW_MS = 5 * 60 * 1000
 
 
 def parse_record_file(text: str) -> dict[str, Any]:
@@ -57,9 +72,18 @@ def parse_record_file(text: str) -> dict[str, Any]:
     )
 
 
-def import_record(store: EventStore, record: dict[str, Any], match_id: str | None = None) -> str:
-    """Verify `record`, store it as match `match_id` (default: the record's id); a summary line."""
+def import_record(
+    store: EventStore,
+    record: dict[str, Any],
+    match_id: str | None = None,
+    now_ms: int | None = None,
+) -> str:
+    """Verify `record`, store it as match `match_id` (default: the record's id); a summary line.
+
+    The same record is stored once: its content hash (server.identity) names the match that
+    holds it, and importing it again under any id is a MatchExistsError naming that match."""
     record = load_record(record)
+    own_id = record["match_id"]
     hint = " (import it under another id)" if match_id is None else ""
     if match_id is not None:
         record = {**record, "match_id": match_id}
@@ -71,21 +95,87 @@ def import_record(store: EventStore, record: dict[str, Any], match_id: str | Non
             f"{match_id[:100]!r} cannot name a match: 1 to 80 letters, digits and _ . : -, "
             f"starting with a letter or digit{hint}"
         )
+    _check_times(record, int(time.time() * 1000) if now_ms is None else now_ms)
     verified = verify_record(record)
+    payloads = [domain.event_to_payload(event) for events in verified.batches for event in events]
+    content_hash = identity.events_hash(json.loads(json.dumps(payloads)))
     if _taken(store, match_id):
-        same = _same_match(store, match_id, verified)
+        if _same_match(store, match_id, verified):  # under another id it would count twice
+            raise MatchExistsError(
+                f"there is already a match {match_id!r} here, and it is this very record",
+                match_id=match_id,
+                same_record=True,
+            )
         free = free_match_id(store, match_id)
-        what = "this very record" if same else "another match"
         raise MatchExistsError(
-            f"there is already a match {match_id!r} here, and it is {what} "
+            f"there is already a match {match_id!r} here, and it is another match "
             f"(import it under another id, such as {free!r})",
             match_id=match_id,
-            same_record=same,
             free_id=free,
         )
-    _append_match(store, match_id, verified)
-    _append_table(store, record)
+    index_version, first = identity.holder(store, content_hash)
+    # A record of a match stored here (played here, say) brought back under another id.
+    if (
+        first is None
+        and own_id != match_id
+        and MATCH_ID_PATTERN.match(own_id)
+        and _taken(store, own_id)
+        and identity.stored_hash(store, own_id) == content_hash
+    ):
+        first = own_id
+    if first is not None:
+        raise MatchExistsError(
+            f"this record is already here as match {first!r}: a record is imported once",
+            match_id=first,
+            same_record=True,
+        )
+    if SERVER_ID.match(match_id):
+        raise RecordFormatError(
+            f"{match_id!r} is in the form of this server's own match ids (m- and 10 hex digits): "
+            f"import it under another id, such as {'x-' + match_id[2:]!r}",
+            details={"match_id": ["An id of the server's own form."]},
+        )
+    match_events = _match_events(match_id, verified)
+    table_events = _table_events(record, content_hash)
+    limit = getattr(store, "max_event_bytes", DEFAULT_MAX_EVENT_BYTES)
+    try:  # checked before anything is written: a refused record leaves no trace
+        for event in (*match_events, *table_events):
+            prepare(event, limit)
+    except EventTooLargeError as exc:
+        raise RecordFormatError(
+            f"this record holds a value too large to store: {exc}"[:300],
+            details={"_schema": ["An event over the store's size limit."]},
+        ) from None
+    claim = NewEvent(
+        type=identity.RECORD_IMPORTED,
+        data={"match_id": match_id, "at_ms": int(time.time() * 1000)},
+    )
+    try:
+        # The claim first: of two imports of one record at once, one wins, the other is refused.
+        store.append(identity.imported_stream(content_hash), [claim], index_version)
+    except ConcurrencyError:
+        _, first = identity.holder(store, content_hash)
+        raise MatchExistsError(
+            f"this record is already here as match {first!r}: a record is imported once",
+            match_id=first or "",
+            same_record=True,
+        ) from None
+    store.append(match_stream(match_id), match_events, expected_version=0)
+    store.append(table_stream(match_id), table_events, expected_version=0)
     return f"imported {match_id}: {verified.summary.removeprefix('ok: ')}"
+
+
+def _check_times(record: dict[str, Any], now_ms: int) -> None:
+    """A record's times are in the past (give or take another clock's skew)."""
+    latest = now_ms + CLOCK_SKEW_MS
+    times = [("started_at_ms", record["started_at_ms"])]
+    times += [(f"games.{g['index']}.started_at_ms", g["started_at_ms"]) for g in record["games"]]
+    for field, at_ms in times:
+        if at_ms > latest:
+            raise RecordFormatError(
+                f"{field}: {at_ms} is in the future (this server's clock says {now_ms})",
+                details={field: ["A time in the future."]},
+            )
 
 
 def _taken(store: EventStore, match_id: str) -> bool:
@@ -115,9 +205,7 @@ def free_match_id(store: EventStore, match_id: str) -> str:
         number += 1
 
 
-def _append_match(store: EventStore, match_id: str, verified: Verified) -> None:
-    from eventstore import NewEvent
-
+def _match_events(match_id: str, verified: Verified) -> list[NewEvent]:
     batch = []
     for number, events in enumerate(verified.batches):
         metadata = {"command_id": f"import-{number}", "imported": True}
@@ -125,14 +213,12 @@ def _append_match(store: EventStore, match_id: str, verified: Verified) -> None:
             kind, data = domain.event_to_payload(event)
             event_id = f"{match_id}/import-{number}/{index}"
             batch.append(NewEvent(type=kind, data=data, metadata=metadata, event_id=event_id))
-    store.append(match_stream(match_id), batch, expected_version=0)
+    return batch
 
 
-def _append_table(store: EventStore, record: dict[str, Any]) -> None:
+def _table_events(record: dict[str, Any], content_hash: str) -> list[NewEvent]:
     """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats,
     and at a rotation table everyone who joined its queue."""
-    from eventstore import NewEvent
-
     match_id = record["match_id"]
     ruleset = ruleset_of(record).to_json()
     opened = {
@@ -142,6 +228,7 @@ def _append_table(store: EventStore, record: dict[str, Any]) -> None:
         "at_ms": record["started_at_ms"],
         "rematch_of": None,
         "imported": True,  # for the lobby: a match that was played elsewhere
+        "record_hash": content_hash,  # what makes it one match (server.identity)
     }
     events = [NewEvent(type="TableOpened", data=opened)]
     for seat, name in enumerate(record["players"]):
@@ -152,4 +239,4 @@ def _append_table(store: EventStore, record: dict[str, Any]) -> None:
     for place, entry in enumerate(joined, start=2):  # a rotation table's people who waited
         queued = {"place": place, "name": entry["name"], "token_hash": None, "bot": None}
         events.append(NewEvent(type="PersonQueued", data={**queued, "at_ms": entry["at_ms"]}))
-    store.append(table_stream(match_id), events, expected_version=0)
+    return events

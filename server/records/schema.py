@@ -16,7 +16,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 
 from domain import ACTION_NAMES
 from server.records.errors import RecordFormatError
-from server.schemas import utf8_text
+from server.schemas import Name
 
 FORMAT = "crapette-record/1"
 ALGORITHM = "sha256-fy/1"
@@ -164,13 +164,13 @@ class DealSchema(_Strict):
 class SeatChangeSchema(_Strict):
     """A rotation table's seat change after a won game (docs/spec/rules.md §10)."""
 
-    left = fields.String(required=True, validate=utf8_text)
-    entered = fields.String(required=True, validate=utf8_text)
+    left = Name(required=True)
+    entered = Name(required=True)
     seat = _seat()
 
 
 def _names() -> fields.List[str]:
-    return fields.List(fields.String(validate=utf8_text), validate=validate.Length(equal=2))
+    return fields.List(Name(), validate=validate.Length(equal=2))
 
 
 class GameSchema(_Strict):
@@ -190,7 +190,7 @@ class GameSchema(_Strict):
 class PersonSchema(_Strict):
     """A person of a rotation table: his session total and games won."""
 
-    name = fields.String(required=True, validate=utf8_text)
+    name = Name(required=True)
     total = fields.Integer(strict=True, required=True)
     wins = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
 
@@ -200,7 +200,7 @@ class MatchResultSchema(_Strict):
     winner = fields.Integer(strict=True, allow_none=True, validate=validate.OneOf([0, 1]))
     totals = _pair()
     # A rotation table: the session's winner by name, and everyone's totals in joining order.
-    player = fields.String(allow_none=True, validate=utf8_text)
+    player = Name(allow_none=True)
     people = fields.List(fields.Nested(PersonSchema), validate=validate.Length(min=2, max=4))
 
 
@@ -209,7 +209,7 @@ class QueueSchema(_Strict):
     of game `game` (`null`: before the first game was dealt), at `at_ms`."""
 
     do = fields.String(required=True, validate=validate.OneOf(["join", "leave"]))
-    name = fields.String(required=True, validate=utf8_text)
+    name = Name(required=True)
     game = fields.Integer(
         strict=True, required=True, allow_none=True, validate=validate.Range(min=0)
     )
@@ -229,9 +229,8 @@ class RecordSchema(_Strict):
     match_id = fields.String(required=True, validate=validate.Length(min=1, max=200))
     preset = fields.String(allow_none=True, load_default=None)
     ruleset = fields.Dict(keys=fields.String(), values=_OPTION, required=True)
-    players = fields.List(
-        fields.String(validate=utf8_text), required=True, validate=validate.Length(equal=2)
-    )
+    # Names follow the lobby's rules (domain.names): NFC, at most 40 characters, nothing unseen.
+    players = fields.List(Name(), required=True, validate=validate.Length(equal=2))
     started_at_ms = fields.Integer(strict=True, required=True)
     live = fields.Boolean(load_default=False)
     result = fields.Nested(MatchResultSchema, required=True)

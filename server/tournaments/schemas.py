@@ -3,17 +3,14 @@ server/schemas.py does for the lobby): anything else is a structured `invalid` e
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.bots import BOT_NAMES
-from domain.tournament import FORMATS, MAX_NAME, MAX_PLAYERS
-from server.schemas import utf8_text
+from domain.tournament import FORMATS, MAX_NAME, MAX_PLAYERS, MAX_TITLE
+from server.schemas import Name
 from server.tables import BOT_PACES, DEFAULT_BOT_PACE
 
 _TOKEN = validate.Length(min=8, max=128)
-_NAME: list[Callable[[str], object]] = [validate.Length(min=1, max=MAX_NAME), utf8_text]
 ORDERS = ("start", "withdraw", "no_show", "finish", "release")
 
 
@@ -23,12 +20,12 @@ class _Strict(Schema):
 
 
 class PlayerSchema(_Strict):
-    name = fields.String(required=True, validate=_NAME)
+    name = Name(required=True, max_length=MAX_NAME)
     bot = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(BOT_NAMES))
 
 
 class CreateTournamentSchema(_Strict):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=80), utf8_text])
+    name = Name(required=True, max_length=MAX_TITLE, what="A tournament's name")
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))
     rounds = fields.Integer(load_default=None, allow_none=True, strict=True)
     preset = fields.String(load_default="classic", validate=validate.Length(min=1, max=40))
@@ -42,7 +39,7 @@ class CreateTournamentSchema(_Strict):
 
 
 class ClaimSchema(_Strict):
-    name = fields.String(required=True, validate=_NAME)
+    name = Name(required=True, max_length=MAX_NAME)
 
 
 class MeSchema(_Strict):
@@ -52,9 +49,9 @@ class MeSchema(_Strict):
 class DirectSchema(_Strict):
     director_token = fields.String(required=True, validate=_TOKEN)
     action = fields.String(required=True, validate=validate.OneOf(ORDERS))
-    name = fields.String(load_default=None, allow_none=True, validate=_NAME)
+    name = Name(load_default=None, allow_none=True, max_length=MAX_NAME)
     match_id = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
-    absent = fields.List(fields.String(validate=_NAME), load_default=None, allow_none=True)
+    absent = fields.List(Name(max_length=MAX_NAME), load_default=None, allow_none=True)
 
     @validates_schema
     def _arguments(self, data: dict[str, object], **_kwargs: object) -> None:

@@ -280,7 +280,8 @@ async function uploadRecord(matchId = null) {
   }
   msg.className = "message refused";
   msg.textContent = body?.message ?? t("lobby.http_error", { status: res.status });
-  $("upload-as").hidden = body?.code !== "conflict";
+  // Another id is offered for another match under this id, never for this very record again.
+  $("upload-as").hidden = body?.code !== "conflict" || Boolean(body.same_record);
   if (body?.code !== "conflict") return;
   // The id is taken: by this very match (then its replay is here already), or by another one.
   msg.textContent = body.same_record

@@ -138,9 +138,13 @@ def test_import_then_export_round_trip(tmp_path: Path) -> None:
     assert first.exit_code == 0 and first.output.startswith("imported golden-finnish: ")
     again = CliRunner().invoke(import_cmd, [str(golden), "--store", url])
     assert again.exit_code == 1 and "already a match" in again.output
-    copy = CliRunner().invoke(import_cmd, [str(golden), "--store", url, "--id", "m-copy"])
+    # The same record under another id is still one match (issue 28): refused, naming it.
+    twice = CliRunner().invoke(import_cmd, [str(golden), "--store", url, "--id", "m-copy"])
+    assert twice.exit_code == 1 and "already here as match 'golden-finnish'" in twice.output
+    other = f"sqlite:///{tmp_path / 'other' / 'events.sqlite3'}"
+    copy = CliRunner().invoke(import_cmd, [str(golden), "--store", other, "--id", "m-copy"])
     assert copy.exit_code == 0
-    text = CliRunner().invoke(export_cmd, ["m-copy", "--format", "text", "--store", url])
+    text = CliRunner().invoke(export_cmd, ["m-copy", "--format", "text", "--store", other])
     assert text.output == golden.read_text().replace("golden-finnish", "m-copy")
 
 

@@ -90,11 +90,11 @@ def test_the_same_match_twice_is_a_conflict_that_links_to_it(client: FlaskClient
         assert "it is this very record" in again.json["message"]
         assert again.json["match_id"] == match_id
         assert again.json["existing_replay_url"] == f"/replay/{match_id}"
-        assert again.json["free_id"] == f"{match_id}-2"
+        assert again.json["free_id"] == ""  # no other id: a record is imported once
+    # Under another id it is still this match (issue 28): 409 naming the first.
     under_new_id = client.post(f"/api/records?match_id={match_id}-2", data=body.encode())
-    assert under_new_id.status_code == 201 and under_new_id.json["match_id"] == f"{match_id}-2"
-    third = _upload(client, body)
-    assert third.json["free_id"] == f"{match_id}-3"
+    assert under_new_id.status_code == 409 and under_new_id.json["match_id"] == match_id
+    assert under_new_id.json["same_record"] is True
 
 
 def test_another_match_under_a_taken_id_is_not_the_same_record(client: FlaskClient) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ def _record() -> dict[str, Any]:
         "match_id": "m-1f3a",
         "preset": "classic",
         "ruleset": {"reserve_size": 13, "move_time_limit_s": None, "match": "points:300"},
-        "players": ['Ann "the bank" [0]', "Bjørn\tN"],
+        "players": ['Ann "the bank" [0]', "Bjørn N"],
         "started_at_ms": 5,
         "result": {"finished": True, "winner": 1, "totals": [0, 57]},
         "games": [
@@ -98,13 +99,34 @@ def test_round_trip_of_every_decision() -> None:
     assert to_text(from_text(text)) == text
 
 
-@pytest.mark.parametrize("name", ["a\u2028b", "x\x85y", "z\x1cw", "tab\there", "\u00e9\u4e2d"])
+@pytest.mark.parametrize("name", ["\u00e9\u4e2d", 'a "b" [c] \\d', "\u05e9\u05dc\u05d5\u05dd"])
 def test_names_with_odd_characters_stay_on_their_line(name: str) -> None:
     record = _record()
-    record["players"] = [name, name * 40]
+    record["players"] = [name, name * (40 // len(name))]
     text = to_text(record)
     assert max(len(line) for line in text.split("\n")) < 80
-    assert from_text(text)["players"] == [name, name * 40]
+    assert from_text(text)["players"] == [name, name * (40 // len(name))]
+
+
+@pytest.mark.parametrize(
+    ("name", "rule"),
+    [
+        ("a\u2028b", "control character (U+2028 LINE SEPARATOR)"),
+        ("x\x85y", "control character (U+0085)"),
+        ("tab\there", "control character (U+0009 TAB)"),
+        ("\u202eAnn", "bidirectional control (U+202E RIGHT-TO-LEFT OVERRIDE)"),
+        ("An\u200bn", "invisible character (U+200B ZERO WIDTH SPACE)"),
+        ("x" * 41, "at most 40 characters"),
+    ],
+)
+def test_a_record_names_people_as_the_lobby_does(name: str, rule: str) -> None:
+    """Issue 28: a record's names follow the lobby's rules, in the text form as in JSON."""
+    record = _record()
+    record["players"] = ["Ann", name]
+    with pytest.raises(RecordFormatError, match=re.escape(rule)):
+        from_text(to_text(record))
+    with pytest.raises(RecordFormatError, match=re.escape(rule)):
+        load_record(record)
 
 
 def test_lines_are_shorter_than_80_characters() -> None:

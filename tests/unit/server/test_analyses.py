@@ -70,17 +70,19 @@ def test_built_once_and_kept_by_the_record_s_content_hash(tmp_path: Path) -> Non
     again = client.post(f"/api/matches/{first}/analysis")
     assert again.status_code == 200 and again.json == done
     assert app.extensions["crapette"].analyses.started == 1
-    # The same record under another id has the same content: the analysis kept by its hash.
-    second = _import(client, as_id="the-same-record")
-    other = _analysed(client, second)["analysis"]
-    assert other["record_hash"] == analysis["record_hash"]
-    assert other["match_id"] == second and other["games"] == analysis["games"]
-    assert len(analysis_fixture.CALLS) == calls + 1
+    # The same record under another id is refused here (issue 28: a record is imported once).
+    body = (GOLDEN / "classic-win-recycle.json").read_bytes()
+    twice = client.post("/api/records?match_id=again", data=body, content_type="application/json")
+    assert twice.status_code == 409 and twice.json["match_id"] == first
     record = export_match(app.extensions["crapette_store"], first)
     assert list(cache.iterdir()) == [cache / f"{record_hash(record)}-normal-0.json"]
-    # A server started afresh on another store with that record reads the file, builds nothing.
+    # A server started afresh on another store with that record, under another id, reads the
+    # file kept by the record's content hash, builds nothing.
     fresh = _app(analysis_dir=str(cache)).test_client()
-    assert _analysed(fresh, _import(fresh))["analysis"]["games"] == analysis["games"]
+    second = _import(fresh, as_id="the-same-record")
+    other = _analysed(fresh, second)["analysis"]
+    assert other["record_hash"] == analysis["record_hash"]
+    assert other["match_id"] == second and other["games"] == analysis["games"]
     assert len(analysis_fixture.CALLS) == calls + 1
     # Another depth is another analysis.
     _analysed(client, first, "quick")

@@ -66,7 +66,9 @@ def test_a_restart_reads_the_live_tables_not_the_history(tmp_path: Path) -> None
     service = _service(store, tmp_path, clock)
     record = json.loads((GOLDEN / "classic-calls-resign.json").read_text(encoding="utf-8"))
     for index in range(30):  # matches played elsewhere: replayable, never live here
-        import_record(store, record, match_id=f"m-old{index:03d}")
+        # Thirty matches, not one record thirty times (a record is imported once: issue 28).
+        players = [f"{name} {index}" for name in record["players"]]
+        import_record(store, {**record, "players": players}, match_id=f"m-old{index:03d}")
     finished = [_finished_match(service) for _ in range(10)]
     live = service.lobby.open_table(name="Cy", bot="random")["match_id"]
     waiting = service.lobby.open_table(name="Di")["match_id"]

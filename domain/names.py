@@ -1,0 +1,143 @@
+"""People's names: how a name typed by a player, or read from a record, is normalised and checked,
+and when two names are one.
+
+A name is normalised to NFC with the surrounding white space removed, and refused (`NameRefused`,
+whose `rule` says why) when it is empty or white space only, longer than `MAX_NAME` characters,
+or holds a character that cannot be seen for what it is: a control character (NUL, CR, LF, TAB,
+any of category Cc, and the line and paragraph separators), a bidirectional override, embedding,
+isolate or mark (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), or an invisible one
+(zero-width space, joiners, word joiner, byte order mark, soft hyphen...). A lone surrogate is
+refused too: no store can write it.
+
+Two names are one when their *skeletons* are equal (Unicode TR39 §4, "confusable detection"):
+the skeleton of a string is its NFD form with each character replaced by its prototype, put in NFD
+again. The prototypes here are those of the Unicode confusables table (confusables.txt) for the
+letters a Latin name can be spoofed with: the Cyrillic and Greek look-alikes of Latin letters,
+`I`/`1`/`|` read as `l`, `0` as `O`, `rn` for `m`, and the styled letters (fullwidth,
+mathematical bold, italic, ...) as the letter itself. So `Ann`, Cyrillic `Аnn` and `𝐀nn` are one
+name, `Ann` and `ann` two (TR39 skeletons keep case). The table is small on purpose and tested
+(tests/unit/domain/test_names.py); a character it does not know is its own prototype.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Final
+
+MAX_NAME: Final = 40
+
+# The rules, as `NameRefused.rule` names them (docs/protocol.md § names).
+EMPTY, TOO_LONG, CONTROL, BIDI, INVISIBLE, SURROGATE = (
+    "empty",
+    "too_long",
+    "control",
+    "bidi",
+    "invisible",
+    "surrogate",
+)
+
+_BIDI: Final = frozenset(
+    [*map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A)), "\u200e", "\u200f"]
+    + ["\u061c"]
+)
+_INVISIBLE: Final = frozenset(
+    [*map(chr, range(0x200B, 0x200E)), *map(chr, range(0x2060, 0x2065))]
+    + ["\ufeff", "\u00ad", "\u180e", "\u034f", "\u115f", "\u1160", "\u3164", "\uffa0"]
+)
+_LINE_BREAKS: Final = frozenset(["\u2028", "\u2029"])
+
+
+class NameRefused(ValueError):
+    """A name that cannot be used; `rule` is one of the rule names above, `message` a sentence."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+
+
+_CONTROL_NAMES: Final = {"\0": "NUL", "\t": "TAB", "\n": "LINE FEED", "\r": "CARRIAGE RETURN"}
+
+
+def _named(char: str) -> str:
+    name = unicodedata.name(char, "") or _CONTROL_NAMES.get(char, "")
+    return f"U+{ord(char):04X}" + (f" {name}" if name else "")
+
+
+def normal_name(text: str, max_length: int = MAX_NAME, what: str = "A name") -> str:
+    """`text` as a name: NFC, without surrounding white space; NameRefused if it breaks a rule."""
+    for char in text:
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            raise NameRefused(SURROGATE, f"{what} is not valid Unicode text (a lone surrogate).")
+    name = unicodedata.normalize("NFC", text)
+    for char in name:
+        if unicodedata.category(char) == "Cc" or char in _LINE_BREAKS:
+            raise NameRefused(
+                CONTROL, f"{what} may not contain a control character ({_named(char)})."
+            )
+        if char in _BIDI:
+            raise NameRefused(
+                BIDI, f"{what} may not contain a bidirectional control ({_named(char)})."
+            )
+        if char in _INVISIBLE:
+            raise NameRefused(
+                INVISIBLE, f"{what} may not contain an invisible character ({_named(char)})."
+            )
+    name = name.strip()
+    if not name:
+        raise NameRefused(EMPTY, f"{what} may not be empty or only white space.")
+    if len(name) > max_length:
+        raise NameRefused(
+            TOO_LONG, f"{what} is at most {max_length} characters (this one has {len(name)})."
+        )
+    return name
+
+
+# Prototypes from confusables.txt (Unicode 15.1): character -> what it is taken for.
+_PROTOTYPES: Final[dict[str, str]] = {
+    # Cyrillic capitals
+    "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "І": "l", "Ј": "J", "К": "K",
+    "М": "M", "О": "O", "Р": "P", "Ѕ": "S", "Т": "T", "Х": "X", "Ү": "Y",
+    "Ԝ": "W", "Ӏ": "l", "Ԍ": "G",
+    # Cyrillic small letters
+    "а": "a", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "і": "i", "ј": "j", "о": "o",
+    "р": "p", "ԛ": "q", "ѕ": "s", "у": "y", "х": "x", "ԝ": "w", "ӏ": "l", "ү": "y",
+    "ɡ": "g",
+    # Greek capitals
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "l", "Κ": "K", "Μ": "M",
+    "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ϲ": "C", "Ϳ": "J",
+    # Greek small letters
+    "α": "a", "ι": "i", "ν": "v", "ο": "o", "ρ": "p", "σ": "o", "υ": "u", "γ": "y",
+    "ϲ": "c", "ϳ": "j",
+    # Latin and common look-alikes
+    "I": "l", "1": "l", "|": "l", "ǀ": "l", "ℓ": "l", "0": "O", "ı": "i", "ɑ": "a",
+    "m": "rn", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-",
+    "\u02bc": "'", "\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'",
+}  # fmt: skip
+
+
+def _prototype(char: str) -> str:
+    known = _PROTOTYPES.get(char)
+    if known is not None:
+        return known
+    decomposition = unicodedata.decomposition(char)
+    # Styled letters and digits (fullwidth Ａ, mathematical 𝐀, 𝔄, ...) are the letter itself.
+    if decomposition.startswith(("<font>", "<wide>", "<narrow>")):
+        plain = unicodedata.normalize("NFKC", char)
+        return "".join(_PROTOTYPES.get(c, c) for c in plain)
+    return char
+
+
+def skeleton(text: str) -> str:
+    """The TR39 skeleton of `text`: two names are one when their skeletons are equal. Invisible
+    and bidirectional characters are dropped (a name holding one is refused anyway)."""
+    decomposed = unicodedata.normalize("NFD", text)
+    mapped = "".join(
+        _prototype(char) for char in decomposed if char not in _INVISIBLE and char not in _BIDI
+    )
+    return unicodedata.normalize("NFD", mapped)
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether `a` and `b` are one name (equal skeletons)."""
+    return a == b or skeleton(a) == skeleton(b)

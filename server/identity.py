@@ -1,0 +1,77 @@
+"""What makes two matches one: the content hash of their events (docs/records.md § imports).
+
+A match's identity is the SHA-256 of its events, in order, each as its type and data in
+canonical JSON (sorted keys, no spaces), with the `match_id` a data field may carry left out: the
+same record imported under two ids has one hash, and so has a match played here and its record
+imported again. An import stores the hash in its table's `TableOpened` (`record_hash`) and in the
+index stream `imported-<hash>`, whose last event names the match that holds it; statistics and
+ratings count one match per hash (`dedup_key`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from eventstore import EventStore
+from server.tables import match_stream, table_stream
+
+IMPORTED_PREFIX = "imported-"
+RECORD_IMPORTED = "RecordImported"
+
+
+def events_hash(events: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
+    """The content hash of a match's events, given as (type, data) pairs."""
+    digest = hashlib.sha256()
+    for kind, data in events:
+        shown = {key: value for key, value in data.items() if key != "match_id"}
+        line = json.dumps([kind, shown], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        digest.update(line.encode("utf-8", "surrogatepass"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def stored_hash(store: EventStore, match_id: str) -> str:
+    """The content hash of a stored match: the one its import stored, else read from its events."""
+    try:
+        opened = store.read(table_stream(match_id), 1, 1)
+    except ValueError:  # an id no table stream can have
+        opened = []
+    if opened and isinstance(opened[0].data.get("record_hash"), str):
+        known: str = opened[0].data["record_hash"]
+        return known
+    return events_hash((r.type, r.data) for r in store.read(match_stream(match_id)))
+
+
+def imported_stream(content_hash: str) -> str:
+    return IMPORTED_PREFIX + content_hash
+
+
+def holder(store: EventStore, content_hash: str) -> tuple[int, str | None]:
+    """The index stream's version and the match that holds `content_hash` now (None: no match,
+    or the one it named is gone or is another match: an import that did not finish)."""
+    stream = imported_stream(content_hash)
+    version = store.stream_version(stream)
+    if not version:
+        return 0, None
+    last = store.read(stream, version, version)[0]
+    match_id = last.data.get("match_id")
+    if not isinstance(match_id, str) or not store.stream_version(match_stream(match_id)):
+        return version, None
+    if stored_hash(store, match_id) != content_hash:
+        return version, None
+    return version, match_id
+
+
+def dedup_key(store: EventStore, match_id: str, events: list[tuple[str, Mapping[str, Any]]]) -> str:
+    """What statistics and ratings count a match by: its content hash (docs/records.md)."""
+    try:
+        opened = store.read(table_stream(match_id), 1, 1)
+    except ValueError:
+        opened = []
+    if opened and isinstance(opened[0].data.get("record_hash"), str):
+        known: str = opened[0].data["record_hash"]
+        return known
+    return events_hash(events)
