@@ -101,32 +101,60 @@ def agreement(one: dict[str, Any], two: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def measure(decisions: int, depth: str, seeds: tuple[int, int], game_seed: int) -> dict[str, Any]:
+def measure(
+    decisions: int, depth: str, seeds: tuple[int, int], game_seed: int, games: int = 1
+) -> dict[str, Any]:
+    """`games` games (game seeds `game_seed`, `game_seed + 1`, ...), each analysed with both
+    seeds; the wall times per analysis, the labels' agreement pooled over the games."""
     from server.records.judge import analyse_record
 
-    record = judged_game(decisions, game_seed)
-    runs: list[dict[str, Any]] = []
     walls: list[float] = []
-    for seed in seeds:
-        started = time.perf_counter()
-        runs.append(analyse_record(record, depth=depth, seed=seed))
-        walls.append(time.perf_counter() - started)
-    judged = runs[0]["games"]
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for number in range(games):
+        record = judged_game(decisions, game_seed + number)
+        runs: list[dict[str, Any]] = []
+        for seed in seeds:
+            started = time.perf_counter()
+            runs.append(analyse_record(record, depth=depth, seed=seed))
+            walls.append(time.perf_counter() - started)
+        pairs.append((runs[0], runs[1]))
+    pooled = tuple(
+        {"games": [g for n, pair in enumerate(pairs) for g in _keyed(pair[k], n)]} for k in (0, 1)
+    )
+    judged = [g for one, _ in pairs for g in one["games"]]
     moves = sum(len(g["decisions"]) for g in judged)
     calls = sum(len(g.get("missed_calls", [])) for g in judged)
-    counts = [dict(run["match"]["seats"][s]["counts"]) for run in runs[:1] for s in (0, 1)]
+    counts = dict.fromkeys(("best", "good", "inaccuracy", "mistake", "blunder"), 0)
+    for game in judged:
+        for seat in game["seats"]:
+            for name, n in seat["counts"].items():
+                counts[name] += n
     return {
         "depth": depth,
         "seeds": list(seeds),
+        "games": games,
         "decisions": moves,
         "missed_calls": calls,
         "wall_s": [round(w, 2) for w in walls],
         "wall_s_max": round(max(walls), 2),
-        "ms_per_decision": round(1000 * max(walls) / max(1, moves + calls), 2),
-        "accuracy": [runs[0]["match"]["seats"][s]["accuracy"] for s in (0, 1)],
+        "ms_per_decision": round(1000 * sum(walls) / len(seeds) / max(1, moves + calls), 2),
         "counts": counts,
-        **agreement(runs[0], runs[1]),
+        **agreement(pooled[0], pooled[1]),
     }
+
+
+def _keyed(result: dict[str, Any], number: int) -> list[dict[str, Any]]:
+    """The games of one analysis with versions made distinct across games (number × 10⁶)."""
+    shift = number * 1_000_000
+    return [
+        {
+            "decisions": [{**d, "version": d["version"] + shift} for d in g["decisions"]],
+            "missed_calls": [
+                {**d, "version": d["version"] + shift} for d in g.get("missed_calls", [])
+            ],
+        }
+        for g in result["games"]
+    ]
 
 
 @click.command("judge")
@@ -134,20 +162,24 @@ def measure(decisions: int, depth: str, seeds: tuple[int, int], game_seed: int) 
 @click.option("--depth", type=click.Choice(["quick", "normal", "deep"]), default="normal",
               show_default=True)  # fmt: skip
 @click.option("--seeds", default="0,1", show_default=True, help="The two analyses' seeds.")
-@click.option("--game-seed", default=26, show_default=True, help="Which game is played.")
+@click.option("--game-seed", default=26, show_default=True, help="The first game's seed.")
+@click.option("--games", default=1, show_default=True, help="Games played and analysed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def judge(decisions: int, depth: str, seeds: str, game_seed: int, as_json: bool) -> None:
+def judge(
+    decisions: int, depth: str, seeds: str, game_seed: int, games: int, as_json: bool
+) -> None:
     """Wall time of judging one classic game, and the agreement of two seeds' labels."""
     try:
         first, second = (int(s) for s in seeds.split(","))
     except ValueError:
         raise click.BadParameter("two integers, like 0,1", param_hint="--seeds") from None
-    result = measure(decisions, depth, (first, second), game_seed)
+    result = measure(decisions, depth, (first, second), game_seed, games)
     if as_json:
         click.echo(json.dumps(result, indent=1))
         return
     click.echo(
-        f"{result['decisions']} decisions and {result['missed_calls']} missed calls at {depth}: "
+        f"{games} game(s), {result['decisions']} decisions and {result['missed_calls']} missed "
+        f"calls at {depth}, one analysis: "
         f"{', '.join(f'{w:.1f} s' for w in result['wall_s'])} (target <= 10 s at normal), "
         f"{result['ms_per_decision']:.1f} ms a decision"
     )
