@@ -99,7 +99,9 @@ _PLURALS = {"best": "best", "good": "good", "inaccuracy": "inaccuracies", "mista
 
 
 def _summary_text(seat: dict[str, Any]) -> str:
-    counts = ", ".join(f"{n} {_PLURALS.get(j, j)}" for j, n in seat["counts"].items())
+    counts = ", ".join(
+        f"{n} {j if n == 1 else _PLURALS.get(j, j)}" for j, n in seat["counts"].items()
+    )
     return f"accuracy {float(seat['accuracy']):.1f} ({counts})"
 
 

@@ -135,3 +135,23 @@ def test_analyse_json_with_the_real_evaluator(record_file: Path) -> None:
             action = domain.action_from_json(d[which])
             tried = analysis_try.chance_after(at, action, depth="quick", seed=0)
             assert tried == d["win_chance"][figure]
+
+
+def test_a_terminal_gets_a_progress_bar_on_stderr(
+    fake: CardCount, record_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    from server.commands.analyse import judged
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    result = judged(json.loads(record_file.read_text()), "quick", 0)
+    shown = terminal.getvalue()
+    assert "analysing" in shown and "100%" in shown
+    assert result["games"]
