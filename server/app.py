@@ -72,6 +72,7 @@ def create_app(
         ping_timeout=config.ping_timeout_s,
         **queue,
     )
+    patches.quiet_undecodable_packets(socketio.server)
     cluster = _cluster(config)
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.

@@ -53,6 +53,14 @@ its figure.
    integration/test_connections.py). Installed by `run_options("eventlet")`, for the server and
    the echo alike.
 
+8. `quiet_undecodable_packets()`: a Socket.IO packet python-socketio cannot decode (not JSON,
+   a number of over 4,300 digits, JSON nested deeper than the recursion limit) is still dropped
+   with no answer, but logged as one warning line per client address per minute (with the count
+   of those dropped since), not as engine.io's 27-line traceback each time: a client sending a
+   packet nested 5,000 deep in a loop filled the log at the rate it sent. `JsonPacket.decode`
+   raises `UndecodablePacketError` for it, and the engine.io `message` handler is wrapped to
+   catch that one error. Installed by the app factory (tests/integration/test_malformed.py).
+
 Not patches, so they stay where they are: `server.sockets` registers its handlers on the
 python-socketio server itself (no Flask request context per message, about 15 % of the server's
 time), and eventstore's own fast paths (`tuple.__new__` for `RecordedEvent`, one C-level JSON
@@ -69,6 +77,7 @@ import functools
 import json as _stdlib
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 # -- 1. eventlet, before anything else -----------------------------------------------------------
@@ -215,7 +224,67 @@ def json_packet() -> type:
         uses_binary_events = False
         json = _Codec
 
+        def decode(self, encoded_packet: Any) -> Any:
+            try:
+                return super().decode(encoded_packet)
+            except (ValueError, RecursionError, TypeError) as exc:  # see (8)
+                raise UndecodablePacketError(f"{type(exc).__name__}: {str(exc)[:80]}") from None
+
     return JsonPacket
+
+
+# -- 8. one log line per client and minute for what cannot be decoded ----------------------------
+
+
+class UndecodablePacketError(ValueError):
+    """A Socket.IO packet python-socketio cannot decode (dropped, see (8))."""
+
+
+UNDECODABLE_LOG_EVERY_S = 60.0
+_MAX_CLIENTS_REMEMBERED = 10_000
+
+
+def quiet_undecodable_packets(
+    server: Any, clock: Callable[[], float] | None = None, every_s: float = UNDECODABLE_LOG_EVERY_S
+) -> None:
+    """Wrap `server.eio`'s `message` handler (a python-socketio Server): an undecodable packet
+    is dropped and logged once per client address per `every_s` seconds."""
+    import logging
+    import time
+
+    now = time.monotonic if clock is None else clock
+    log = logging.getLogger("server.sockets")
+    handler = server.eio.handlers["message"]
+    last: dict[str, float] = {}
+    dropped: dict[str, int] = {}
+
+    def message(eio_sid: str, data: Any) -> Any:
+        try:
+            return handler(eio_sid, data)
+        except UndecodablePacketError as exc:
+            environ = server.environ.get(eio_sid) or {}
+            client = str(environ.get("REMOTE_ADDR") or eio_sid)
+            at = now()
+            if at - last.get(client, -every_s) < every_s:
+                dropped[client] = dropped.get(client, 0) + 1
+                return None
+            if len(last) >= _MAX_CLIENTS_REMEMBERED:  # forget the quiet ones
+                for known in [c for c, t in last.items() if at - t >= every_s]:
+                    last.pop(known, None)
+                    dropped.pop(known, None)
+            more = dropped.pop(client, 0)
+            last[client] = at
+            since = f"; {more} more dropped since the last line" if more else ""
+            log.warning(
+                "dropped a Socket.IO packet from %s that cannot be decoded (%s)%s; "
+                "at most one line a minute per client",
+                client,
+                exc,
+                since,
+            )
+            return None
+
+    server.eio.on("message", message)
 
 
 # -- 6. one write per batch of queued packets ----------------------------------------------------

@@ -86,3 +86,26 @@ def test_malformed_http_bodies(server: ServerProcess) -> None:
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     assert server.get("/api/matches/m-0000000000/replay").status_code == 404
     assert server.get("/api/tables/m-0000000000").json()["code"] == "not_found"
+
+
+def test_packets_nested_5000_deep_log_one_line_a_minute(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    """Issue 28: each such packet is dropped (no answer, the connection stays) and logged, but
+    as one line per client and minute, not as a 27-line traceback each time."""
+    match_id, ann, bob = seat_two(server, clients, preset="beginner")
+    ann.wait_for(lambda c: c.view is not None, "the first view")
+    start = len(server.log())
+    deep = "2" + "[" * 5000 + "]" * 5000  # a Socket.IO EVENT packet, 5,000 lists deep
+    for client in (ann, bob):  # two connections from one address: one client
+        for _ in range(25):
+            client.sio.eio.send(deep)
+    # Still connected and still answered: a good message after the 50 bad ones.
+    ack = ann.sio.call("join_table", {"match_id": match_id, "seat_token": ann.token}, timeout=10)
+    assert ack["ok"], ack
+    assert ann.sio.connected and bob.sio.connected and server.alive()
+    logged = server.log()[start:]
+    lines = [line for line in logged.splitlines() if "cannot be decoded" in line]
+    assert len(lines) == 1, logged[-3000:]
+    assert "127.0.0.1" in lines[0] and "RecursionError" in lines[0]
+    assert "Traceback" not in logged and len(logged.splitlines()) <= 3, logged[-3000:]
