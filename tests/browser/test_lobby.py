@@ -56,7 +56,9 @@ def test_every_option_is_explained_and_prefilled_with_the_preset(
             label = page.locator(f"label[for={select[1:]}]").inner_text()
             help_id = page.get_attribute(select, "aria-describedby")
             assert label and page.inner_text(f"#{help_id}") == option["help"], option["name"]
-        assert page.inner_text("[data-testid=advanced-state]") == f"— as in {preset}"
+        # The preset by its name (issue 31), not its id.
+        name = {"classic": "Classic", "finnish": "Finnish", "french": "French"}[preset]
+        assert page.inner_text("[data-testid=advanced-state]") == f"— as in {name}"
     page.screenshot(path=str(artifact_dir / "lobby-advanced.png"), full_page=True)
 
     # Each bot is described as the server describes it.
@@ -117,7 +119,7 @@ def test_a_guest_sees_host_rules_changes_target_and_limit_before_sitting_down(
         for key in ("host", "preset", "changed", "target", "limit")
     }
     assert facts["host"] == "Hostess"
-    assert facts["preset"].startswith("danish — Danish")
+    assert facts["preset"].startswith("Danish — Danish Russian Bank")
     assert facts["changed"] == "enforcement: nothing: priorities are only advice"
     assert facts["target"] == "first to two games won"
     assert facts["limit"] == "30 seconds"

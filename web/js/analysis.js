@@ -6,7 +6,7 @@
 // Piles are named in words ("Ann's reserve", "house 3", "the ♠ foundation"), never by code, in
 // the page's language (words.js, i18n.js).
 
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { cardText, pileWords } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -205,7 +205,7 @@ export class ReplayAnalysis {
     const longest = items.reduce((a, b) => (b[2] > a[2] ? b : a), items[0] ?? [0, 0, 0]);
     chart.svg.firstChild.textContent = t("analysis.longest", {
       title,
-      s: (longest[2] / 1000).toFixed(1),
+      s: formatNumber(longest[2] / 1000, 1),
       player: this.players[longest[1]] ?? "?",
     });
     chart.bars(items, max, chart.w / Math.max(1, game.end_version - game.start_version));
@@ -236,7 +236,7 @@ export class ReplayAnalysis {
     const head = table.createTHead().insertRow();
     head.append(el("th", {}, t("analysis.summary_game", { n: game.game_index + 1 })));
     for (const name of this.players) head.append(el("th", {}, name));
-    const seconds = (ms) => t("analysis.seconds", { s: (ms / 1000).toFixed(1) });
+    const seconds = (ms) => t("analysis.seconds", { s: formatNumber(ms / 1000, 1) });
     const rows = [
       [t("analysis.faults"), (s) => s.faults],
       [t("analysis.right_calls"), (s) => s.right_calls],

@@ -7,7 +7,7 @@
 import { cardWords, parseCard } from "./cards.js";
 import { pileKind } from "./board.js";
 import { t } from "./i18n.js";
-import { pileWords } from "./words.js";
+import { pileWords, shownName } from "./words.js";
 
 /** "7 of spades" (the pack does not matter to a player reading the table). */
 export function cardName(text) {
@@ -78,7 +78,7 @@ export class BoardAccess {
       const label =
         owner === seat
           ? t("access.your_cards")
-          : t("access.players_cards", { player: names?.[owner] ?? t("player.n", { n: owner + 1 }) });
+          : t("access.players_cards", { player: shownName(names?.[owner]) ?? t("player.n", { n: owner + 1 }) });
       tray.setAttribute("aria-label", label);
     }
     root.querySelector(":scope > .field")?.setAttribute("role", "group");

@@ -79,6 +79,12 @@ try {
 document.documentElement.lang = lang;
 const plurals = new Intl.PluralRules(lang);
 
+/** A number in the page's language, with `digits` decimals: 0.5 → "0.5" in English, "0,5" in
+ * French. */
+export function formatNumber(value, digits = 0) {
+  return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+}
+
 /** True when the catalogues have a message under `key` (for words the server may name, such as
  * an option's value: the client says the ones it knows and shows the others as sent). */
 export function has(key) {

@@ -5,6 +5,7 @@
 import { t } from "./i18n.js";
 import { getJSON } from "./net.js";
 import { changedOptions, loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
+import { presetName } from "./words.js";
 
 function row(dl, term, text, testid) {
   const dt = document.createElement("dt");
@@ -23,7 +24,7 @@ export async function showJoinDetails(dl, table) {
   dl.innerHTML = "";
   const host = table.seats.find((s) => s.name)?.name ?? t("join.nobody");
   row(dl, t("join.host"), host, "join-host");
-  row(dl, t("join.rules"), `${table.preset}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
+  row(dl, t("join.rules"), `${presetName(table.preset)}${preset ? ` — ${preset.description}` : ""}`, "join-preset");
   // The target and the time limit have rows of their own, changed or not. The rotation mode has
   // one too, but a mode other than the preset's is also a change (italian-four is winner_out).
   const own = new Set(["match", "move_time_limit_s"]);
@@ -31,7 +32,7 @@ export async function showJoinDetails(dl, table) {
     (c) => !own.has(c.option.name),
   );
   const changes = changed.map((c) => `${c.option.label.toLowerCase()}: ${c.label}`).join("; ");
-  row(dl, t("join.changed"), changes || t("join.nothing_changed", { preset: table.preset }), "join-changed");
+  row(dl, t("join.changed"), changes || t("join.nothing_changed", { preset: presetName(table.preset) }), "join-changed");
   const match = optionNamed(options, "match");
   const limit = optionNamed(options, "move_time_limit_s");
   const rotation = table.rotation;

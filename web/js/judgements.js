@@ -8,7 +8,7 @@
 // its row in the move list, is the frame after it.
 
 import { Arrow, moveWords } from "./analysis.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { RequestError, getJSON, postJSON } from "./net.js";
 import { pileWords } from "./words.js";
 
@@ -311,11 +311,11 @@ export class Judgements {
     const overall = [0, 1].map((seat) => this.matchAccuracy(seat));
     const row = body.insertRow();
     row.append(el("th", {}, t("judge.match")));
-    for (const seat of [0, 1]) row.append(el("td", { "data-testid": `accuracy-${seat}` }, overall[seat] === null ? "–" : `${overall[seat].toFixed(1)}`));
+    for (const seat of [0, 1]) row.append(el("td", { "data-testid": `accuracy-${seat}` }, overall[seat] === null ? "–" : formatNumber(overall[seat], 1)));
     for (const [g, game] of this.games) {
       const r = body.insertRow();
       r.append(el("th", {}, t("analysis.summary_game", { n: g + 1 })));
-      for (const seat of [0, 1]) r.append(el("td", {}, game.seats?.[seat]?.accuracy?.toFixed?.(1) ?? "–"));
+      for (const seat of [0, 1]) r.append(el("td", {}, typeof game.seats?.[seat]?.accuracy === "number" ? formatNumber(game.seats[seat].accuracy, 1) : "–"));
     }
     for (const j of JUDGEMENTS.slice(2)) {
       const r = body.insertRow();

@@ -5,6 +5,7 @@ import { mountLanguageSwitch, t } from "./i18n.js";
 import { lanBase, renderInvite } from "./invite.js";
 import { getJSON, loadSeat, postJSON, saveName, saveSeat, savedName } from "./net.js";
 import { loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
+import { botWord, presetName, shownName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 let presets = [];
@@ -26,9 +27,9 @@ async function loadPresets() {
   ({ presets, options, bots } = await loadCatalogue(getJSON));
   const select = $("preset");
   select.innerHTML = "";
-  for (const p of presets) select.append(new Option(p.name, p.name));
+  for (const p of presets) select.append(new Option(presetName(p.name), p.name));
   for (const b of bots) {
-    const o = new Option(t("lobby.opponent_bot", { name: b.name }), b.name);
+    const o = new Option(t("lobby.opponent_bot", { name: botWord(b.name) }), b.name);
     o.title = b.description;
     $("opponent").append(o);
   }
@@ -112,7 +113,7 @@ function showChanged() {
   showOpponent();
   const changed = Object.keys(changes());
   const names = changed.map((n) => optionNamed(options, n)?.label.toLowerCase() ?? n);
-  const preset = $("preset").value;
+  const preset = presetName($("preset").value);
   $("advanced-state").textContent = changed.length
     ? t("lobby.changed_from", { preset, names: names.join(", ") })
     : t("lobby.as_in", { preset });
@@ -192,7 +193,7 @@ function showInvite(res) {
 function seatNames(table) {
   // A bot's seat is named after it already ("steady bot"): no "(bot)" after that.
   return table.seats.map((s) =>
-    s.bot ? (s.name ?? t("lobby.bot_seat", { bot: s.bot })) : (s.name ?? t("lobby.free_seat")),
+    s.bot ? (shownName(s.name) ?? t("lobby.bot_seat", { bot: botWord(s.bot) })) : (s.name ?? t("lobby.free_seat")),
   );
 }
 
@@ -206,7 +207,7 @@ function tableItem(table) {
   // A rotation table (three or four people): the seats, then how many wait in the queue.
   const waits = table.rotation && table.status !== "finished";
   const queue = waits ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";
-  what.textContent = `${table.preset}: ${t("lobby.versus", { a, b })}${score}${queue}`;
+  what.textContent = `${presetName(table.preset)}: ${t("lobby.versus", { a, b })}${score}${queue}`;
   li.append(what);
   const mine = loadSeat(table.match_id);
   if (mine && table.status !== "finished") {

@@ -1,9 +1,10 @@
 // The player statistics page: /players (every name seen here) and /players/<name> (one player),
 // from GET /api/players and /api/players/<name> (docs/protocol.md).
 
-import { mountLanguageSwitch, t } from "./i18n.js";
+import { lang, mountLanguageSwitch, t } from "./i18n.js";
 import { getJSON } from "./net.js";
 import { leaderboard, ratingGraph } from "./ratings.js";
+import { shownName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,7 +30,7 @@ function cell(tag, text, attrs = {}) {
 }
 
 function playerLink(name) {
-  const a = cell("a", name);
+  const a = cell("a", shownName(name)); // a bot's name in the page's language; the link as named
   a.href = `/players/${encodeURIComponent(name)}`;
   return a;
 }
@@ -85,7 +86,7 @@ function recent(p) {
   list.className = "game-list";
   for (const m of p.recent) {
     const li = document.createElement("li");
-    const when = new Date(m.started_at_ms).toLocaleString();
+    const when = new Date(m.started_at_ms).toLocaleString(lang);
     const outcome = m.finished ? (m.won ? t("players.won") : t("players.lost")) : t("players.unfinished");
     const what = cell("span", t("players.against", { when }));
     what.className = "what";
@@ -123,8 +124,8 @@ async function main() {
     if (data.players.length) content.append(table(data.players));
     return;
   }
-  $("heading").textContent = name;
-  document.title = `Crapette — ${name}`;
+  $("heading").textContent = shownName(name);
+  document.title = `Crapette — ${shownName(name)}`;
   const rated = await getJSON(`/api/ratings/${encodeURIComponent(name)}`).catch((err) => {
     if (err.status === 404) return null; // no rated match under this name
     throw err;

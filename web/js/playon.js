@@ -4,6 +4,7 @@
 
 import { t } from "./i18n.js";
 import { getJSON, postJSON, saveName, saveSeat, savedName } from "./net.js";
+import { botWord } from "./words.js";
 
 function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
@@ -47,7 +48,7 @@ export class PlayOn {
     players.forEach((name, i) => seat.append(new Option(t("playon.seat", { player: name }), String(i))));
     seat.value = String(frame.view.to_move ?? 0);
     const bot = el("select", { name: "bot", "data-testid": "play-on-bot" });
-    for (const b of bots) bot.append(new Option(t("lobby.opponent_bot", { name: b.name }), b.name));
+    for (const b of bots) bot.append(new Option(t("lobby.opponent_bot", { name: botWord(b.name) }), b.name));
     bot.value = bots.some((b) => b.name === "expert") ? "expert" : "sharp";
     const name = el("input", { name: "name", maxlength: 40, required: "", "data-testid": "play-on-name" });
     name.value = savedName() || players[Number(seat.value)] || "";

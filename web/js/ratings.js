@@ -2,7 +2,8 @@
 // over time on /players/<name>, from GET /api/ratings and /api/ratings/<name> (Glicko-2 over
 // the rated matches: docs/tournaments.md § Ratings; docs/protocol.md).
 
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
+import { shownName } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -41,7 +42,7 @@ export function leaderboard(rows) {
     const tr = body.insertRow();
     tr.dataset.player = row.name;
     const name = el("td");
-    name.append(el("a", row.name, { href: `/players/${encodeURIComponent(row.name)}` }));
+    name.append(el("a", shownName(row.name), { href: `/players/${encodeURIComponent(row.name)}` }));
     tr.append(el("td", row.rank), name, el("td", ratingText(row), { "data-testid": "rating" }));
     tr.append(el("td", `± ${Math.round(row.rd)}`), el("td", row.matches));
     tr.append(el("td", `${row.wins}–${row.draws}–${row.losses}`));
@@ -90,7 +91,7 @@ export function ratingGraph(rated) {
     if (i === 0) return; // the starting point, before any match
     const dot = svg("circle", { cx: x(i), cy: y(p.rating), r: 4, class: "point" });
     const title = svg("title");
-    title.textContent = `${new Date(p.at_ms).toLocaleString()} — ${p.opponent}: ${Math.round(p.rating)} ± ${Math.round(p.rd)}`;
+    title.textContent = `${new Date(p.at_ms).toLocaleString(lang)} — ${shownName(p.opponent)}: ${Math.round(p.rating)} ± ${Math.round(p.rd)}`;
     dot.append(title);
     graph.append(dot);
   });

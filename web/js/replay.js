@@ -24,7 +24,7 @@ import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
 import { mountShare } from "./share.js";
-import { ruleWords } from "./words.js";
+import { ruleWords, shownName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const MARKED = new Set(["fault", "call", "voided"]);
@@ -96,7 +96,8 @@ export class Replay {
   async load() {
     const data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
     this.data = data;
-    this.players = data.players ?? [t("conn.seat", { n: 1 }), t("conn.seat", { n: 2 })];
+    // The names as shown: a bot's ("random bot") in the page's language.
+    this.players = (data.players ?? [t("conn.seat", { n: 1 }), t("conn.seat", { n: 2 })]).map(shownName);
     this.analysis = new ReplayAnalysis(data.analysis, this.players, (v) =>
       this.go(this.indexOfVersion(v)),
     );

@@ -5,6 +5,7 @@
 
 import { t } from "./i18n.js";
 import { chime } from "./prefs.js";
+import { botWord, shownName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -62,7 +63,7 @@ function placeWords(p) {
 
 /** A person's name as the table shows it: "(you)", "(bot)", "(away)" after it. */
 function nameWords(p, me) {
-  let text = p.name;
+  let text = shownName(p.name);
   if (p.bot && !p.name.includes("bot")) text += t("seat.bot");
   if (p.name === me) text += t("seat.you");
   if (!p.bot && p.connected === false) text += ` ${t("rotation.away")}`;
@@ -165,7 +166,7 @@ export class RotationPanel {
     const select = $("add-bot-strength");
     select.innerHTML = "";
     for (const b of bots) {
-      const option = new Option(t("lobby.opponent_bot", { name: b.name }), b.name);
+      const option = new Option(t("lobby.opponent_bot", { name: botWord(b.name) }), b.name);
       option.title = b.description;
       select.append(option);
     }

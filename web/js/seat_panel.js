@@ -2,6 +2,7 @@
 // of the face-down piles, and whether the player is connected.
 
 import { t } from "./i18n.js";
+import { shownName } from "./words.js";
 
 function reserveDown(view, piles, name) {
   return view.face_down?.[name] ?? countDown(piles[name]);
@@ -57,7 +58,7 @@ export class SeatPanel {
         : "";
       const games = view?.totals ? t("seat.points", { n: view.totals[seat] }) : "";
       const parts = this.parts(el, seat);
-      setText(parts.name, `${name}${bot && !name.includes("bot") ? t("seat.bot") : ""}${you}`);
+      setText(parts.name, `${shownName(name)}${bot && !name.includes("bot") ? t("seat.bot") : ""}${you}`);
       parts.toMove.hidden = !toMove;
       setText(parts.counts, [games, counts].filter(Boolean).join(" · "));
       setText(parts.presence, away ? t("seat.away") : "");

@@ -39,6 +39,7 @@ import {
   reasonWords,
   refusalWords,
   resultWords,
+  shownName,
 } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -453,7 +454,9 @@ class TablePage {
       const target = matchTarget(ruleset.match);
       // The pair the board names (between a rotation table's games, the one that played).
       const pair = this.boardPair(view);
-      $("match-score").textContent = `${pair.players[0]} ${pair.totals[0]} – ${pair.totals[1]} ${pair.players[1]}${target}`;
+      const [a, b] = pair.players.map(shownName);
+      $("match-score").textContent = `${a} ${pair.totals[0]} – ${pair.totals[1]} ${b}${target}`;
+      $("match-score").title = $("match-score").textContent; // the whole of it, if the header cuts it
       let game = "";
       if (matchOver) game = t("table.match_over_short");
       else if (view.game_index !== null && view.over) game = t("table.game_over_short", { n: view.game_index + 1 });
@@ -499,7 +502,7 @@ class TablePage {
     if (this.table?.status === "finished" || view.match_over) return t("turn.match_over");
     if (view.over) return t("turn.game_over");
     if (view.to_move === null || view.to_move === undefined) return t("turn.dealing");
-    const mover = players[view.to_move] ?? t("conn.seat", { n: view.to_move + 1 });
+    const mover = shownName(players[view.to_move]) ?? t("conn.seat", { n: view.to_move + 1 });
     if (this.seat === null) return t("turn.to_move", { who: mover });
     return view.to_move === this.seat ? t("turn.yours") : t("turn.to_move", { who: mover });
   }
@@ -535,11 +538,11 @@ class TablePage {
     if (this.session) {
       this.drawSessionEnd(view, players, matchOver, target);
     } else {
-      const totals = `${players[0]} ${view.totals[0]} – ${view.totals[1]} ${players[1]}`;
+      const totals = `${shownName(players[0])} ${view.totals[0]} – ${view.totals[1]} ${shownName(players[1])}`;
       if (matchOver) {
         const w = view.match_winner;
         const key = w === null || w === undefined ? "end.match_nobody" : w === this.seat ? "end.match_you" : "end.match_won";
-        $("end-match").textContent = t(key, { who: players[w], totals, target });
+        $("end-match").textContent = t(key, { who: shownName(players[w]), totals, target });
       } else {
         $("end-match").textContent = t("end.match", { totals, target });
       }
@@ -644,12 +647,12 @@ class TablePage {
     let text;
     if (sessionOver && winner) {
       const who = people.find((p) => p.name === winner);
-      const params = { who: winner, points: who?.total ?? 0, target };
+      const params = { who: shownName(winner), points: who?.total ?? 0, target };
       text = winner === this.me && this.token ? t("end.session_you", params) : t("end.session_won", params);
     } else if (sessionOver) {
       text = t("end.session_over", { target });
     } else {
-      text = t("end.session_next", { a: players[0], b: players[1], target });
+      text = t("end.session_next", { a: shownName(players[0]), b: shownName(players[1]), target });
     }
     $("end-match").textContent = text;
     // Between games the totals are in "At this table"; the session's end ranks everybody here.
@@ -674,7 +677,7 @@ class TablePage {
       row.insertCell().textContent = String(i + 1);
       const th = document.createElement("th");
       th.scope = "row";
-      th.textContent = p.name === this.me && this.token ? `${p.name}${t("seat.you")}` : p.name;
+      th.textContent = p.name === this.me && this.token ? `${p.name}${t("seat.you")}` : shownName(p.name);
       row.append(th);
       row.insertCell().textContent = String(p.total);
       row.insertCell().textContent = String(p.wins);
@@ -686,7 +689,7 @@ class TablePage {
     table.innerHTML = "";
     table.hidden = false;
     const head = table.insertRow();
-    for (const text of [t("end.game"), players[0], players[1]]) {
+    for (const text of [t("end.game"), shownName(players[0]), shownName(players[1])]) {
       const th = document.createElement("th");
       th.textContent = text;
       head.append(th);

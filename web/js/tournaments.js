@@ -6,6 +6,7 @@
 import { mountLanguageSwitch, t } from "./i18n.js";
 import { getJSON, postJSON } from "./net.js";
 import { saveDirector } from "./tournament_store.js";
+import { botWord, presetName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const MATCHES = ["", "points:50", "points:150", "points:200", "points:300", "wins:1", "wins:2", "wins:3"];
@@ -30,7 +31,7 @@ function entrantRow(name = "") {
   who.className = "entrant-who";
   who.setAttribute("aria-label", t("tournaments.played_by"));
   who.append(option("", t("tournaments.a_person")));
-  for (const bot of BOTS) who.append(option(bot.name, t("lobby.opponent_bot", { name: bot.name })));
+  for (const bot of BOTS) who.append(option(bot.name, t("lobby.opponent_bot", { name: botWord(bot.name) })));
   who.addEventListener("change", () => {
     if (who.value && !input.value.trim()) input.value = `${who.value} bot`;
   });
@@ -99,7 +100,7 @@ async function main() {
   BOTS = info.bots;
   for (const preset of info.presets) {
     if (preset.ruleset.rotation && preset.ruleset.rotation !== "off") continue; // two seats only
-    $("t-preset").append(option(preset.name, preset.name));
+    $("t-preset").append(option(preset.name, presetName(preset.name)));
   }
   for (const value of MATCHES) {
     $("t-match").append(option(value, value ? t(`option.match.value.${value}`) : t("tournaments.preset_match")));

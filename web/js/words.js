@@ -16,15 +16,34 @@ const SUIT_GLYPH = { S: "♠", H: "♥", D: "♦", C: "♣" };
  * @typedef {{viewer: number|null, players: string[], piles?: Object<string, (string|null)[]>}} Ctx
  */
 
+/** A bot's strength in the page's language ("random" → "aléatoire"), else as the server names it. */
+export function botWord(bot) {
+  return has(`bot.${bot}`) ? t(`bot.${bot}`) : String(bot);
+}
+
+/** A preset's name in the page's language ("italian-three-hands" → "Italienne, trois mains"). */
+export function presetName(preset) {
+  return has(`preset.${preset}`) ? t(`preset.${preset}`) : String(preset);
+}
+
+/**
+ * A player's name as shown: the server names a bot's seat "<strength> bot" ("random bot"), which
+ * is said in the page's language ("robot aléatoire"); a person's name is shown as typed.
+ */
+export function shownName(name) {
+  const m = /^(\w+) bot$/.exec(String(name ?? ""));
+  return m && has(`bot.${m[1]}`) ? t("bot.named", { bot: botWord(m[1]) }) : name;
+}
+
 /** A player's name from the viewer's side: "you" for the viewer himself. */
 export function playerWords(seat, ctx, capital = false) {
   if (seat === null || seat === undefined) return t("player.someone");
   if (ctx.viewer === seat) return capital ? t("player.You") : t("player.you");
-  return ctx.players?.[seat] || t("player.n", { n: seat + 1 });
+  return playerName(seat, ctx);
 }
 
 function playerName(seat, ctx) {
-  return ctx.players?.[seat] || t("player.n", { n: seat + 1 });
+  return shownName(ctx.players?.[seat]) || t("player.n", { n: seat + 1 });
 }
 
 /** The suit a foundation holds (from its cards, or the card about to go there), or null. */
@@ -200,23 +219,23 @@ export function firstPlayerWords(reason, ctx) {
   m = /^high cut \(round (\d+)\): (\S+) against (\S+), seat ([01]) cut higher$/.exec(text);
   if (m) {
     const rank = (r) => (/^[AJQK]$/.test(r) ? t(`card.short.${{ A: 1, J: 11, Q: 12, K: 13 }[r]}`) : r === "T" ? "10" : r);
-    return t("first.cut", { round: m[1], mine: rank(m[2]), theirs: rank(m[3]), who: who(m[4]) });
+    return personal("first.cut", Number(m[4]), ctx, { round: m[1], mine: rank(m[2]), theirs: rank(m[3]) }, false);
   }
   m = /^alternate: seat ([01]) started the previous game$/.exec(text);
-  if (m) return t("first.alternate", { who: who(m[1]) });
+  if (m) return personal("first.alternate", Number(m[1]), ctx, {}, false);
   m = /^alternate, first game by (.*)$/.exec(text);
   if (m) return t("first.alternate_first", { why: firstPlayerWords(m[1], ctx) });
   m = /all tie; the seed's coin gives seat ([01])$/.exec(text);
   if (m) return t("first.tie", { who: who(m[1]) });
-  if (/explicit packs: seat 0 starts$/.test(text)) return t("first.explicit", { who: who(0) });
+  if (/explicit packs: seat 0 starts$/.test(text)) return personal("first.explicit", 0, ctx, {}, false);
   if (text === "set up from a position") return t("first.set_up");
   return inWords(text, ctx);
 }
 
 /** "You …" when the viewer acts (a message of its own, for the verb's person), else "Bob …". */
-function personal(key, seat, ctx, params = {}) {
+function personal(key, seat, ctx, params = {}, capital = true) {
   if (seat === ctx.viewer && seat !== null && seat !== undefined) return t(`${key}.you`, params);
-  return t(key, { ...params, who: playerWords(seat, ctx, true) });
+  return t(key, { ...params, who: playerWords(seat, ctx, capital) });
 }
 
 /**
@@ -250,16 +269,16 @@ export function eventWords(ev, ctx) {
       }
       return faulty(personal("log.turned", ev.seat, ctx, { card: cardText(ev.card) }));
     case "WasteTurnedOver":
-      return t("log.waste_over", { who: who(ev.seat), count: ev.count });
+      return personal("log.waste_over", ev.seat, ctx, { count: ev.count });
     case "CardDiscarded": {
       const card = cardText(ev.card);
       const text = ev.auto
-        ? t("log.discarded_auto", { who: who(ev.seat), card, why: turnEndWords(ev.auto) })
-        : t("log.discarded", { who: who(ev.seat), card });
+        ? personal("log.discarded_auto", ev.seat, ctx, { card, why: turnEndWords(ev.auto) })
+        : personal("log.discarded", ev.seat, ctx, { card });
       return faulty(text);
     }
     case "Passed":
-      return faulty(t("log.passed", { who: who(ev.seat) }));
+      return faulty(personal("log.passed", ev.seat, ctx));
     case "TurnEnded": {
       const turn = ev.next_seat === ctx.viewer ? t("log.your_turn") : t("log.their_turn", { who: who(ev.next_seat) });
       const plain = !ev.reason || ev.reason === "discard" || ev.reason === "pass";
@@ -281,9 +300,9 @@ export function eventWords(ev, ctx) {
     case "DrawAccepted":
       return personal("log.draw_accepted", ev.seat, ctx);
     case "TimeExpired":
-      return t("log.time_out", { who: who(ev.seat) });
+      return personal("log.time_out", ev.seat, ctx);
     case "MatchStarted":
-      return t("log.match_started", { players: (ev.players ?? ctx.players ?? []).join(" – ") });
+      return t("log.match_started", { players: (ev.players ?? ctx.players ?? []).map(shownName).join(" – ") });
     case "GameStarted": {
       const starts = ev.first_player === ctx.viewer ? t("log.you_start") : t("log.starts", { who: who(ev.first_player) });
       const n = (ev.game_index ?? 0) + 1;
@@ -308,11 +327,11 @@ export function eventWords(ev, ctx) {
     }
     // A rotation table's people (docs/spec/rules.md §10): named, never by seat.
     case "PlayerQueued":
-      return t("log.queued", { who: ev.name });
+      return t("log.queued", { who: shownName(ev.name) });
     case "PlayerLeftQueue":
-      return t("log.left_queue", { who: ev.name });
+      return t("log.left_queue", { who: shownName(ev.name) });
     case "SeatsRotated":
-      return t("log.seats_rotated", { left: ev.left, entered: ev.entered, n: ev.seat + 1 });
+      return t("log.seats_rotated", { left: shownName(ev.left), entered: shownName(ev.entered), n: ev.seat + 1 });
     default:
       return ev.type;
   }

@@ -154,6 +154,7 @@ def test_the_lobby_tagline_says_two_to_four(lang: str) -> None:
 # Any other message a language has word for word as English was left untranslated.
 SAME_AS_ENGLISH = {
     "fr": {
+        "bot.expert",  # the same word in French
         "tournament.col.buchholz",
         "tournament.col.direct",
         "tournament.col.points",
@@ -222,3 +223,68 @@ def test_no_message_is_left_in_english(lang: str) -> None:
         if other.get(key) == message and words.search(PLACEHOLDER.sub("", json.dumps(message)))
     }
     assert sorted(same - SAME_AS_ENGLISH[lang]) == [], f"{lang}: still English"
+
+
+# The log's sentences about one player's action: each has a form for the viewer himself, in the
+# verb's second person ("Vous défaussez", "Panit pois"), not "{who}" filled with "you" ("Vous
+# défausse", "Sinä pani pois": issue 31).
+PERSONAL = [
+    "log.turned",
+    "log.turned_from",
+    "log.waste_over",
+    "log.discarded",
+    "log.discarded_auto",
+    "log.passed",
+    "log.time_out",
+    "log.call_right",
+    "log.call_wrong",
+    "log.draw_offered",
+    "log.draw_accepted",
+    "log.game_won",
+    "log.resigned",
+    "log.match_won",
+    "first.cut",
+    "first.alternate",
+    "first.explicit",
+]
+# The second-person forms of discard and pass, word for word.
+YOU_DISCARD_PASS = {
+    "en": ("You discarded {card}", "You passed"),
+    "fr": ("Vous défaussez {card}", "Vous passez"),
+    "fi": ("Panit pois kortin {card}", "Ohitit"),
+    "it": ("Hai scartato {card}", "Hai passato"),
+    "da": ("Du kastede {card}", "Du passede"),
+}
+
+
+@pytest.mark.parametrize("lang", languages.LANGUAGES)
+def test_every_action_has_a_form_for_the_viewer(lang: str) -> None:
+    words = catalogue(lang)
+    for key in PERSONAL:
+        assert "who" in placeholders(words[key]), (lang, key)
+        you = words[f"{key}.you"]
+        assert "who" not in placeholders(you), (lang, key)
+        assert placeholders(you) == placeholders(words[key]) - {"who"}, (lang, key)
+        # Where the verb takes the person (not English or Danish "discarded", "kastede"), not the
+        # third person with "you" put in.
+        if lang in ("fr", "fi", "it"):
+            third = str(words[key]).replace("{who}", str(words["player.You"]))
+            assert you != third, (lang, key)
+    assert (words["log.discarded.you"], words["log.passed.you"]) == YOU_DISCARD_PASS[lang]
+
+
+def test_the_words_js_says_each_personal_action_with_personal() -> None:
+    js = (WEB / "js" / "words.js").read_text(encoding="utf-8")
+    for key in PERSONAL:
+        assert re.search(rf'personal\("{re.escape(key)}"', js), key
+        assert not re.search(rf't\("{re.escape(key)}"', js), key
+
+
+@pytest.mark.parametrize("lang", languages.LANGUAGES)
+def test_every_preset_and_bot_has_a_name(lang: str) -> None:
+    words = catalogue(lang)
+    for name in PRESETS:
+        assert isinstance(words.get(f"preset.{name}"), str), (lang, name)
+    for name in (*BOT_NAMES, "expert"):
+        assert isinstance(words.get(f"bot.{name}"), str), (lang, name)
+    assert placeholders(words["bot.named"]) == {"bot"}
