@@ -3,7 +3,8 @@
 worker, the cache, the refusals, what the page draws), not about how good the judgements are,
 and must not take the real evaluator's seconds. Deterministic: its figures come from a hash of
 the record and the decision, and its best move is the `steady` bot's choice at that position,
-so that it is always a legal action there.
+so that it is always a legal action there. Each fault nobody called is a missed call, judged a
+`mistake` (its chance a hash too).
 
 `CRAPETTE_FIXTURE_DELAY_S` makes it spend that long per decision (a test that watches the
 progress, or a benchmark that needs a long analysis, sets it)."""
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import domain
+from domain.analysis import Fault, analyse
 from domain.bots import make_bot
 from server.records.verify import verify_record
 
@@ -47,6 +49,9 @@ def analyse_record(
     steps: list[tuple[int, domain.MatchState, domain.Action]] = []
     state: domain.MatchState | None = None
     version = 0
+    events = [event for batch in verified.batches for event in batch]
+    uncalled = {f.index: f for g in analyse(events).games for f in g.missed}
+    missed: list[tuple[int, Fault]] = []  # (the position after the fault, the fault)
     for batch in verified.batches:
         before = state
         for event in batch:
@@ -54,12 +59,17 @@ def analyse_record(
         action = _played(batch)
         if before is not None and before.game is not None and action is not None:
             steps.append((version, before, action))
+        if version in uncalled:
+            missed.append((version + len(batch), uncalled[version]))
         version += len(batch)
     games: dict[int, dict[str, Any]] = {}
     for i, (at, before, played) in enumerate(steps):
         game = before.game
         assert game is not None
-        entry = games.setdefault(game.game_index, {"game_index": game.game_index, "decisions": []})
+        entry = games.setdefault(
+            game.game_index,
+            {"game_index": game.game_index, "decisions": [], "missed_calls": []},
+        )
         entry["decisions"].append(_decision(at, before, played, seed))
         if delay:  # busy, like a real evaluator: it would show on a loop it ran on
             until = time.monotonic() + delay
@@ -67,6 +77,9 @@ def analyse_record(
                 pass
         if progress is not None:
             progress(i + 1, len(steps))
+    for at, fault in missed:
+        if fault.game_index in games:
+            games[fault.game_index]["missed_calls"].append(_missed_call(at, fault))
     for entry in games.values():
         entry["seats"] = [_seat(entry["decisions"], seat) for seat in (0, 1)]
     return {"depth": depth, "games": [games[k] for k in sorted(games)]}
@@ -98,6 +111,21 @@ def _decision(
         "best": _action_json(best),
         "win_chance": {"before": round(chance, 3), "after": round(after, 3), "best": chance},
         "judgement": judgement,
+    }
+
+
+def _missed_call(version: int, fault: Fault) -> dict[str, Any]:
+    """A missed call as the real judge gives it: the call the seat could have made, a mistake."""
+    seat = 1 - fault.seat
+    chance = 0.2 + 0.6 * _unit("call", version)
+    return {
+        "version": version,
+        "seat": seat,
+        "played": None,
+        "best": _action_json(domain.Call(seat)),
+        "win_chance": {"before": chance, "after": round(chance - 0.2, 3), "best": chance},
+        "judgement": "mistake",
+        "fault": fault.to_json(),
     }
 
 

@@ -11,7 +11,13 @@ import sys
 
 import click
 
-from server.commands.records import EXIT_MALFORMED, _fail, _read_file, tournament_record_in
+from server.commands.records import (
+    EXIT_MALFORMED,
+    _fail,
+    _read_file,
+    ndjson_lines,
+    tournament_record_in,
+)
 from server.records.errors import RecordError
 
 DEPTH = click.Choice(["quick", "normal", "deep"])
@@ -34,6 +40,8 @@ def analyse_cmd(file: str, as_json: bool, depth: str, seed: int) -> None:
     text = _read_file(file)
     if tournament_record_in(text) is not None:
         raise click.UsageError("analyse takes a match record, not a tournament's")
+    if ndjson_lines(text) is not None:
+        raise click.UsageError("analyse takes one record; this file holds several (NDJSON)")
     try:
         record = parse_record_file(text)
         verified = verify_record(record)

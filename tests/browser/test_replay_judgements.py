@@ -229,3 +229,41 @@ def test_play_on_from_here_at_a_practice_table(
     _open(replay, server, finished)
     assert replay.locator("[data-testid=play-on]").is_disabled()
     assert not page.errors and not replay.errors  # type: ignore[attr-defined]
+
+
+def test_a_missed_call_s_judgement_beside_the_fault(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    """A fault nobody called keeps its own mark, and the caption also says what the call
+    would have been worth (docs/records.md § How well it was played)."""
+    import math
+    import random
+
+    from server.records.export import record_from_events
+    from server.records.play import random_match
+
+    events = random_match(random.Random(3), max_games=1, max_actions=60, call_rate=0.0)
+    record = record_from_events(events)
+    answer = server.post("/api/records?match_id=m-missed-calls", record)
+    assert answer.status_code == 201, answer.text
+    match_id = answer.json()["match_id"]
+    page = new_page()
+    _open(page, server, match_id)
+    _analysed(page)
+    [game] = _analysis(server, match_id)["games"]
+    missed = game["missed_calls"][0]
+    page.evaluate(f"window.replay.go(window.replay.indexOfVersion({missed['fault']['version']}))")
+    caption = page.inner_text("[data-testid=caption]")
+    assert "could have called Crapette!" in caption  # the fault's own mark
+    chance = missed["win_chance"]
+
+    def pct(p: float) -> str:  # as Math.round does it (half up)
+        return f"{math.floor(100 * p + 0.5)}%"
+
+    said = (
+        f"did not call Crapette! — a mistake (win chance {pct(chance['after'])}; "
+        f"{pct(chance['best'])} with the call)"
+    )
+    assert said in caption, caption
+    page.screenshot(path=str(artifact_dir / "replay-missed-call.png"))
+    assert not page.errors  # type: ignore[attr-defined]

@@ -165,6 +165,7 @@ export class Judgements {
     this.data = null;
     this.byPosition = new Map(); // version of the position decided at → decision
     this.byAction = new Map(); // version of the action's first event → decision
+    this.byFault = new Map(); // version of an uncalled fault's first event → its missed call
     this.mistakes = []; // decisions judged a mistake or a blunder, in order
     this.charts = new Map(); // game index → WinChart
     this.arrow = new BestArrow(document.getElementById("board-wrap"), page.board);
@@ -255,6 +256,7 @@ export class Judgements {
         this.byAction.set(d.version + 1, d);
         if (MISTAKES.has(d.judgement)) this.mistakes.push(d);
       }
+      for (const m of game.missed_calls ?? []) if (m.fault) this.byFault.set(m.fault.version, m);
     }
     this.mistakes.sort((a, b) => a.version - b.version);
     this.markRows();
@@ -370,11 +372,28 @@ export class Judgements {
     this.current = d ?? null;
   }
 
-  /** Words for the caption of the frame shown (or ""). */
+  /** "Bob did not call Crapette! — a mistake (win chance 35%; 61% with the call)": a missed
+   *  call's judgement (docs/records.md), beside the fault's own mark. */
+  missedWords(m) {
+    const pct = (p) => `${Math.round(100 * p)}%`;
+    return t("judge.missed_call", {
+      player: this.page.players[m.seat],
+      call: t("call.word"),
+      judgement: t(`judge.${m.judgement}`),
+      after: pct(m.win_chance?.after ?? 0),
+      best: pct(m.win_chance?.best ?? 0),
+    });
+  }
+
+  /** Words for the caption of the frame shown (or ""): its decision's judgement, and that of
+   *  the call its fault left unmade. */
   caption(frame) {
     if (this.learning) return "";
     const d = this.byAction.get(frame.version);
-    return d ? `${this.page.players[d.seat]}: ${this.decisionWords(d)}` : "";
+    const m = this.byFault.get(frame.version);
+    const parts = d ? [`${this.page.players[d.seat]}: ${this.decisionWords(d)}`] : [];
+    if (m) parts.push(this.missedWords(m));
+    return parts.join(" · ");
   }
 
   /** Go to the next (d > 0) or previous mistake or blunder: its action's frame. */

@@ -94,6 +94,10 @@ def test_analyse_reads_the_text_form_and_refuses_what_is_no_record(
     assert result.stdout == ""
     result = runner.invoke(analyse_cmd, [str(bad), "--depth", "fast"])
     assert result.exit_code == 2 and "fast" in result.stderr
+    record = (GOLDEN / "classic-calls-resign.json").read_text()
+    bad.write_text(json.dumps(json.loads(record)) + "\n" + json.dumps(json.loads(record)) + "\n")
+    result = runner.invoke(analyse_cmd, [str(bad)])
+    assert result.exit_code == 2 and "holds several (NDJSON)" in result.stderr
 
 
 def test_verify_analysis_includes_the_judgements(fake: CardCount, record_file: Path) -> None:
