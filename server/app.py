@@ -86,6 +86,7 @@ def create_app(
         lobby_file=None if config.lobby_file is None else Path(config.lobby_file),
         expire_open_s=config.expire_open_s,
         unload_idle_s=config.unload_idle_s,
+        idle_after_s=config.idle_after_s,
         presence=None if cluster is None else cluster.presence(config.grace_s),
         leases=None if cluster is None else cluster.leases(),
         read_workers=_read_workers(config, store_given),

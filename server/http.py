@@ -167,7 +167,10 @@ def _invite_url(match_id: str) -> str:
 @bp.get("/api/tables")
 def list_tables() -> Response:
     include_all = request.args.get("all") in ("1", "true", "yes")
-    return jsonify({"tables": _service().lobby.tables(include_all)})
+    lobby = _service().lobby
+    # How long a match in play may stay with nobody at it before it is `idle` (None: never).
+    idle_s = None if lobby.idle_after_ms is None else lobby.idle_after_ms / 1000
+    return jsonify({"tables": lobby.tables(include_all), "idle_after_s": idle_s})
 
 
 @bp.get("/api/tables/<match_id>")

@@ -48,6 +48,8 @@ from server.reads import Reads
 REMATCH_OFFER_MS = 60_000
 # How many times a join re-reads a table or a match that moved on meanwhile.
 _QUEUE_ATTEMPTS = 5
+# A match in play with nobody at it for this long is idle: out of the lobby's "Live games".
+IDLE_AFTER_S = 600.0
 
 
 class Preset(enum.Enum):
@@ -67,9 +69,11 @@ class Lobby:
         reads: Reads,
         *,
         clock: Callable[[], int],
+        idle_after_s: float | None = IDLE_AFTER_S,
     ) -> None:
         self.repo = repo
         self.reads = reads
+        self.idle_after_ms = None if idle_after_s is None else int(idle_after_s * 1000)
         self.projection = projection
         self.presence = presence
         self.autopilot = autopilot
@@ -318,6 +322,7 @@ class Lobby:
         table_json = self._json(
             seen, row.status, row.totals, row.games_played, row.version, ready, row.over_game
         )
+        table_json["idle"] = self._idle(seen, row.status, row.last_event_ms)
         if row.rotation is not None or table.rotation != "off":
             facts = row.rotation or new_session_facts([s.name or "" for s in table.seats])
             table_json["rotation"] = self._rotation_json(seen, facts, row.status)
@@ -333,6 +338,7 @@ class Lobby:
         played = 0 if state is None else state.games_played
         ready, over = self.autopilot.ready(entry), self._over_game(entry)
         table_json = self._json(entry, entry.status, totals, played, entry.version, ready, over)
+        table_json["idle"] = self._idle(entry, entry.status, entry.last_event_ms)
         if entry.table.rotation != "off":
             facts = self._session_facts(entry)
             table_json["rotation"] = self._rotation_json(entry, facts, entry.status)
@@ -437,6 +443,20 @@ class Lobby:
             "rotation": None,
             "practice": table.practice,
         }
+
+    def _idle(self, seen: MatchEntry | TableOf, status: str, last_event_ms: int) -> bool:
+        """A match in play that nobody is at (docs/protocol.md, the lobby): no person's client
+        connected (a bot, or a bot standing in for an absent owner, is nobody) and no event for
+        `idle_after_s`. The lobby's "Live games" leaves such a table out, except for its own
+        players; a finished match is never live (an abandoned one is finished at once)."""
+        if status != "playing" or self.idle_after_ms is None:
+            return False
+        table = seen.table
+        for place, person in enumerate(table.people):
+            if person.bot is None and self.presence.person_connected(seen, place):
+                return False
+        quiet_since = max(last_event_ms, table.created_at_ms)
+        return self.clock() - quiet_since >= self.idle_after_ms
 
     @staticmethod
     def _over_game(entry: MatchEntry) -> int | None:

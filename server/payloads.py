@@ -60,6 +60,9 @@ class TableJson(TypedDict):
     rotation: RotationJson | None  # a rotation table's people (None at any other table)
     # Played on from a finished match (server/practice.py): {"match_id", "version"} of where.
     practice: JsonObject | None
+    # A match in play with nobody at it for a while (`Lobby._idle`): the lobby's "Live games"
+    # leaves it out. Not required: a table message built before it was known may lack it.
+    idle: NotRequired[bool]
 
 
 class RematchOfferJson(TypedDict):

@@ -59,6 +59,7 @@ class GameService:
         lobby_file: Path | None = None,
         expire_open_s: float | None = None,
         unload_idle_s: float | None = None,
+        idle_after_s: float | None = None,
         presence: Presence | None = None,
         leases: Leases | None = None,
         read_workers: ReadWorkers | None = None,
@@ -89,6 +90,7 @@ class GameService:
             self.projection,
             self.reads,
             clock=clock,
+            idle_after_s=idle_after_s,
         )
         self.play = Play(self.repo, self.autopilot, clock=clock)
         self.tournaments = Tournaments(

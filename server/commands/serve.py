@@ -89,6 +89,14 @@ from server.config import ServerConfig
     help="Minutes after which a table with nobody seated connected leaves memory (0: never).",
 )
 @click.option(
+    "--idle-after",
+    "idle_after_min",
+    default=10.0,
+    show_default=True,
+    help="Minutes after which a match in play with nobody connected and no move leaves the "
+    "lobby's live games (0: never).",
+)
+@click.option(
     "--message-queue",
     default=None,
     envvar="CRAPETTE_MESSAGE_QUEUE",
@@ -180,6 +188,7 @@ def serve(
     rate_limit: tuple[str, ...],
     expire_open_min: float,
     unload_idle_min: float,
+    idle_after_min: float,
     message_queue: str | None,
     node_id: str | None,
     behind_proxy: bool,
@@ -221,6 +230,7 @@ def serve(
         lobby_file=_lobby_file(store_url, data_dir),
         expire_open_s=expire_open_min * 60 if expire_open_min > 0 else None,
         unload_idle_s=unload_idle_min * 60 if unload_idle_min > 0 else None,
+        idle_after_s=idle_after_min * 60 if idle_after_min > 0 else None,
         message_queue=message_queue,
         node_id=node_id,
         behind_proxy=behind_proxy,

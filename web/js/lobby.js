@@ -241,20 +241,34 @@ function tableItem(table) {
 
 async function refreshTables() {
   let tables;
+  let idleMinutes;
   try {
-    tables = (await getJSON("/api/tables")).tables;
+    const body = await getJSON("/api/tables");
+    tables = body.tables;
+    idleMinutes = Number(((body.idle_after_s ?? 600) / 60).toFixed(1));
   } catch {
     return;
   }
   const lists = { open: $("open-tables"), playing: $("live-tables"), finished: $("finished-tables") };
   for (const [status, ul] of Object.entries(lists)) {
     ul.innerHTML = "";
-    const mine = tables.filter((table) => table.status === status);
-    for (const table of mine) ul.append(tableItem(table));
-    if (!mine.length) {
+    const all = tables.filter((table) => table.status === status);
+    // "Live games" are the matches someone is at: a table nobody has been at for a while
+    // (`idle`, docs/protocol.md) is left out, unless it is one of this browser's own tables.
+    const shown = all.filter((table) => !table.idle || loadSeat(table.match_id));
+    for (const table of shown) ul.append(tableItem(table));
+    if (!shown.length) {
       const li = document.createElement("li");
       li.textContent = status === "open" ? t("lobby.no_open") : t("lobby.none");
       li.className = "none";
+      ul.append(li);
+    }
+    const hidden = all.length - shown.length;
+    if (hidden) {
+      const li = document.createElement("li");
+      li.className = "none idle-note";
+      li.dataset.testid = "idle-hidden";
+      li.textContent = t("lobby.idle_hidden", { count: hidden, minutes: idleMinutes });
       ul.append(li);
     }
   }

@@ -62,6 +62,8 @@ const ACTIONS = new Set([
   "GameStarted",
 ]);
 const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
+// The faults an end panel lists before "Show all": the rest would push the log out of view.
+const FAULTS_SHOWN = 4;
 
 class TablePage {
   constructor(matchId) {
@@ -237,6 +239,9 @@ class TablePage {
     this.show({ view: msg.view, ev: null, version: msg.version }, false);
     this.afterView();
     this.fillLog(msg.view, msg.version);
+    // A page that comes after the game's end (a reload, a spectator, an imported match) lists
+    // its faults too, as the page that saw the end did.
+    if (msg.view?.over) this.revealFaults(msg.view.game_index);
   }
 
   onUpdate(msg) {
@@ -324,7 +329,7 @@ class TablePage {
     if (GAME_ENDS.has(ev.type)) {
       // The game is over: a call's verdict, a chosen move or a hint beside "Game over." is news
       // no more (the log keeps the verdict).
-      this.clearMessage("verdict", "cursor", "hint", "why");
+      this.clearMessage("verdict", "cursor", "hint", "why", "info"); // a stalemate offer, too
       this.revealFaults(this.view?.game_index);
     }
     if (ev.type === "CrapetteCalled") {
@@ -427,13 +432,28 @@ class TablePage {
     box.append(head);
     if (!done.faults.length) return;
     const list = document.createElement("ul");
-    for (const f of done.faults) {
+    for (const [i, f] of done.faults.entries()) {
       const ev = events.get(f.fault_version ?? f.version);
       const li = document.createElement("li");
       li.textContent = faultLineWords(f, ev, ctx);
+      li.hidden = i >= FAULTS_SHOWN; // a long list opens on "Show all" (the panel stays short)
       list.append(li);
     }
     box.append(list);
+    if (done.faults.length <= FAULTS_SHOWN) return;
+    const more = document.createElement("button");
+    more.type = "button";
+    more.className = "show-all";
+    more.dataset.testid = "faults-show-all";
+    more.setAttribute("aria-expanded", "false");
+    more.textContent = t("end.faults_show_all", { count: done.faults.length });
+    more.addEventListener("click", () => {
+      const open = more.getAttribute("aria-expanded") !== "true";
+      more.setAttribute("aria-expanded", String(open));
+      list.querySelectorAll("li").forEach((li, i) => (li.hidden = !open && i >= FAULTS_SHOWN));
+      more.textContent = open ? t("end.faults_show_fewer") : t("end.faults_show_all", { count: done.faults.length });
+    });
+    box.append(more);
   }
 
   // -- panels ----------------------------------------------------------------------------------
@@ -534,6 +554,8 @@ class TablePage {
     $("end-title").textContent = title;
     $("end-why").textContent = r.kind === "resign" ? "" : t("refusal.sentence", { reason: capital(resultWords(r, ctx)) });
     $("end-score").textContent = scoreWorkedOut(view, ctx);
+    // "Why 30?": only where the sum shown starts with the 30 of a won game (not a stalemate).
+    $("score-help").hidden = !scoreFrom30(view);
     const target = matchTarget(view.ruleset?.match).replace(/^ · /, "");
     if (this.session) {
       this.drawSessionEnd(view, players, matchOver, target);
@@ -910,6 +932,14 @@ function penaltyOf(view, seat) {
 }
 
 /** The game's score, worked out from the final position: "30 + 2 × 4 reserve + …  = 61". */
+/** Does the game's score read as the rules' sum, 30 + 2 × reserve + 1 × the rest (a win)? */
+function scoreFrom30(view) {
+  const r = view.result;
+  if (!r || r.kind === "stalemate" || r.winner === null || r.winner === undefined) return false;
+  const p = penaltyOf(view, 1 - r.winner);
+  return 30 + 2 * p.reserve + p.loose === (r.score ?? [0, 0])[r.winner];
+}
+
 function scoreWorkedOut(view, ctx) {
   const r = view.result;
   const score = r.score ?? [0, 0];
