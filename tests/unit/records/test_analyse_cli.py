@@ -159,3 +159,18 @@ def test_a_terminal_gets_a_progress_bar_on_stderr(
     shown = terminal.getvalue()
     assert "analysing" in shown and "100%" in shown
     assert result["games"]
+
+
+def test_analyse_reads_a_replay_file(fake: CardCount, tmp_path: Path) -> None:
+    """A replay's HTML holds its record: `analyse` judges it as it would the JSON."""
+    from server.share.html import replay_html
+
+    record = json.loads((GOLDEN / "classic-calls-resign.json").read_text())
+    replay = {"match_id": record["match_id"], "frames": [], "analysis": {}, "live": False}
+    page = tmp_path / "replay.html"
+    page.write_text(replay_html(replay, {}, record, None), encoding="utf-8")
+    runner = CliRunner()
+    from_html = runner.invoke(analyse_cmd, [str(page), "--json"])
+    assert from_html.exit_code == 0, from_html.output
+    from_json = runner.invoke(analyse_cmd, [str(GOLDEN / "classic-calls-resign.json"), "--json"])
+    assert json.loads(from_html.stdout) == json.loads(from_json.stdout)
