@@ -427,6 +427,15 @@ def test_messages_live_until_the_next_action_and_seats_prompts_stay_with_seats(
     assert "You abandoned the match: Bob wins it" in ann.inner_text("[data-testid=log]")
     assert "Ann abandoned the match: you win it" in bob.inner_text("[data-testid=log]")
     assert "Ann abandoned the match: Bob wins it" in watcher.inner_text("[data-testid=log]")
+    # The end panel says why the match ended short of its target, also after a reload.
+    assert "you abandoned it, so Bob wins" in ann.inner_text("[data-testid=end-match]")
+    assert "Ann abandoned it, so you win" in bob.inner_text("[data-testid=end-match]")
+    watcher.reload()
+    watcher.wait_for_function(
+        "document.querySelector('[data-testid=end-match]').textContent.includes('abandoned')",
+        timeout=WAIT_MS,
+    )
+    assert "Ann abandoned it, so Bob wins" in watcher.inner_text("[data-testid=end-match]")
     final = view(ann)
     assert final is not None and final["game_scores"] and len(final["game_scores"]) == 1
     score = final["game_scores"][0]

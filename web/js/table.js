@@ -321,6 +321,7 @@ class TablePage {
     const ctx = this.ctx(pilesBefore);
     if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
     if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
+    if (ev.type === "MatchWon") this.abandonedBy = ev.abandoned_by ?? null;
     this.log(ev, ctx);
     if (ev.type === "GameStarted") {
       $("end-faults").textContent = "";
@@ -399,6 +400,10 @@ class TablePage {
     let piles = {};
     for (const f of frames) {
       if (f.version > version || !f.event) continue;
+      if (f.event.type === "MatchWon") {
+        this.abandonedBy = f.event.abandoned_by ?? null;
+        this.refreshPanels(); // the end panel says why the match ended
+      }
       const game = f.game_index ?? f.view?.game_index;
       if (game === view.game_index) this.log(f.event, this.ctx(piles));
       if (f.view?.piles) piles = f.view.piles;
@@ -561,7 +566,13 @@ class TablePage {
       this.drawSessionEnd(view, players, matchOver, target);
     } else {
       const totals = `${shownName(players[0])} ${view.totals[0]} – ${view.totals[1]} ${shownName(players[1])}`;
-      if (matchOver) {
+      const quit = this.abandonedBy;
+      if (matchOver && quit !== null && quit !== undefined) {
+        // Abandoned (docs/spec/rules.md §8): the match ended short of its target, and says why.
+        const w = view.match_winner;
+        const key = quit === this.seat ? "end.match_abandoned.you" : w === this.seat ? "end.match_abandoned.to_you" : "end.match_abandoned";
+        $("end-match").textContent = t(key, { who: shownName(players[quit]), winner: shownName(players[w]), totals });
+      } else if (matchOver) {
         const w = view.match_winner;
         const key = w === null || w === undefined ? "end.match_nobody" : w === this.seat ? "end.match_you" : "end.match_won";
         $("end-match").textContent = t(key, { who: shownName(players[w]), totals, target });
