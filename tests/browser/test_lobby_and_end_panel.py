@@ -120,6 +120,19 @@ def test_live_games_leave_out_idle_tables_and_finished_matches(
     assert link.is_visible() and link.get_attribute("href") == "/players"
     link.click()
     lobby.wait_for_url("**/players", timeout=WAIT_MS)
+
+    # Eve's abandoned match, replayed from the lobby's Finished list: the one game she played,
+    # its resign, and the abandon that ended the match.
+    lobby.goto(f"{server.url}/replay/{eve.match_id}")
+    lobby.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+    games = lobby.evaluate(
+        "[...new Set(window.replay.frames.map(f => f.game_index).filter(g => g !== null))]"
+    )
+    assert games == [0]
+    last = lobby.locator(".ev").last
+    assert "Eve abandoned the match: steady bot wins it" in last.inner_text()
+    assert last.get_attribute("title") == "match abandoned"
+    lobby.screenshot(path=str(artifact_dir / "replay-abandoned.png"))
     assert not (ann.errors or eve.errors or lobby.errors)
 
 

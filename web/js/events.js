@@ -48,7 +48,8 @@ export function eventNotation(ev) {
     case "GameResigned":
       return t("notation.resigned");
     case "MatchWon":
-      return t("notation.match_won");
+      // An abandoned match (docs/spec/rules.md §8) ends short of its target.
+      return t(ev.abandoned_by === undefined || ev.abandoned_by === null ? "notation.match_won" : "notation.match_abandoned");
     case "PlayerQueued":
       return t("notation.queued", { who: ev.name });
     case "PlayerLeftQueue":
