@@ -2,6 +2,8 @@
 
 What the pairing asks, most important first (docs/tournaments.md):
 1. no two players meet twice, while any pairing of the round allows it;
+1b. no player sits three more times at one seat than at the other: two players who are both two
+   up at the same seat do not meet, while the round allows it (FIDE's absolute colour rule);
 2. with an odd number, the bye goes to the lowest-ranked player who has not had one and whose
    absence still leaves a pairing without repeats (if none, the lowest-ranked without a bye);
 3. players meet within their score group: the sum of the squared score differences of the
@@ -17,7 +19,7 @@ the matching takes the heaviest perfect matching: the best pairing by those rule
 
 Cost (measured on the development machine, whole Swiss tournaments with random results, the
 slowest `PairRound` of each): 8 players 2 ms, 16 players 30 ms, 32 players 0.3 s (the later
-rounds, with many pairs already met); networkx's blossom algorithm is O(n³), and level 6's
+rounds, with many pairs already met); networkx's blossom algorithm is O(n³), and the last level's
 integers (a bit per possible table) make it about five times slower than without, the price of
 a pairing that never depends on the library's visiting order. Hence at most 32 players.
 
@@ -98,6 +100,7 @@ def _weighted_edges(
         a, b = order[i], order[j]
         levels = (
             (0 if frozenset((a.name, b.name)) in met else 1, 1),
+            (0 if _seat_limit_broken(a, b) else 1, 1),
             (widest - gap, widest),
             (0 if _same_seat_due(a, b) else 1, 1),
             (_fold_closeness(i, j, groups), len(order)),
@@ -116,6 +119,15 @@ def _combine(levels: Sequence[tuple[int, int]], pairs: int) -> int:
         weight += value * step
         cap += most * step
     return weight
+
+
+def _seat_limit_broken(a: SwissPlayer, b: SwissPlayer) -> bool:
+    """Whether seating this pair takes one of them past two more games at one seat than at the
+    other: both already are two up at the same seat (the limit comes before the score groups,
+    as FIDE's absolute colour rule does)."""
+    return (a.seat_balance >= 2 and b.seat_balance >= 2) or (
+        a.seat_balance <= -2 and b.seat_balance <= -2
+    )
 
 
 def _same_seat_due(a: SwissPlayer, b: SwissPlayer) -> bool:

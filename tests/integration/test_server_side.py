@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from server.share.preview import preview_tags, with_preview
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
@@ -151,11 +152,17 @@ def test_rematch_offer_and_accept_over_http(server: ServerProcess, clients: list
 
 
 def test_pages_and_static_files(server: ServerProcess) -> None:
-    for path, page in (("/", "index"), ("/table/m-0123456789", "table"), ("/replay/m-1", "replay")):
+    pages = (("/", "index", None), ("/table/m-0123456789", "table", "m-0123456789"))
+    for path, page, match_id in (*pages, ("/replay/m-1", "replay", "m-1")):
         response = server.get(path)
         assert response.status_code == 200, path
         assert "text/html" in response.headers["content-type"]
-        assert response.text == (REPO_ROOT / "web" / f"{page}.html").read_text()
+        expected = (REPO_ROOT / "web" / f"{page}.html").read_text()
+        if match_id is not None:  # the table and replay pages carry their link preview tags
+            base = response.text.split('property="og:url" content="', 1)[1].split(f"/{page}/")[0]
+            assert base.startswith("http://127.0.0.1:"), base
+            expected = with_preview(expected, preview_tags(base, page, match_id, None))
+        assert response.text == expected, path
     script = server.get("/static/js/table.js")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert server.get("/static/css/crapette.css").status_code == 200
