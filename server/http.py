@@ -13,7 +13,7 @@ import markdown
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
 from domain.bots import BOT_DESCRIPTIONS, BOT_NAMES
-from server import languages, schemas
+from server import languages, protocol, schemas
 from server.bodies import json_body
 from server.errors import InvalidInputError, ServerError
 from server.lan import lan_urls
@@ -246,5 +246,7 @@ def server_info() -> Response:
             "announced_url": config.announced_url,
             "grace_s": config.grace_s,
             "async_mode": config.async_mode,
+            # The Socket.IO protocol versions served (docs/protocol.md § Versions).
+            "protocol": {"current": protocol.CURRENT, "supported": list(protocol.SUPPORTED)},
         }
     )

@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from flask_socketio import SocketIO
+from socketio import exceptions as sio_errors
 
 import domain
-from server import schemas
+from server import protocol, schemas
 from server.errors import ServerError
 from server.matches import Applied
 from server.payloads import SeatMessage, TableJson, Updates
@@ -318,8 +319,13 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
         return add
 
     @lifecycle("connect")
-    def connect(_sid: str, *_args: object) -> None:
-        """Every connection is accepted: seats are claimed by token in `join_table`."""
+    def connect(_sid: str, environ: object = None, auth: object = None, *_args: object) -> None:
+        """Every connection that speaks a served protocol version is accepted (server.protocol):
+        seats are claimed by token in `join_table`. Another version is refused at the handshake
+        with a `connect_error` naming the versions served."""
+        refused = protocol.refusal(environ if isinstance(environ, Mapping) else None, auth)
+        if refused is not None:
+            raise sio_errors.ConnectionRefusedError(refused["message"], refused)
 
     @lifecycle("disconnect")
     def disconnect(sid: str, *_reason: object) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 import click
 
 from server.bench.procs import free_port, stop_process
+from server.protocol import CURRENT as PROTOCOL
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -145,7 +146,7 @@ def resign(url: str, match_id: str, token: str) -> None:
     import socketio
 
     sio = socketio.Client(reconnection=False)
-    sio.connect(url, transports=["websocket"])
+    sio.connect(url, transports=["websocket"], auth={"protocol": PROTOCOL})
     try:
         sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})
         command = {"match_id": match_id, "seat_token": token, "command_id": "bench-resign"}
@@ -183,7 +184,7 @@ def play_until(url: str, match_id: str, token: str, events: int, rng: random.Ran
 
     sio.on("updates", lambda msg: on_view(msg["updates"][-1]))  # a batch's last: the position
     sio.on("snapshot", on_view)
-    sio.connect(url, transports=["websocket"])
+    sio.connect(url, transports=["websocket"], auth={"protocol": PROTOCOL})
     sio.call("join_table", {"match_id": match_id, "seat_token": token, "last_version": None})
     deadline = time.monotonic() + PLAY_LIMIT_S
     seen = -1

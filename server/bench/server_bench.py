@@ -29,6 +29,7 @@ from typing import Any
 import click
 
 from server.bench.procs import free_port, stop_process
+from server.protocol import CURRENT as PROTOCOL
 
 _NEVER = {"resign", "offer-draw", "accept-draw", "call"}
 START_TIMEOUT_S = 30.0
@@ -144,7 +145,9 @@ class BenchClient:
         self.changed.set()
 
     async def connect(self) -> None:
-        await self.sio.connect(self.url, transports=["websocket"], wait_timeout=30)
+        await self.sio.connect(
+            self.url, transports=["websocket"], wait_timeout=30, auth={"protocol": PROTOCOL}
+        )
 
     async def join(self) -> None:
         ack = await self.sio.call(

@@ -13,7 +13,7 @@ import socketio
 
 from server.bench.browser import open_bot_match, play_until
 from tests.browser.ui import WAIT_MS
-from tests.integration.harness import ServerProcess
+from tests.integration.harness import PROTOCOL, ServerProcess
 
 NEW_EVENTS = 40
 
@@ -96,7 +96,7 @@ def test_a_finished_replay_has_a_strong_etag(server: ServerProcess) -> None:
     assert live.headers["Cache-Control"] == "no-cache" and live.json()["live"] is True
     assert etag.startswith('"') and not etag.startswith("W/")
     sio = socketio.Client(reconnection=False)
-    sio.connect(server.url, transports=["websocket"])
+    sio.connect(server.url, transports=["websocket"], auth={"protocol": PROTOCOL})
     try:  # one game to win the match: a resignation ends it
         resign = {"do": "resign", "seat": 0}
         command = {"match_id": match_id, "seat_token": token, "command_id": "resign-0001"}

@@ -17,6 +17,7 @@ import requests
 import socketio
 
 from server.bench.procs import stop_process
+from server.protocol import CURRENT as PROTOCOL
 from tests.conftest import REPO_ROOT, find_free_port
 
 WAIT_S = 15.0  # upper bound of any wait; never an assertion about speed
@@ -176,8 +177,13 @@ class Client:
             return [self.by_version[v] for v in sorted(self.by_version)]
 
     def connect(self) -> Client:
+        # The protocol version every test client speaks (docs/protocol.md § Versions).
         self.sio.connect(
-            self.url, headers=self.headers, transports=self.transports, wait_timeout=10
+            self.url,
+            headers=self.headers,
+            transports=self.transports,
+            wait_timeout=10,
+            auth={"protocol": PROTOCOL},
         )
         return self
 

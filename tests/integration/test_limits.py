@@ -9,7 +9,7 @@ import pytest
 import requests
 import socketio
 
-from tests.integration.harness import ServerProcess
+from tests.integration.harness import PROTOCOL, ServerProcess
 
 
 def _connects(server: ServerProcess, origin: str | None, transport: str = "polling") -> bool:
@@ -18,7 +18,13 @@ def _connects(server: ServerProcess, origin: str | None, transport: str = "polli
     client = socketio.Client(reconnection=False)
     headers = {} if origin is None else {"Origin": origin}
     try:
-        client.connect(server.url, headers=headers, transports=[transport], wait_timeout=10)
+        client.connect(
+            server.url,
+            headers=headers,
+            transports=[transport],
+            wait_timeout=10,
+            auth={"protocol": PROTOCOL},
+        )
     except socketio.exceptions.ConnectionError:
         return False
     client.disconnect()

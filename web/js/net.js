@@ -32,9 +32,22 @@ export async function postJSON(url, data) {
   return body;
 }
 
-/** A Socket.IO connection to this page's server; it reconnects by itself. */
-export function openSocket() {
-  return io({ reconnectionDelay: 300, reconnectionDelayMax: 3000 });
+/** The version of docs/protocol.md this page speaks (§ Versions): sent in the handshake. */
+export const PROTOCOL = 2;
+
+/** A Socket.IO connection to this page's server; it reconnects by itself. `onOld(message)` is
+ *  called when the server serves this page's protocol no more (a page cached from before an
+ *  upgrade): it refuses the handshake, and the socket stays down until the page is reloaded. */
+export function openSocket(onOld = () => {}) {
+  const socket = io({
+    reconnectionDelay: 300,
+    reconnectionDelayMax: 3000,
+    auth: { protocol: PROTOCOL },
+  });
+  socket.on("connect_error", (err) => {
+    if (err?.data?.code === "unsupported_protocol") onOld(err.data.message);
+  });
+  return socket;
 }
 
 /** Emit with an acknowledgement, as a promise (rejects after `timeoutMs` without an answer). */

@@ -525,7 +525,9 @@ export class Replay {
    *  the viewer is there. Once the match is won the page reloads: the finished replay shows every
    *  card, which a spectator never sees live. */
   followLive() {
-    this.socket = openSocket();
+    this.socket = openSocket(() => {
+      $("caption").textContent = t("conn.old_page");
+    });
     this.socket.on("connect", () => this.joinLive());
     // A batch's updates in order; stop at one that asks again or leaves the page.
     this.socket.on("updates", (msg) => msg.updates.every((update) => this.onLiveUpdate(update)));

@@ -140,7 +140,11 @@ class TablePage {
       this.say(t("table.no_such_table", { reason: err.message }), "refused", "stay");
       return;
     }
-    this.socket = openSocket();
+    this.socket = openSocket(() => {
+      $("conn").textContent = t("conn.old_page");
+      $("conn").classList.add("down");
+      this.say(capital(t("conn.old_page")), "refused", "stay");
+    });
     this.socket.on("connect", () => this.onConnect(this.everConnected));
     this.socket.on("disconnect", () => this.onDisconnect());
     this.socket.on("snapshot", (msg) => this.onSnapshot(msg));
