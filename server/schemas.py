@@ -189,21 +189,48 @@ def load(schema: Schema, payload: object) -> JsonObject:
         result: JsonObject = schema.load(payload)
     except ValidationError as exc:
         messages = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
-        # A refused name says which rule it breaks (docs/protocol.md § names).
-        for key, field in schema.fields.items():
-            if isinstance(field, Name) and key in messages:
-                rule = name_rule(payload.get(key), field.max_length)
-                if rule is not None:
-                    message = f"{key}: {_first(messages[key])}"
-                    raise InvalidInputError(message, details=messages, rule=rule) from None
+        refused = _refused_name(schema, payload, messages)
+        if refused is not None:  # a refused name says which rule it breaks (docs/protocol.md)
+            path, rule, message = refused
+            raise InvalidInputError(f"{path}: {message}", details=messages, rule=rule) from None
         raise InvalidInputError("The message is malformed.", details=messages) from None
     return result
 
 
-def _first(messages: object) -> str:
-    while isinstance(messages, list) and messages:
-        messages = messages[0]
-    return str(messages)
+def _refused_name(
+    schema: Schema, payload: object, messages: object, path: str = ""
+) -> tuple[str, str, str] | None:
+    """The first refused `Name` among marshmallow's messages, also in nested schemas and lists
+    (a tournament's `players.1.name`): its path, rule and message."""
+    if not isinstance(messages, dict) or not isinstance(payload, dict):
+        return None
+    for key, errors in messages.items():
+        field = schema.fields.get(key) if isinstance(key, str) else None
+        found = _refused_in(field, payload.get(key), errors, f"{path}{key}")
+        if found is not None:
+            return found
+    return None
+
+
+def _refused_in(
+    field: object, value: object, errors: object, path: str
+) -> tuple[str, str, str] | None:
+    if isinstance(field, Name):
+        rule = name_rule(value, field.max_length)
+        if rule is None:
+            return None
+        while isinstance(errors, list) and errors:
+            errors = errors[0]
+        return path, rule, str(errors)
+    if isinstance(field, fields.Nested) and isinstance(field.schema, Schema):
+        return _refused_name(field.schema, value, errors, f"{path}.")
+    if isinstance(field, fields.List) and isinstance(errors, dict) and isinstance(value, list):
+        for index, inner in errors.items():
+            if isinstance(index, int) and 0 <= index < len(value):
+                found = _refused_in(field.inner, value[index], inner, f"{path}.{index}")
+                if found is not None:
+                    return found
+    return None
 
 
 _COMMAND_KEYS = frozenset(COMMAND.fields)

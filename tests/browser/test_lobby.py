@@ -173,3 +173,28 @@ def test_uploading_a_record_twice_offers_its_replay_and_another_match_a_new_id(
     page.click("#upload-as button[type=submit]")
     page.wait_for_url(f"**/replay/{first_id}-2", timeout=WAIT_MS)
     assert not page.errors, page.errors
+
+
+def test_a_refused_name_shows_the_servers_reason(server: ServerProcess, new_page: Any) -> None:
+    """Issue 28: the lobby shows which rule a name breaks, in the server's words, and opens
+    no table; the same name without the override opens one."""
+    page = new_page(LAPTOP)
+    open_lobby(page, server)
+    before = len(server.get("/api/tables?all=1").json()["tables"])
+    page.fill("#name", "\u202eAnn")
+    page.click("#create-btn")
+    message = page.locator("#create-msg")
+    message.filter(has_text="bidirectional").wait_for(timeout=WAIT_MS)
+    said = message.inner_text()
+    assert (
+        said
+        == "name: A name may not contain a bidirectional control (U+202E RIGHT-TO-LEFT OVERRIDE)."
+    )
+    assert "{" not in said  # the message alone, not the field messages after it
+    assert len(server.get("/api/tables?all=1").json()["tables"]) == before
+    page.fill("#name", "Ann\u200b")
+    page.click("#create-btn")
+    message.filter(has_text="invisible character").wait_for(timeout=WAIT_MS)
+    assert "U+200B ZERO WIDTH SPACE" in message.inner_text()
+    assert len(server.get("/api/tables?all=1").json()["tables"]) == before
+    assert not page.errors, page.errors

@@ -158,7 +158,8 @@ async function createTable(e) {
     showInvite(res);
     refreshTables();
   } catch (err) {
-    const details = err.details ? ` ${JSON.stringify(err.details)}` : "";
+    // A refused name's message says it all; other refusals add marshmallow's field messages.
+    const details = err.details && !err.rule ? ` ${JSON.stringify(err.details)}` : "";
     say(`${err.message}${details}`);
   } finally {
     $("create-btn").disabled = false;

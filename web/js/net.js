@@ -9,6 +9,7 @@ export class RequestError extends Error {
     this.status = status;
     this.code = body?.code ?? "http";
     this.details = body?.details ?? null;
+    this.rule = body?.rule ?? null; // a refused name's rule (docs/protocol.md § Names)
     this.reason = body?.reason ?? null; // a refusal's stable code, said by `reasonWords`
     this.params = body?.params ?? null;
   }
