@@ -65,13 +65,16 @@ def holder(store: EventStore, content_hash: str) -> tuple[int, str | None]:
     return version, match_id
 
 
-def dedup_key(store: EventStore, match_id: str, events: list[tuple[str, Mapping[str, Any]]]) -> str:
-    """What statistics and ratings count a match by: its content hash (docs/records.md)."""
+def dedup_key(
+    store: EventStore, match_id: str, events: list[tuple[str, Mapping[str, Any]]]
+) -> tuple[str, bool]:
+    """What statistics count a match by, its content hash (docs/records.md), and whether it was
+    imported (of one match stored twice, the one played here is the one counted)."""
     try:
         opened = store.read(table_stream(match_id), 1, 1)
     except ValueError:
         opened = []
+    imported = bool(opened and opened[0].data.get("imported"))
     if opened and isinstance(opened[0].data.get("record_hash"), str):
-        known: str = opened[0].data["record_hash"]
-        return known
-    return events_hash(events)
+        return opened[0].data["record_hash"], imported
+    return events_hash(events), imported

@@ -185,8 +185,8 @@ class StatsIndex:
     """Every match's per-seat figures, by stream, each recomputed only when its stream grew."""
 
     def __init__(self) -> None:
-        # stream -> (version, start, figures, content hash: one match counts once, issue 28)
-        self._matches: dict[str, tuple[int, int, list[PlayerStats], str]] = {}
+        # stream -> (version, start, figures, (content hash, imported)): one match counts once
+        self._matches: dict[str, tuple[int, int, list[PlayerStats], tuple[str, bool]]] = {}
         self._position = -1
 
     def players(
@@ -202,8 +202,9 @@ class StatsIndex:
         self.refresh(store, progress, pause)
         merged: dict[str, PlayerStats] = {}
         counted: set[str] = set()
-        for stream in sorted(self._matches):
-            _, started, seats, content_hash = self._matches[stream]
+        # Of one match stored twice (issue 28), the one played here, else the first by id.
+        for stream in sorted(self._matches, key=lambda name: (self._matches[name][3][1], name)):
+            _, started, seats, (content_hash, _imported) = self._matches[stream]
             if since_ms is not None and started < since_ms or content_hash in counted:
                 continue
             counted.add(content_hash)
@@ -236,17 +237,17 @@ class StatsIndex:
         self._position = position
 
     @staticmethod
-    def _read(store: EventStore, stream: str) -> tuple[int, list[PlayerStats], str]:
+    def _read(store: EventStore, stream: str) -> tuple[int, list[PlayerStats], tuple[str, bool]]:
         """A match's start, figures and content hash: the same match imported twice, or played
         here and imported again under another id, has one hash and counts once."""
         match_id = stream.removeprefix(MATCH_PREFIX)
         if is_practice(store, match_id):
-            return 0, [], stream
+            return 0, [], (stream, False)
         try:
             stored = store.read(stream)
             events = [domain.event_from_payload(r.type, r.data) for r in stored]
             seats = match_stats(match_id, events)
         except domain.DomainError:  # a stream the engine cannot read: it counts for nobody
-            return 0, [], stream
+            return 0, [], (stream, False)
         started = events[0].at_ms if seats else 0
         return started, seats, dedup_key(store, match_id, [(r.type, r.data) for r in stored])

@@ -179,3 +179,31 @@ def test_the_cli_import_refuses_the_same_record_twice(tmp_path: Path) -> None:
     assert CliRunner().invoke(import_cmd, [golden, "--store", url, "--id", "a"]).exit_code == 0
     twice = CliRunner().invoke(import_cmd, [golden, "--store", url, "--id", "b"])
     assert twice.exit_code == 1 and "already here as match 'a'" in twice.output
+
+
+def test_a_match_played_here_and_stored_again_counts_once_in_stats_and_ratings() -> None:
+    """A store from before issue 28 may hold a match played here and its record imported under
+    another id: the statistics count it once (one content hash), the ratings once (an import
+    is never rated)."""
+    from server.ratings import rated_matches
+
+    ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
+    store = open_store("memory://")
+    service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
+    opened = service.lobby.open_table(name="Ann", bot="steady", options={"match": "wins:1"})
+    match_id = opened["match_id"]
+    _play(service, match_id, opened["seat_token"], 2000)
+    record = export_match(store, match_id, public=False)
+    assert not record["live"], "the match of one win is over"
+    alone = {n: s.to_json() for n, s in StatsIndex().players(store).items()}
+    rated = rated_matches(store)
+    elsewhere = open_store("memory://")  # imported as an old server did: no claim here
+    import_record(elsewhere, record, match_id="copy")
+    for stream in ("match-copy", "table-copy"):
+        store.append(
+            stream, [NewEvent(type=r.type, data=r.data) for r in elsewhere.read(stream)], 0
+        )
+    assert stored_hash(store, "copy") == stored_hash(store, match_id)
+    again = {n: s.to_json() for n, s in StatsIndex().players(store).items()}
+    assert again == alone and again["Ann"]["matches"] == 1
+    assert rated_matches(store) == rated
