@@ -30,6 +30,7 @@ from domain.engine import (
     evolve,
     fault_of,
     fold,
+    is_compulsory,
     legal_actions,
     play,
 )
@@ -146,6 +147,7 @@ __all__ = [
     "evolve",
     "fault_of",
     "fold",
+    "is_compulsory",
     "is_pile",
     "legal_actions",
     "parse_action",

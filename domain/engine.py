@@ -701,6 +701,19 @@ def fault_of(state: MatchState, action: Action) -> str | None:
     return _breach(game, action)
 
 
+def is_compulsory(state: MatchState, action: Action) -> bool:
+    """True when priority demands one of a few moves now and `action` is one of them: every
+    other action would break that rule (docs/spec/rules.md §6, `Level.required`). A move that is
+    only due before a turn or a discard (an empty house waiting for the reserve) is not."""
+    game = state.game
+    if game is None or not isinstance(action, Move):
+        return False
+    required = priority(game, action.seat).required
+    if not required:
+        return False
+    return (INDEX.get(action.src, -1), INDEX.get(action.dst, -1)) in required
+
+
 def check(state: MatchState | None, action: Action, at_ms: int = 0) -> None:
     """Raise the `RulesError` that `decide` would raise for this action, else return."""
     decide(state, Act(action, at_ms if at_ms else _now_of(state)))
@@ -720,6 +733,7 @@ __all__ = [
     "evolve",
     "fault_of",
     "fold",
+    "is_compulsory",
     "legal_actions",
     "play",
 ]

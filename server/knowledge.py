@@ -24,8 +24,11 @@ def analysis_json(states: Iterable[Applied]) -> JsonObject:
 def seat_options(states: Iterable[Applied], now: domain.MatchState | None, seat: int) -> JsonObject:
     """For each position of a finished game where that game still ran: the actions `seat` could
     take there, each with the priority rule it would have broken (None: a sound action), as
-    ``{"seat", "options": [[version, [[notation, rule | null], ...]], ...]}``."""
+    ``{"seat", "options": [[version, [[notation, rule | null], ...]], ...], "compulsory":
+    [[version, [notation, ...]], ...]}``; `compulsory` names, where priority demands one of a few
+    moves (every other action a fault), those moves."""
     rows: list[list[object]] = []  # [version, [[notation, rule | None], ...]]
+    compulsory: list[list[object]] = []  # [version, [notation, ...]]
     for applied in states:
         state = applied.state
         game = state.game
@@ -35,7 +38,10 @@ def seat_options(states: Iterable[Applied], now: domain.MatchState | None, seat:
         if not actions:
             continue
         rows.append([applied.version, [[a.notation(), _fault(state, a)] for a in actions]])
-    return {"seat": seat, "options": rows}
+        must = [a.notation() for a in actions if domain.is_compulsory(state, a)]
+        if must:
+            compulsory.append([applied.version, must])
+    return {"seat": seat, "options": rows, "compulsory": compulsory}
 
 
 def _fault(state: domain.MatchState, action: domain.Action) -> str | None:

@@ -11,6 +11,7 @@ import { cardText, pileWords } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const SEAT_COLOURS = ["var(--pack0)", "var(--pack1)"];
+const ARROW_GAP_PX = 7; // from the line end to the pile edge: the head (5 px past the end) stops 2 px short
 
 /** The knowledge views, in the order the `v` key walks through them. */
 export const VIEWS = ["all", "seat0", "seat1", "spectator"];
@@ -63,25 +64,56 @@ export function knowledgeView(view, mode) {
   return { ...rest, piles };
 }
 
-/** A small SVG chart over a range of versions; clicking it calls `jump(version)`. Its cursor is
- * an HTML line laid over the SVG: moving it never makes the browser lay the SVG out again. */
+/** Round numbers for an axis from 0 to about `max`, three of them (four where the third falls
+ * short): [0, step, 2·step, …] up to the first ≥ max. */
+export function axisTicks(max) {
+  if (!(max > 0)) return [0, 1];
+  const rough = max / 2;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+  const ticks = [];
+  for (let v = 0; v < max + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
+  if (ticks.at(-1) < max) ticks.push(Number((ticks.at(-1) + step).toPrecision(12)));
+  return ticks;
+}
+
+/**
+ * A small chart over a range of versions; clicking it calls `jump(version)`. Above the plot its
+ * title and a key naming each player in his colour; on the plot's left edge the scale (round
+ * values, gridlines), under it the event numbers of the move list. The plot spans the chart's
+ * whole width, so a click's x is a version. Its cursor is an HTML line laid over the SVG: moving
+ * it never makes the browser lay the SVG out again.
+ */
 class Chart {
-  constructor(title, from, to, jump, testid) {
+  constructor(title, from, to, jump, testid, players = []) {
     this.from = from;
     this.to = Math.max(to, from + 1);
     this.w = 300;
     this.h = 70;
     this.svg = el("svg:svg", {
-      viewBox: `0 0 ${this.w} ${this.h + 12}`,
+      viewBox: `0 0 ${this.w} ${this.h}`,
       preserveAspectRatio: "none",
       role: "img",
       "aria-label": title,
     });
     this.svg.append(el("svg:title", {}, t("analysis.chart_click", { title })));
-    this.svg.append(el("svg:text", { x: 2, y: this.h + 10, class: "chart-title" }, title));
     this.box = el("div", { class: "chart", "data-testid": testid });
+    const head = el("div", { class: "chart-head" });
+    this.title = el("span", { class: "chart-title" }, title);
+    const key = el("span", { class: "chart-key", "data-testid": "chart-key" });
+    players.forEach((name, seat) => {
+      const item = el("span", { class: `key seat${seat}` });
+      item.append(el("span", { class: "swatch", style: `background: ${SEAT_COLOURS[seat]}`, "aria-hidden": "true" }), name);
+      key.append(item);
+    });
+    head.append(this.title, key);
+    this.plot = el("div", { class: "plot" });
+    this.yAxis = el("div", { class: "y-axis", "data-testid": "y-axis" });
     this.cursor = el("div", { class: "cursor" });
-    this.box.append(this.svg, this.cursor);
+    this.plot.append(this.svg, this.yAxis, this.cursor);
+    this.xAxis = el("div", { class: "x-axis", "data-testid": "x-axis" });
+    this.box.append(head, this.plot, this.xAxis);
+    this.drawX();
     this.box.addEventListener("click", (e) => {
       const box = this.box.getBoundingClientRect();
       const x = ((e.clientX - box.left) / box.width) * this.w;
@@ -99,6 +131,37 @@ class Chart {
 
   y(value, max) {
     return this.h - (max ? (value / max) * (this.h - 4) : 0);
+  }
+
+  /** The vertical scale: round values from 0 up to at least `max` (returned: the new top, to
+   * draw the series against), each a gridline and a label said by `say`. */
+  scale(max, say) {
+    const ticks = axisTicks(max);
+    const top = ticks.at(-1);
+    for (const value of ticks) {
+      const y = this.y(value, top);
+      this.svg.prepend(el("svg:line", { x1: 0, x2: this.w, y1: y, y2: y, class: value ? "grid" : "grid base" }));
+      const label = el("span", { class: "tick-label" }, say(value));
+      label.style.top = `${((100 * y) / this.h).toFixed(1)}%`;
+      this.yAxis.append(label);
+    }
+    return top;
+  }
+
+  /** The horizontal scale: the event numbers (as the move list shows them) at round places. */
+  drawX() {
+    const span = this.to - this.from;
+    const step = Math.max(1, Math.ceil(axisTicks(span / 2)[1] || 1)); // whole event numbers
+    const first = Math.ceil(this.from / step) * step;
+    const values = [this.from];
+    for (let v = first; v < this.to; v += step) if (v - this.from > span * 0.08 && this.to - v > span * 0.08) values.push(v);
+    values.push(this.to);
+    for (const v of values) {
+      const label = el("span", { class: "tick-label" }, String(v));
+      label.style.left = `${((100 * this.x(v)) / this.w).toFixed(1)}%`;
+      this.xAxis.append(label);
+    }
+    this.xAxis.title = t("analysis.axis_events");
   }
 
   line(points, max, seat) {
@@ -191,17 +254,21 @@ export class ReplayAnalysis {
   }
 
   cardsLeftChart(game) {
-    const chart = new Chart(t("analysis.chart_left"), game.start_version, game.end_version, this.jump, "chart-left");
-    const max = Math.max(1, ...game.cards_left.map(([, a, b]) => Math.max(a, b)));
+    const chart = new Chart(t("analysis.chart_left"), game.start_version, game.end_version, this.jump, "chart-left", this.players);
+    const most = Math.max(1, ...game.cards_left.map(([, a, b]) => Math.max(a, b)));
+    const max = chart.scale(most, (n) => formatNumber(n));
     for (const seat of [0, 1]) chart.line(game.cards_left.map((p) => [p[0], p[1 + seat]]), max, seat);
     return chart;
   }
 
   thinkingChart(game, perTurn) {
     const title = t(perTurn ? "analysis.chart_turn" : "analysis.chart_action");
-    const chart = new Chart(title, game.start_version, game.end_version, this.jump, "chart-thinking");
+    const chart = new Chart(title, game.start_version, game.end_version, this.jump, "chart-thinking", this.players);
     const items = perTurn ? game.turns : game.thinking; // [version, seat, ms, …]
-    const max = Math.max(1, ...items.map((i) => i[2]));
+    const longestMs = Math.max(1, ...items.map((i) => i[2]));
+    // The scale in whole seconds where they are many, in tenths where a game was quick.
+    // (a second at least: a game of quick moves is not drawn on a scale of milliseconds).
+    const max = 1000 * chart.scale(Math.max(1, longestMs / 1000), (s) => t("analysis.seconds", { s: formatNumber(s, Number.isInteger(s) ? 0 : 1) }));
     const longest = items.reduce((a, b) => (b[2] > a[2] ? b : a), items[0] ?? [0, 0, 0]);
     chart.svg.firstChild.textContent = t("analysis.longest", {
       title,
@@ -214,8 +281,9 @@ export class ReplayAnalysis {
 
   scoreChart(lastVersion) {
     if (this.matchChart) return this.matchChart;
-    const chart = new Chart(t("analysis.chart_score"), 1, lastVersion, this.jump, "chart-score");
-    const max = Math.max(1, ...this.scores.map(([, a, b]) => Math.max(a, b)));
+    const chart = new Chart(t("analysis.chart_score"), 1, lastVersion, this.jump, "chart-score", this.players);
+    const most = Math.max(1, ...this.scores.map(([, a, b]) => Math.max(a, b)));
+    const max = chart.scale(most, (n) => formatNumber(n));
     for (const seat of [0, 1]) {
       const points = [[1, 0]];
       let total = 0;
@@ -276,7 +344,9 @@ export class ReplayAnalysis {
         chartsBox.append(parts.left.box, thinking.box);
         summaryBox.append(parts.summary);
       }
-      if (this.scores.length) chartsBox.append(this.scoreChart(lastVersion).box);
+      // The match's score over its games: with one game it is that game's result, a flat line
+      // (issue 31), so it shows from the second game on.
+      if (this.scores.length > 1) chartsBox.append(this.scoreChart(lastVersion).box);
       chartsBox.hidden = !chartsBox.childElementCount;
     }
     const parts = this.built.get(g);
@@ -324,7 +394,8 @@ export class Arrow {
     window.addEventListener("resize", () => this.spots.clear());
   }
 
-  /** The centre of a pile's slot (where its first card lies) relative to the layer. */
+  /** The centre of a pile's slot (where its first card lies) relative to the layer, and the
+   * slot's half width and half height: [x, y, w/2, h/2]. */
   spot(name) {
     if (this.board.bottom !== this.bottom) {
       this.bottom = this.board.bottom;
@@ -336,10 +407,27 @@ export class Arrow {
       if (!pile) return null;
       const box = this.svg.parentElement.getBoundingClientRect();
       const r = (pile.querySelector(".slot") ?? pile).getBoundingClientRect();
-      found = [r.left + r.width / 2 - box.left, r.top + r.height / 2 - box.top];
+      found = [r.left + r.width / 2 - box.left, r.top + r.height / 2 - box.top, r.width / 2, r.height / 2];
       this.spots.set(name, found);
     }
     return found;
+  }
+
+  /** Where the arrow from pile `from` to pile `to` starts (the source's centre) and ends: short
+   * of the target's slot, its head at the slot's edge, so that the target card stays in sight
+   * (issue 31: the head covered it). */
+  ends(from, to) {
+    const a = this.spot(from);
+    const b = this.spot(to);
+    if (!a || !b) return null;
+    const dx = b[0] - a[0];
+    const dy = b[1] - a[1];
+    const length = Math.hypot(dx, dy);
+    if (length < 1) return [a, b];
+    // The fraction of the line inside the target's box, from its centre to its edge, and a gap.
+    const inside = Math.min(dx ? b[2] / Math.abs(dx) : Infinity, dy ? b[3] / Math.abs(dy) : Infinity);
+    const back = Math.min(0.9, inside + ARROW_GAP_PX / length);
+    return [a, [b[0] - dx * back, b[1] - dy * back]];
   }
 
   /** Show the skipped move of `fault` (or hide the arrow for null). */
@@ -351,9 +439,9 @@ export class Arrow {
       return;
     }
     if (move === this.shown?.skipped) return;
-    const a = this.spot(move.from);
-    const b = this.spot(move.to);
-    if (!a || !b) return;
+    const ends = this.ends(move.from, move.to);
+    if (!ends) return;
+    const [a, b] = ends;
     this.line.setAttribute("x1", a[0].toFixed(1));
     this.line.setAttribute("y1", a[1].toFixed(1));
     this.line.setAttribute("x2", b[0].toFixed(1));

@@ -79,9 +79,9 @@ class BestArrow extends Arrow {
       this.shownMove = null;
       return;
     }
-    const a = this.spot(move.from);
-    const b = this.spot(move.to);
-    if (!a || !b) return;
+    const ends = this.ends(move.from, move.to); // its head short of the target, as the fault's
+    if (!ends) return;
+    const [a, b] = ends;
     for (const [name, value] of [["x1", a[0]], ["y1", a[1]], ["x2", b[0]], ["y2", b[1]]]) {
       this.line.setAttribute(name, value.toFixed(1));
     }

@@ -31,7 +31,6 @@ const MARKED = new Set(["fault", "call", "voided"]);
 const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
 const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
 const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
-const ROW_PX = 20; // height of a move-list row (CSS), so scrolling needs no layout read
 // The keys of a spectator's view a frame keeps (server/updates.py REPLAY_VIEW_KEYS).
 const VIEW_KEYS = [
   "piles", "to_move", "turn_number", "totals", "game_scores", "over", "result", "last_action",
@@ -91,6 +90,7 @@ export class Replay {
     this.urlTimer = null;
     this.viewMode = "all"; // the knowledge view of finished games (analysis.js VIEWS)
     this.options = [new Map(), new Map()]; // seat → version → what it could do (fetched once)
+    this.compulsory = [new Map(), new Map()]; // seat → version → the moves priority demanded
   }
 
   async load() {
@@ -111,6 +111,7 @@ export class Replay {
     const id = encodeURIComponent(this.matchId);
     $("title").textContent =
       t(data.live ? "replay.title_live" : "replay.title", { a: this.players[0], b: this.players[1] });
+    $("title").title = $("title").textContent; // the whole of it, if the header cuts it
     $("dl-json").href = `/api/matches/${id}/record`;
     $("dl-json").setAttribute("download", `${this.matchId}.json`);
     $("dl-text").href = `/api/matches/${id}/record.txt`;
@@ -284,18 +285,21 @@ export class Replay {
     this.scheduleUrl(frame, g);
   }
 
-  /** Keep the current row visible; row positions are known, so no layout is read per step. */
+  /** Keep the current row visible. A row wraps when its event is long (issue 31), so its place
+   * is read from the row itself: one layout read per step, of a list whose layout is contained. */
   scrollList(k) {
     const list = $("moves");
     if (this.listHeight === undefined) {
       this.listHeight = list.clientHeight;
       window.addEventListener("resize", () => (this.listHeight = undefined), { once: true });
     }
-    const top = k * ROW_PX;
+    const row = this.rows[k];
+    const top = row.offsetTop;
+    const height = row.offsetHeight;
     const shown = this.listScroll ?? list.scrollTop;
     let next = shown;
     if (top < shown) next = top;
-    else if (top + ROW_PX > shown + this.listHeight) next = top + ROW_PX - this.listHeight;
+    else if (top + height > shown + this.listHeight) next = top + height - this.listHeight;
     if (next !== shown || this.listScroll === undefined) list.scrollTop = next;
     this.listScroll = next;
   }
@@ -366,6 +370,7 @@ export class Replay {
     const id = encodeURIComponent(this.matchId);
     const data = await getJSON(`/api/matches/${id}/options?seat=${seat}`);
     this.options[seat] = new Map(data.options);
+    this.compulsory[seat] = new Map(data.compulsory ?? []);
     if (this.viewMode === `seat${seat}`) {
       const k = this.pos;
       this.pos = -1;
@@ -384,13 +389,19 @@ export class Replay {
       }
       return;
     }
+    // Where priority demanded a move (docs/spec/rules.md §6), that move is what the seat could
+    // do: only it is listed and lit (issue 31: every legal move was, and all eight houses).
+    const must = new Set(this.compulsory[seat].get(version) ?? []);
+    const shown = must.size ? options.filter(([notation]) => must.has(notation)) : options;
     // An Ace that fits several empty foundations is one option in words.
     const seen = new Set();
-    const said = options
+    const said = shown
       .map((o) => optionWords(o, view, this.players))
       .filter((o) => !seen.has(o.words) && seen.add(o.words));
     this.board.mark("could", said.filter((o) => o.from && !o.rule).flatMap((o) => [o.from, o.to]));
-    box.replaceChildren(`${t("analysis.could", { player: this.players[seat] })} `);
+    const intro = must.size ? "analysis.must" : "analysis.could";
+    box.replaceChildren(`${t(intro, { player: this.players[seat] })} `);
+    box.dataset.compulsory = String(must.size > 0);
     said.forEach((o, i) => {
       const item = document.createElement("span");
       item.className = o.rule ? "option fault" : "option";
@@ -413,10 +424,14 @@ export class Replay {
     }
   }
 
+  /** `]` / `[`: the next / previous fault, call or voided action. Past the last one `]` wraps to
+   * the first (and `[` before the first to the last): a finished replay opens at its end, where
+   * `]` did nothing until Home (issue 31). */
   jumpMark(d) {
     const marks = this.marks;
-    const k = d > 0 ? marks.find((m) => m > this.pos) : [...marks].reverse().find((m) => m < this.pos);
-    if (k !== undefined) this.go(k);
+    let k = d > 0 ? marks.find((m) => m > this.pos) : [...marks].reverse().find((m) => m < this.pos);
+    if (k === undefined) k = d > 0 ? marks[0] : marks.at(-1);
+    if (k !== undefined && k !== this.pos) this.go(k);
   }
 
   jumpGame(d) {

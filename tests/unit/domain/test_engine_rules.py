@@ -22,6 +22,7 @@ from domain import (
     check,
     fault_of,
     fold,
+    is_compulsory,
     legal_actions,
     parse_action,
     position_from_text,
@@ -137,6 +138,19 @@ def test_priority_in_call_mode_records_a_fault() -> None:
         fault_of(position(C1), parse_action("X0-F0", 0)) == "priority: reserve to foundation first"
     )
     assert fault_of(position(C1), parse_action("R0-F1", 0)) is None
+
+
+def test_a_compulsory_move_is_one_priority_demands_before_any_other_action() -> None:
+    # Reserve to foundation first: the reserve's card up is compulsory, nothing else is.
+    state = position(C1)
+    assert is_compulsory(state, parse_action("R0-F1", 0))
+    assert not is_compulsory(state, parse_action("X0-F0", 0))  # a fault, not compulsory
+    assert not is_compulsory(state, parse_action("turn", 0))
+    # An empty house waiting for the reserve binds only the turn: filling it is not compulsory
+    # (another move may come first), so the replay lists every sound move there.
+    waits = position("R0=9D,5C T0=TH H0=3H,4S to=0")
+    assert fault_of(waits, parse_action("turn", 0)) is not None
+    assert not any(is_compulsory(waits, a) for a in legal_actions(waits, 0))
 
 
 def test_priority_in_lenient_mode_is_advice_only() -> None:

@@ -34,6 +34,12 @@ def test_a_finished_game_replays_with_its_analysis_and_options() -> None:
     ann = dict(service.reads.options("m-golden", 0).data()["options"])
     first = dict(ann[fault["version"] - 1])
     assert first["R0-F0"] is None and first["turn"] == fault["rule"]
+    # There A♠ up was compulsory (reserve to foundation first): the options name it, and only
+    # moves of the reserve's A♠ to a foundation (any empty one).
+    must = dict(service.reads.options("m-golden", 0).data()["compulsory"])
+    assert "R0-F0" in must[fault["version"] - 1]
+    assert all(m.startswith("R0-F") for m in must[fault["version"] - 1])
+    assert all(first[m] is None for m in must[fault["version"] - 1])  # each one sound
     # Right after it, Bob could call.
     bob = dict(service.reads.options("m-golden", 1).data()["options"])
     assert ["crapette", None] in bob[fault["version"]]
