@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.cards import Card
-from domain.errors import NotationError
+from domain.errors import NotationError, quote
 from domain.piles import pile_index
 
 
@@ -195,7 +195,7 @@ ACTION_NAMES: tuple[str, ...] = ("move", "call", *_SIMPLE)
 
 def _check_seat(seat: object) -> int:
     if seat not in (0, 1) or isinstance(seat, bool):
-        raise NotationError(f"a seat is 0 or 1, not {seat!r}")
+        raise NotationError(f"a seat is 0 or 1, not {quote(seat)}")
     return 0 if seat == 0 else 1
 
 
@@ -205,7 +205,7 @@ _HAND_NAMES = frozenset(f"{kind}{seat}" for kind in "HIJ" for seat in (0, 1))
 def parse_hand(name: object) -> str:
     """A hand's name for a named turn: ``H0 H1 I0 I1 J0 J1``."""
     if not isinstance(name, str) or name.upper() not in _HAND_NAMES:
-        raise NotationError(f"{name!r} is not a hand (a turn names H0 H1 I0 I1 J0 or J1)")
+        raise NotationError(f"{quote(name)} is not a hand (a turn names H0 H1 I0 I1 J0 or J1)")
     return name.upper()
 
 
@@ -213,7 +213,7 @@ def parse_move(text: str, seat: int) -> Move:
     """``"T3-F0"`` or ``"T3-F0 AS"``."""
     parts = text.split()
     if not parts or len(parts) > 2 or parts[0].count("-") != 1:
-        raise NotationError(f"{text!r} is not a move (write it like T3-F0 or T3-F0 AS)")
+        raise NotationError(f"{quote(text)} is not a move (write it like T3-F0 or T3-F0 AS)")
     src, dst = (p.upper() for p in parts[0].split("-"))
     pile_index(src)
     pile_index(dst)
@@ -234,7 +234,7 @@ def parse_action(text: str, seat: int) -> Action:
         return Turn(seat, parse_hand(words[1].strip()))
     if head in _SIMPLE:
         if len(words) > 1:
-            raise NotationError(f"{text!r}: {head} takes nothing after it")
+            raise NotationError(f"{quote(text)}: {head} takes nothing after it")
         return _SIMPLE[head](seat)
     return parse_move(text, seat)
 
@@ -261,4 +261,4 @@ def action_from_json(data: dict[str, Any]) -> Action:
         return Turn(seat, parse_hand(data["hand"]))
     if isinstance(do, str) and do in _SIMPLE:
         return _SIMPLE[do](seat)
-    raise NotationError(f"unknown action {do!r}")
+    raise NotationError(f"unknown action {quote(do)}")

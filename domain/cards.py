@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.errors import NotationError
+from domain.errors import NotationError, quote
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -41,11 +41,11 @@ class Card:
         if card is not None:
             return card
         if not isinstance(rank, int) or not 1 <= rank <= 13:
-            raise NotationError(f"a card's rank is 1..13, not {rank!r}")
+            raise NotationError(f"a card's rank is 1..13, not {quote(rank)}")
         if suit not in ("S", "H", "D", "C"):
-            raise NotationError(f"a card's suit is S, H, D or C, not {suit!r}")
+            raise NotationError(f"a card's suit is S, H, D or C, not {quote(suit)}")
         if owner not in (0, 1):
-            raise NotationError(f"a card's owner is seat 0 or 1, not {owner!r}")
+            raise NotationError(f"a card's owner is seat 0 or 1, not {quote(owner)}")
         card = object.__new__(cls)
         setter = object.__setattr__
         setter(card, "rank", rank)
@@ -79,18 +79,20 @@ class Card:
     def parse(cls, text: str, owner: int | None = None) -> Card:
         """Read ``"7H"``, ``"7H/1"`` or ``"10H"``; `owner` applies when the text names none."""
         if not isinstance(text, str):
-            raise NotationError(f"a card is written like 7H or 7H/1, not {text!r}")
+            raise NotationError(f"a card is written like 7H or 7H/1, not {quote(text)}")
         body = text.strip().upper()
         seat = owner
         if "/" in body:
             body, _, tail = body.partition("/")
             if tail not in ("0", "1"):
-                raise NotationError(f"a card's owner is /0 or /1 in {text!r}")
+                raise NotationError(f"a card's owner is /0 or /1 in {quote(text)}")
             seat = int(tail)
         if body.startswith("10"):
             body = "T" + body[2:]
         if len(body) != 2 or body[0] not in RANKS or body[1] not in SUITS:
-            raise NotationError(f"{text!r} is not a card (write rank A23456789TJQK + suit SHDC)")
+            raise NotationError(
+                f"{quote(text)} is not a card (write rank A23456789TJQK + suit SHDC)"
+            )
         return cls(RANKS.index(body[0]) + 1, body[1], 0 if seat is None else seat)
 
     @property

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from domain.cards import Card
+from domain.errors import quote
 
 ALGORITHM = "sha256-fy/1"
 RANKS = "A23456789TJQK"
@@ -45,11 +46,11 @@ def new_seed() -> str:
 def seed_bytes(seed: str) -> bytes:
     """The 32 bytes of a seed written as 64 hex digits (either case)."""
     if len(seed) != 64:
-        raise DealError(f"a seed is 64 hex digits, not {len(seed)} characters: {seed!r}")
+        raise DealError(f"a seed is 64 hex digits, not {len(seed)} characters: {quote(seed)}")
     try:
         return bytes.fromhex(seed)
     except ValueError:
-        raise DealError(f"a seed is 64 hex digits: {seed!r} is not hexadecimal") from None
+        raise DealError(f"a seed is 64 hex digits: {quote(seed)} is not hexadecimal") from None
 
 
 def commitment(seed: str) -> str:
@@ -257,4 +258,4 @@ def first_player(
         return _by_reserve(packs, seed, reserve_size, houses, False, reserves)
     if option == "high_cut":
         return _by_cut(seed)
-    raise DealError(f"unknown first_player option {option!r}")
+    raise DealError(f"unknown first_player option {quote(option)}")

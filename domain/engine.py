@@ -24,7 +24,7 @@ from domain.actions import (
 )
 from domain.commands import Act, Command, JoinQueue, LeaveQueue, StartGame, StartMatch
 from domain.derived import Step
-from domain.errors import RulesError
+from domain.errors import RulesError, quote
 from domain.events import (
     ActionVoided,
     CardDiscarded,
@@ -196,7 +196,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
     game = scratch.game
     seat = action.seat
     if seat not in (0, 1):
-        raise RulesError("no such seat", f"seat {seat!r} does not exist")
+        raise RulesError("no such seat", f"seat {quote(seat)} does not exist")
     kind = type(action)
     if kind is Move or kind is Turn or kind is Discard or kind is Pass:
         # The play actions of the player to move, nearly every command: straight there.
@@ -236,7 +236,7 @@ def _act(scratch: _Scratch, command: Act) -> None:
             raise RulesError("not your turn", "it is your opponent's turn")
         _time_out(scratch, action, at)
         return
-    raise RulesError("unknown action", f"{action!r}")
+    raise RulesError("unknown action", quote(action))
 
 
 def _resign(scratch: _Scratch, seat: int, at: int) -> None:
@@ -254,7 +254,7 @@ def _abandon(scratch: _Scratch, action: Abandon, at: int) -> None:
     to give away: a seated person resigns his game, a waiting one leaves the queue."""
     seat = action.seat
     if seat not in (0, 1):
-        raise RulesError("no such seat", f"seat {seat!r} does not exist")
+        raise RulesError("no such seat", f"seat {quote(seat)} does not exist")
     if scratch.state.session is not None:
         raise RulesError(
             "rotation table",
@@ -304,7 +304,7 @@ def _turn_discard_pass(scratch: _Scratch, action: Action, fault: str | None, at:
         scratch.emit(Passed(seat, fault, at))
         _end_turn(scratch, seat, "pass", at)
     else:  # pragma: no cover - every action type is handled above
-        raise RulesError("unknown action", f"{action!r}")
+        raise RulesError("unknown action", quote(action))
 
 
 def _sequence(scratch: _Scratch, action: Move, at: int) -> None:

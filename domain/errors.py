@@ -4,6 +4,24 @@ from __future__ import annotations
 
 import re
 
+# An error quotes at most this many characters of a value it refuses: a 900 KB bogus field gets
+# an answer of a few hundred bytes, not twice its size (docs/protocol.md § Errors).
+QUOTE_CHARS = 40
+
+
+def clipped(text: str, limit: int = QUOTE_CHARS) -> str:
+    """`text`, cut to `limit` characters with an ellipsis when longer."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """A refused value as an error message quotes it: a string in quotes with its control
+    characters escaped (as `repr`), anything else as Python writes it, at most `limit`
+    characters of it. The one helper of every message that quotes input, domain and server."""
+    if isinstance(value, str):
+        return repr(clipped(value, limit))
+    return clipped(repr(value), limit)
+
 
 class DomainError(Exception):
     """Base of every error the rules engine raises."""

@@ -11,7 +11,7 @@ from typing import Any, get_args
 
 from domain.actions import Turn
 from domain.cards import Card
-from domain.errors import NotationError
+from domain.errors import NotationError, quote
 from domain.ruleset import Ruleset
 
 Packs = tuple[tuple[Card, ...], tuple[Card, ...]]
@@ -351,7 +351,7 @@ def event_from_payload(kind: str, payload: dict[str, Any]) -> Event:
     """The event back from `event_to_payload`'s output."""
     cls = EVENT_TYPES.get(kind)
     if cls is None:
-        raise NotationError(f"unknown event type {kind!r}")
+        raise NotationError(f"unknown event type {quote(kind)}")
     try:
         event: Event = cls(**{k: _load(k, v) for k, v in payload.items()})
     except TypeError as exc:

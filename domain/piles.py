@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.errors import NotationError
+from domain.errors import NotationError, quote
 
 # The engine keeps piles in a tuple in this order; a pile's index is its position here.
 ALL_PILES: tuple[str, ...] = (
@@ -44,7 +44,7 @@ HOUSE_SET = frozenset(HOUSES)
 FOUNDATION_SET = frozenset(FOUNDATIONS)
 
 
-_NOT_A_PILE = "{!r} is not a pile (R0 R1 Q0 Q1 H0 H1 I0 I1 J0 J1 X0 X1 W0 W1 T0…T7 F0…F7)"
+_NOT_A_PILE = "{} is not a pile (R0 R1 Q0 Q1 H0 H1 I0 I1 J0 J1 X0 X1 W0 W1 T0…T7 F0…F7)"
 
 
 def is_pile(name: str) -> bool:
@@ -55,7 +55,7 @@ def pile_index(name: str) -> int:
     try:
         return INDEX[name.upper()]
     except (KeyError, AttributeError):
-        raise NotationError(_NOT_A_PILE.format(name)) from None
+        raise NotationError(_NOT_A_PILE.format(quote(name))) from None
 
 
 def house_indices(houses_per_player: int) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ Positions need not hold all 104 cards, but no card (rank, suit and owner) may ap
 from __future__ import annotations
 
 from domain.cards import Card
-from domain.errors import NotationError
+from domain.errors import NotationError, quote
 from domain.events import MatchStarted
 from domain.gamefold import fresh_game
 from domain.piles import (
@@ -45,15 +45,15 @@ def position_from_text(
     for token in text.split():
         key, sep, value = token.partition("=")
         if not sep:
-            raise NotationError(f"{token!r}: write PILE=cards or to=SEAT")
+            raise NotationError(f"{quote(token)}: write PILE=cards or to=SEAT")
         key = key.upper()
         if key == "TO":
             if value not in ("0", "1"):
-                raise NotationError(f"to= is 0 or 1, not {value!r}")
+                raise NotationError(f"to= is 0 or 1, not {quote(value)}")
             to_move = int(value)
             continue
         if key not in INDEX:
-            raise NotationError(f"{key!r} is not a pile")
+            raise NotationError(f"{quote(key)} is not a pile")
         i = INDEX[key]
         if i in HOUSE_SET and i not in houses:
             raise NotationError(f"{key} does not exist with two houses per player")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
-from domain.errors import RulesetError
+from domain.errors import RulesetError, quote
 
 # The values of every string option, classic first (docs/spec/rules.md §9). Each option's type is
 # a Literal, so that mypy --strict refuses a misspelt value in code (`enforcement == "enforced"`);
@@ -51,12 +51,12 @@ def parse_match(text: str) -> tuple[MatchKind, int]:
     # refuses more than 4,300; no match is played to 10**18 points).
     digits = number.isascii() and number.isdigit() and len(number) <= 18
     if not digits or int(number) < 1:
-        raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")
+        raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {quote(text)}")
     if kind == "points":
         return "points", int(number)
     if kind == "wins":
         return "wins", int(number)
-    raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {text!r}")
+    raise RulesetError(f"match is points:N or wins:N with N ≥ 1, not {quote(text)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,27 +88,33 @@ class Ruleset:
     def __post_init__(self) -> None:
         # Whole numbers only: 12.0 == 12, but a float cannot count cards when dealing.
         if type(self.reserve_size) is not int or self.reserve_size not in RESERVE_SIZES:
-            raise RulesetError(f"reserve_size is one of 13, 12, 11, 10, not {self.reserve_size!r}")
+            raise RulesetError(
+                f"reserve_size is one of 13, 12, 11, 10, not {quote(self.reserve_size)}"
+            )
         if (
             type(self.houses_per_player) is not int
             or self.houses_per_player not in HOUSES_PER_PLAYER
         ):
-            raise RulesetError(f"houses_per_player is 4 or 2, not {self.houses_per_player!r}")
+            raise RulesetError(f"houses_per_player is 4 or 2, not {quote(self.houses_per_player)}")
         if (
             type(self.reserves_per_player) is not int
             or self.reserves_per_player not in RESERVES_PER_PLAYER
         ):
-            raise RulesetError(f"reserves_per_player is 1 or 2, not {self.reserves_per_player!r}")
+            raise RulesetError(
+                f"reserves_per_player is 1 or 2, not {quote(self.reserves_per_player)}"
+            )
         if type(self.hands_per_player) is not int or self.hands_per_player not in HANDS_PER_PLAYER:
-            raise RulesetError(f"hands_per_player is 1 or 3, not {self.hands_per_player!r}")
+            raise RulesetError(f"hands_per_player is 1 or 3, not {quote(self.hands_per_player)}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
-                raise RulesetError(f"{name} is one of {', '.join(allowed)}, not {value!r}")
+                raise RulesetError(f"{name} is one of {', '.join(allowed)}, not {quote(value)}")
         limit = self.move_time_limit_s
         bad_limit = isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
         if limit is not None and bad_limit:
-            raise RulesetError(f"move_time_limit_s is a whole number of seconds ≥ 1, not {limit!r}")
+            raise RulesetError(
+                f"move_time_limit_s is a whole number of seconds ≥ 1, not {quote(limit)}"
+            )
         parse_match(self.match)
 
     @classmethod
@@ -117,7 +123,9 @@ class Ruleset:
         try:
             return PRESETS[name]
         except KeyError:
-            raise RulesetError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})") from None
+            raise RulesetError(
+                f"unknown preset {quote(name)} (known: {', '.join(PRESETS)})"
+            ) from None
 
     @property
     def match_kind(self) -> MatchKind:

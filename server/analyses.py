@@ -36,6 +36,7 @@ from server.errors import (
     NotFoundError,
     ReadsBusyError,
     ServerError,
+    quoted,
 )
 from server.matches import MatchRepository
 from server.schemas import MATCH_ID_PATTERN
@@ -256,10 +257,10 @@ class Analyses:
     def _stored(self, match_id: str) -> tuple[int, bool]:
         store = self.repo.store
         if not MATCH_ID_PATTERN.fullmatch(match_id):
-            raise NotFoundError(f"There is no table {match_id}.")
+            raise NotFoundError(f"There is no table {quoted(match_id)}.")
         opened = store.read(table_stream(match_id), 1, 1)
         if not opened:
-            raise NotFoundError(f"There is no table {match_id}.")
+            raise NotFoundError(f"There is no table {quoted(match_id)}.")
         version = store.stream_version(match_stream(match_id))
         last = store.read(match_stream(match_id), version, version) if version else []
         imported = bool(opened[0].data.get("imported", False))

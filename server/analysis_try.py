@@ -7,6 +7,7 @@ the analysis's ranking gave it."""
 from __future__ import annotations
 
 import domain
+from server.errors import quoted
 from server.records import judge
 
 
@@ -15,7 +16,7 @@ def chance_after(
 ) -> float:
     """The chance of `action`'s seat to win the game after it (`RulesError` if illegal)."""
     if depth not in judge.DEPTHS:
-        raise judge.JudgeError(f"depth is one of {', '.join(judge.DEPTHS)}, not {depth!r}")
+        raise judge.JudgeError(f"depth is one of {', '.join(judge.DEPTHS)}, not {quoted(depth)}")
     ranking = judge.evaluator().rank_actions(state, action.seat, depth=depth, seed=seed)
     key = judge.action_key(action)
     for listed, chance in ranking:

@@ -20,7 +20,7 @@ from server import fairuse, health, http, patches, security, sockets
 from server.analysis_http import analysis_bp
 from server.checkpoint import start_checkpointer
 from server.config import ServerConfig
-from server.errors import OriginRefusedError, ServerError
+from server.errors import OriginRefusedError, ServerError, quoted
 from server.feed import AppendFeed
 from server.origins import SAFE_METHODS, OriginPolicy
 from server.players import players_bp
@@ -191,8 +191,8 @@ def _register_origin_check(app: Flask, origins: OriginPolicy) -> None:
         if request.method in SAFE_METHODS or origins.accepts(origin, request.environ):
             return
         raise OriginRefusedError(
-            f"Requests from pages of {origin} are not accepted here; the server's owner can "
-            f"allow them with --allowed-origin {origin}."
+            f"Requests from pages of {quoted(origin)} are not accepted here; the server's "
+            "owner can allow them with --allowed-origin ORIGIN."
         )
 
     @app.after_request

@@ -57,13 +57,35 @@ def parse_json(raw: bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
     return data
 
 
+def read_body(request: Request, max_bytes: int, too_large: str) -> bytes:
+    """The request's body, read only up to `max_bytes` (whatever Content-Length claims), with or
+    without a Content-Length: a chunked body (`Transfer-Encoding: chunked`) is read to its end
+    from the server's own stream, which undoes the chunking (eventlet's, Werkzeug's), as
+    Werkzeug reads no body without a length from a server that does not say it ends it."""
+    if request.content_length is not None:
+        if request.content_length > max_bytes:
+            raise TooLargeError(too_large)
+        stream = request.stream
+    elif "chunked" in request.headers.get("Transfer-Encoding", "").lower():
+        stream = request.environ["wsgi.input"]
+    else:
+        return b""
+    parts: list[bytes] = []
+    size = 0
+    while size <= max_bytes:
+        part = stream.read(max_bytes + 1 - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    if size > max_bytes:
+        raise TooLargeError(too_large)
+    return b"".join(parts)
+
+
 def json_body(request: Request, max_bytes: int = MAX_JSON_BYTES) -> Any:
     """The request's JSON body, read only up to `max_bytes` (whatever Content-Length claims)."""
-    if request.content_length is not None and request.content_length > max_bytes:
-        raise TooLargeError(f"A request body is at most {max_bytes // 1024} KB here.")
-    raw = request.stream.read(max_bytes + 1)
-    if len(raw) > max_bytes:
-        raise TooLargeError(f"A request body is at most {max_bytes // 1024} KB here.")
+    raw = read_body(request, max_bytes, f"A request body is at most {max_bytes // 1024} KB here.")
     if not raw.strip():
         raise _invalid("Expected a JSON body.")
     return parse_json(raw)

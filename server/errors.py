@@ -4,8 +4,36 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from domain.errors import QUOTE_CHARS, clipped
+from domain.errors import quote as quoted
+
+# The one helper every message quoting input uses (domain/errors.py), for the server's modules.
+__all__ = ["QUOTE_CHARS", "clipped", "quoted"]
+
 if TYPE_CHECKING:
     from flask import Response
+
+
+# What an error may send back at most, whatever its source quoted: each message (its own and each
+# of `details`) cut at this many characters, and each key of `details` (a field name a client
+# made up, for an unknown field) at QUOTE_CHARS. Messages quote input with `quoted` (at most
+# QUOTE_CHARS of it); this is the net under any that did not.
+MAX_MESSAGE_CHARS = 400
+
+
+def bounded(value: object, depth: int = 0) -> object:
+    """`value` (an error's JSON) with every string and key cut as above."""
+    if isinstance(value, str):
+        return clipped(value, MAX_MESSAGE_CHARS)
+    if depth > 4:
+        return None
+    if isinstance(value, dict):
+        return {
+            clipped(str(k), QUOTE_CHARS): bounded(v, depth + 1) for k, v in list(value.items())[:50]
+        }
+    if isinstance(value, (list, tuple)):
+        return [bounded(v, depth + 1) for v in value[:50]]
+    return value
 
 
 class ServerError(Exception):
@@ -20,7 +48,9 @@ class ServerError(Exception):
         self.extra = extra
 
     def to_json(self) -> dict[str, object]:
-        return {"code": self.code, "message": self.message, **self.extra}
+        body = bounded({"message": self.message, **self.extra})
+        assert isinstance(body, dict)
+        return {"code": self.code, **body}
 
     def reply(self) -> tuple[Response, int]:
         """The HTTP answer: the JSON body, its status, and `Retry-After` when it has one."""
@@ -160,21 +190,3 @@ class GameInPlayError(ServerError):
 
     code = "game_in_play"
     http_status = 409
-
-
-# An error quotes at most this many characters of a value it refuses: a 900 KB bogus field
-# gets an answer of a few hundred bytes, not twice its size (docs/protocol.md § Errors).
-QUOTE_CHARS = 40
-
-
-def clipped(text: str, limit: int = QUOTE_CHARS) -> str:
-    """`text`, cut to `limit` characters with an ellipsis when longer."""
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
-    """A refused value as an error message quotes it: a string in quotes with its control
-    characters escaped, anything else as Python writes it, at most `limit` characters of it."""
-    if isinstance(value, str):
-        return repr(clipped(value, limit))
-    return clipped(repr(value), limit)

@@ -1,10 +1,11 @@
 """Fair use: per-address rate limits on the requests that cost the server most (opening a table,
 a replay, a view at a version, a record download or upload, a seat's options; generous ones on
-player statistics and the health check, which read the store), with Flask-Limiter
-(memory storage, a moving window per address and kind). A request over its limit gets
+player statistics and the health check, which read the store) and on seat joins (a script
+could otherwise take every open table's free seat), with Flask-Limiter (memory storage, a moving
+window per address and kind). A request over its limit gets
 `429 {"code": "rate_limited", "message", "retry_after_s"}` and a `Retry-After` header, after a
-pause of a second; nothing is done. Moves, joins and the lobby list are not limited: they are
-cheap, and a player must never be refused a move.
+pause of a second; nothing is done. Moves and the lobby list are not limited: they are cheap,
+and a player must never be refused a move.
 
 Limits are per process (the memory of one server). The address is the TCP peer's: behind a
 reverse proxy every client would share the proxy's; run such a setup with the limits raised or
@@ -40,6 +41,9 @@ DEFAULT_LIMITS: dict[str, str] = {
     # or a players' page, yet a loop cannot make them the server's whole work.
     "players": "120/minute",  # GET /api/players[/<name>], /api/ratings[/<name>]
     "health": "600/minute",  # GET /healthz
+    # A person takes a seat once a game; a script taking every open table's free seat does not
+    # get far (the check of a seat token is not limited: it is no join).
+    "join": "20/minute",  # POST /api/tables/<id>/join
 }
 KINDS = tuple(DEFAULT_LIMITS)
 
@@ -68,6 +72,7 @@ ENDPOINTS: dict[str, str] = {
     "players.leaderboard": "players",
     "players.rating_history": "players",
     "health.healthz": "health",
+    "crapette.join_seat": "join",
 }
 
 

@@ -127,7 +127,9 @@ def rules_page() -> Response:
 
 @bp.get("/static/<path:path>")
 def static_file(path: str) -> Response:
-    if path.endswith(".py") or "__pycache__" in path:
+    # Never the package's Python files: `__init__.py/` (a trailing slash) names one too.
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    if path.endswith("/") or name.endswith((".py", ".pyc")) or "__pycache__" in path:
         return Response(status=404)
     return send_from_directory(_web_dir(), path)
 

@@ -16,7 +16,7 @@ from typing import Protocol
 import domain
 from domain import Action, Event, MatchState, View
 from eventstore import ConcurrencyError, DuplicateEventError, EventStore, NewEvent
-from server.errors import ForbiddenError, NotFoundError, TableConflictError
+from server.errors import ForbiddenError, NotFoundError, TableConflictError, quoted
 from server.payloads import JsonObject
 from server.schemas import MATCH_ID_PATTERN
 from server.tables import Table, evolve_table, match_stream, table_stream
@@ -127,10 +127,10 @@ class MatchRepository:
     def find(self, match_id: str) -> MatchEntry:
         """The match of a client's id, or NotFoundError."""
         if not MATCH_ID_PATTERN.fullmatch(match_id):  # a path parameter straight from a URL
-            raise NotFoundError(f"There is no table {match_id!r}.")
+            raise NotFoundError(f"There is no table {quoted(match_id)}.")
         entry = self.get(match_id)
         if entry is None:
-            raise NotFoundError(f"There is no table {match_id}.")
+            raise NotFoundError(f"There is no table {quoted(match_id)}.")
         entry.touched_ms = now_ms()
         return entry
 

@@ -18,6 +18,7 @@ from server.errors import (
     ForbiddenError,
     InvalidInputError,
     NotPlayingError,
+    clipped,
 )
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import CommandDone, JsonObject
@@ -98,7 +99,8 @@ def parse_action(action_json: JsonObject) -> domain.Action:
     try:
         return domain.action_from_json(data)
     except (domain.DomainError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InvalidInputError(f"Not an action: {exc}", details={"action": [str(exc)]}) from None
+        said = clipped(str(exc), 200)  # a domain message quotes at most 40 characters anyway
+        raise InvalidInputError(f"Not an action: {said}", details={"action": [said]}) from None
 
 
 def refusal_params(entry: MatchEntry, action: domain.Action) -> JsonObject:

@@ -15,7 +15,7 @@ import time
 
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
-from server.errors import InvalidInputError, NotFoundError, ServerError
+from server.errors import InvalidInputError, NotFoundError, ServerError, quoted
 from server.ratings import Ratings
 from server.ratings_index import RatingsIndex
 from server.stats import PlayerStats, StatsIndex, since_ms
@@ -60,7 +60,7 @@ def one_player(name: str) -> Response:
         raise NotFoundError("Nobody of that name played here.")
     stats = _players().get(name)
     if stats is None:
-        raise NotFoundError(f"Nobody called {name!r} played here.")
+        raise NotFoundError(f"Nobody called {quoted(name)} played here.")
     return jsonify(stats.to_json())
 
 
@@ -79,7 +79,7 @@ def leaderboard() -> Response:
 def rating_history(name: str) -> Response:
     found = None if len(name) > MAX_NAME else _ratings().history_json(name)
     if found is None:
-        raise NotFoundError(f"{name!r} has no rated match here.")
+        raise NotFoundError(f"{quoted(name)} has no rated match here.")
     return jsonify(found)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from server import patches
-from server.errors import NotFoundError, ReadRefusedError
+from server.errors import NotFoundError, ReadRefusedError, quoted
 from server.knowledge import seat_options
 from server.matches import Applied, MatchEntry, MatchRepository
 from server.pauses import pause_point
@@ -125,7 +125,7 @@ class Reads:
         except ValueError:  # a name no stream can have (StreamNameError)
             version = 0
         if not version:
-            missing = MatchNotFoundError(f"there is no match {match_id!r} in this store")
+            missing = MatchNotFoundError(f"there is no match {quoted(match_id)} in this store")
             raise ReadRefusedError(*reversed(error_reply(missing)))
         self.cache.forget_before(match_id, version)
         job = {"kind": "record", "match_id": match_id, "version": version, "format": fmt}
@@ -170,7 +170,7 @@ class Reads:
         if not MATCH_ID_PATTERN.fullmatch(match_id) or not store.stream_version(
             table_stream(match_id)
         ):
-            raise NotFoundError(f"There is no table {match_id}.")
+            raise NotFoundError(f"There is no table {quoted(match_id)}.")
         return store.stream_version(match_stream(match_id))
 
     def _run(self, job: Job) -> Built:

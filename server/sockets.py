@@ -20,7 +20,7 @@ from socketio import exceptions as sio_errors
 
 import domain
 from server import protocol, schemas
-from server.errors import ServerError
+from server.errors import ServerError, clipped
 from server.matches import Applied
 from server.payloads import SeatMessage, TableJson, Updates
 from server.publisher import CatchUp
@@ -245,7 +245,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
                 extra: dict[str, object] = {}
                 if isinstance(payload, dict):
                     extra = {k: payload[k] for k in ("match_id", "command_id") if k in payload}
-                    extra = {k: v for k, v in extra.items() if isinstance(v, str)}
+                    extra = {k: clipped(v, 80) for k, v in extra.items() if isinstance(v, str)}
                 if event == "command" and reply["code"] in _REFUSAL_CODES:
                     socketio.emit("refused", {**extra, **reply}, to=sid)
                 else:

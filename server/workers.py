@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eventstore import EventStore, open_store
-from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
+from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError, quoted
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def _held(store: EventStore, match_id: str, version: int) -> Any:
 
     entry = MatchRepository(store, lambda _m, _a: None).get(match_id)
     if entry is None:
-        raise NotFoundError(f"There is no table {match_id}.")
+        raise NotFoundError(f"There is no table {quoted(match_id)}.")
     if entry.version < version:
         raise NotFoundError(f"The match has only {entry.version} events, not {version}.")
     return entry

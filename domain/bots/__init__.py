@@ -14,6 +14,7 @@ from domain.bots.options import BotOptions
 from domain.bots.random_bot import RandomBot
 from domain.bots.sharp import SharpBot
 from domain.bots.steady import SteadyBot
+from domain.errors import quote
 
 BOTS: dict[str, type[Bot]] = {"random": RandomBot, "steady": SteadyBot, "sharp": SharpBot}
 BOT_NAMES: tuple[str, ...] = tuple(BOTS)
@@ -29,7 +30,9 @@ def make_bot(name: str, **options: Any) -> Bot:
     try:
         cls = BOTS[name]
     except KeyError:
-        raise UnknownBotError(f"unknown bot {name!r} (known: {', '.join(BOT_NAMES)})") from None
+        raise UnknownBotError(
+            f"unknown bot {quote(name)} (known: {', '.join(BOT_NAMES)})"
+        ) from None
     return cls(**options)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from domain.bots.errors import BotOptionError
+from domain.errors import quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +35,11 @@ class BotOptions:
         for name in ("miss_call_rate", "fault_rate"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-                raise BotOptionError(f"{name} is a probability between 0 and 1, not {value!r}")
+                raise BotOptionError(f"{name} is a probability between 0 and 1, not {quote(value)}")
         for name in ("call_delay_ms", "move_delay_ms", "budget"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise BotOptionError(f"{name} is a whole number ≥ 0, not {value!r}")
+                raise BotOptionError(f"{name} is a whole number ≥ 0, not {quote(value)}")
 
     @classmethod
     def build(cls, defaults: dict[str, Any], given: dict[str, Any]) -> BotOptions:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from domain.actions import Action
 from domain.engine import check
+from domain.errors import quote
 from domain.evaluator.search import DEPTHS, Evaluation, outcome, settings, static_value
 from domain.state import MatchState
 
 
 def _running(match: MatchState, seat: int) -> None:
     if seat not in (0, 1):
-        raise ValueError(f"seat is 0 or 1, not {seat!r}")
+        raise ValueError(f"seat is 0 or 1, not {quote(seat)}")
     if match.game is None:
         raise ValueError("no game is in play: there is nothing to evaluate")
 

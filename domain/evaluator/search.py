@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from domain.actions import Action, Call, Discard, Move, Pass, Turn
 from domain.commands import Act
 from domain.engine import legal_actions, play
-from domain.errors import RulesError
+from domain.errors import RulesError, quote
 from domain.evaluator.features import features
 from domain.evaluator.sampling import Sampler, as_match, strip
 from domain.evaluator.value import model
@@ -39,7 +39,7 @@ def settings(depth: str) -> Depth:
     try:
         return SETTINGS[depth]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown depth {depth!r} (known: {', '.join(DEPTHS)})") from None
+        raise ValueError(f"unknown depth {quote(depth)} (known: {', '.join(DEPTHS)})") from None
 
 
 def outcome(game: GameState, seat: int) -> float:

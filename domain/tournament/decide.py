@@ -12,6 +12,7 @@ import re
 from typing import Literal
 
 from domain.bots import BOT_NAMES
+from domain.errors import quote
 from domain.names import MAX_NAME, NameRefused, normal_name, same_name
 from domain.tournament.commands import (
     CreateTournament,
@@ -82,7 +83,7 @@ def play(
     elif isinstance(command, FinishTournament):
         _finish(scratch, command.at_ms)
     else:
-        raise TournamentError("unknown command", f"not a tournament command: {command!r}")
+        raise TournamentError("unknown command", f"not a tournament command: {quote(command)}")
     return scratch.events, scratch.state
 
 
@@ -149,7 +150,7 @@ def _registered(state: TournamentState, command: RegisterPlayer) -> PlayerRegist
     if len(state.entrants) >= MAX_PLAYERS:
         raise TournamentError("tournament full", f"a tournament takes at most {MAX_PLAYERS}")
     if command.bot is not None and command.bot not in BOT_NAMES:
-        raise TournamentError("unknown bot", f"no bot is called {command.bot!r}")
+        raise TournamentError("unknown bot", f"no bot is called {quote(command.bot)}")
     return PlayerRegistered(name, command.at_ms, command.bot)
 
 

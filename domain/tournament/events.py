@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from domain.errors import NotationError
+from domain.errors import NotationError, quote
 from domain.ruleset import Ruleset
 
 Format = Literal["swiss", "round-robin"]
@@ -161,7 +161,7 @@ def event_from_payload(kind: str, payload: dict[str, Any]) -> TournamentEvent:
     """The event back from `event_to_payload`'s output (`NotationError` if it is not one)."""
     cls = TOURNAMENT_EVENT_TYPES.get(kind)
     if cls is None:
-        raise NotationError(f"unknown tournament event type {kind!r}")
+        raise NotationError(f"unknown tournament event type {quote(kind)}")
     if not isinstance(payload, dict):
         raise NotationError(f"bad {kind} payload: not an object")
     try:

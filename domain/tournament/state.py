@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from domain.errors import quote
 from domain.ruleset import Ruleset
 from domain.tournament.events import (
     Format,
@@ -163,7 +164,7 @@ def evolve(state: TournamentState | None, event: TournamentEvent) -> TournamentS
         return replace(state, results={**state.results, event.match_id: forfeit})
     if isinstance(event, TournamentFinished):
         return replace(state, finished=True, finished_at_ms=event.at_ms)
-    raise ValueError(f"not a tournament event: {event!r}")
+    raise ValueError(f"not a tournament event: {quote(event)}")
 
 
 def _forfeit_winner(state: TournamentState, event: MatchForfeited) -> int | None:

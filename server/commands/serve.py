@@ -71,8 +71,8 @@ from server.config import ServerConfig
     multiple=True,
     metavar="KIND=LIMIT",
     help="Per-address limit of an expensive request kind (create, replay, view, options, "
-    "record, upload, share, picture, analysis, players, health, or all), e.g. replay=10/minute "
-    "or create=off (repeatable). Default: docs/protocol.md § Rate limits.",
+    "record, upload, share, picture, analysis, players, health, join, or all), e.g. "
+    "replay=10/minute or create=off (repeatable). Default: docs/protocol.md § Rate limits.",
 )
 @click.option(
     "--expire-open-after",
@@ -259,6 +259,8 @@ def serve(
         atexit.register(announcer.stop)
         click.echo(f"  or, where the network carries mDNS: {config.announced_url}")
     click.echo(f"store: {store_url} (async mode {async_mode})", err=True)
+    if async_mode == "threading":
+        click.echo(THREADING_WARNING, err=True)
     cluster = app.extensions.get("crapette_cluster")
     if cluster is not None:
         click.echo(f"message queue: on (node {cluster.node_id})", err=True)
@@ -274,9 +276,18 @@ def serve(
         host=host,
         port=port,
         log_output=not quiet,
-        allow_unsafe_werkzeug=True,
+        # Flask-SocketIO refuses Werkzeug's server unless told: `--async-mode threading` is the
+        # telling (it is never the default), and the warning above says what it means.
+        allow_unsafe_werkzeug=async_mode == "threading",
         **run_options(async_mode),
     )
+
+
+THREADING_WARNING = (
+    "warning: --async-mode threading serves with Werkzeug's development server (a thread per "
+    "connection, not hardened nor tuned for many players): for debugging and tests only; serve "
+    "players with the default, --async-mode eventlet (docs/deploy.md § Security)."
+)
 
 
 def _rate_limits(settings: tuple[str, ...]) -> dict[str, str | None]:

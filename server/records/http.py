@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from eventstore import EventStore
+from server.bodies import read_body
+from server.errors import TooLargeError, bounded
 from server.records.errors import (
     RecordError,
     RecordFormatError,
@@ -40,7 +42,8 @@ def _store() -> EventStore:
 
 def _error(exc: RecordError) -> tuple[Response, int]:
     body, status = error_reply(exc)
-    return jsonify(body), status
+    # A record's values quoted in a message or a mismatch, cut (server/errors.py `bounded`).
+    return jsonify(bounded(body)), status
 
 
 @records_bp.get("/api/matches/<match_id>/record.txt")
@@ -86,12 +89,16 @@ def _safe(name: str) -> str:
 
 def _uploaded_text() -> str:
     """The record's text from a multipart `file`, a JSON body, or a plain text body."""
+    too_large = f"An upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB."
     if request.content_length is not None and request.content_length > MAX_UPLOAD_BYTES:
-        raise RecordFormatError(f"an upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
-    upload = request.files.get("file")
-    raw = upload.read(MAX_UPLOAD_BYTES + 1) if upload is not None else request.get_data()
+        raise TooLargeError(too_large)
+    if request.mimetype.startswith("multipart/"):
+        upload = request.files.get("file")
+        raw = upload.read(MAX_UPLOAD_BYTES + 1) if upload is not None else b""
+    else:  # a JSON or text body, chunked or not
+        raw = read_body(request, MAX_UPLOAD_BYTES, too_large)
     if len(raw) > MAX_UPLOAD_BYTES:
-        raise RecordFormatError(f"an upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
+        raise TooLargeError(too_large)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
