@@ -326,3 +326,37 @@ def test_the_keyboard_cursor_marks_a_turn_s_hand(server: ServerProcess, new_page
         }"""
     )
     assert marked == [["H1"], ["J1"], ["R1"], ["X1"], [], []]
+
+
+def test_a_page_of_an_old_protocol_is_told_to_reload(server: ServerProcess, new_page: Any) -> None:
+    """Issue 28: the table page sends its protocol version in the handshake; a page cached from
+    before an upgrade (here: net.js rewritten to speak version 1) is refused by the server and
+    says so, in the page's language, instead of waiting for messages that never come."""
+    opened = server.open_table(name="Ann", bot="random")
+    page = new_page()
+
+    def old_net(route: Any) -> None:
+        response = route.fetch()
+        body = response.text().replace("export const PROTOCOL = 2;", "export const PROTOCOL = 1;")
+        assert "PROTOCOL = 1;" in body
+        route.fulfill(response=response, body=body)
+
+    page.route("**/js/net.js", old_net)
+    page.goto(f"{server.url}/table/{opened['match_id']}?lang=fr")
+    page.locator("#conn").filter(has_text="rechargez-la").wait_for(timeout=WAIT_MS)
+    assert page.inner_text("#conn") == "cette page est plus ancienne que le serveur : rechargez-la"
+    assert "rechargez-la" in message(page)
+    # The same page as served speaks the current version and plays.
+    page.unroute("**/js/net.js")
+    fresh = seated_page(new_page, server, opened["match_id"], 0, opened["seat_token"])
+    assert fresh.inner_text("#conn") != page.inner_text("#conn")
+    refused = fresh.evaluate(
+        """async (url) => {
+            const { io } = await import(url);
+            const s = io({ auth: { protocol: 1 }, reconnection: false });
+            return await new Promise((done) => s.on("connect_error", (err) => done(err.data)));
+        }""",
+        "/static/vendor/socket.io-client-4.8.4/socket.io.esm.min.js",
+    )
+    assert refused["code"] == "unsupported_protocol" and refused["supported"] == [2]
+    assert not page.errors and not fresh.errors, (page.errors, fresh.errors)
