@@ -103,7 +103,10 @@ class Chart {
     const key = el("span", { class: "chart-key", "data-testid": "chart-key" });
     players.forEach((name, seat) => {
       const item = el("span", { class: `key seat${seat}` });
-      item.append(el("span", { class: "swatch", style: `background: ${SEAT_COLOURS[seat]}`, "aria-hidden": "true" }), name);
+      const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
+      // Through the CSSOM: the page's policy refuses style attributes (server/security.py).
+      swatch.style.background = SEAT_COLOURS[seat];
+      item.append(swatch, name);
       key.append(item);
     });
     head.append(this.title, key);
