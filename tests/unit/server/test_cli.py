@@ -62,6 +62,17 @@ def test_serve_refuses_an_allowed_origin_no_browser_would_send(origin: str) -> N
     assert "--allowed-origin" in result.output and "https://example.org" in result.output
 
 
+@pytest.mark.parametrize(
+    "host", ["http://example.org", "example.org:8000", "example.org/play", "", ".example.org"]
+)
+def test_serve_refuses_an_allowed_host_no_request_would_name(host: str) -> None:
+    """`--allowed-host` is a name as a `Host` header gives it, without scheme, port or path."""
+    args = ["serve", "--async-mode", "threading", "--store", "memory://", "--allowed-host"]
+    result = CliRunner().invoke(main, [*args, host])
+    assert result.exit_code == 2, result.output
+    assert "--allowed-host" in result.output and "crapette.example.org" in result.output
+
+
 def test_version_is_the_package_version() -> None:
     from importlib.metadata import version
 
