@@ -4,7 +4,7 @@
 
 import { cardShort } from "./cards.js";
 import { t } from "./i18n.js";
-import { eventWords } from "./words.js";
+import { capital, eventWords } from "./words.js";
 
 function card(text) {
   return text ? ` ${cardShort(text)}` : "";
@@ -66,7 +66,8 @@ export function eventNotation(ev) {
  * seat; the table's own log speaks from the viewer's side (words.js). */
 export function describeEvent(ev, players, viewer = null) {
   if (!ev || !ev.type) return t("notation.hidden");
-  return eventWords(ev, { viewer, players: players ?? [], piles: {} }) ?? ev.type;
+  // A sentence: its first letter a capital, also where it starts with a bot's name ("robot …").
+  return capital(eventWords(ev, { viewer, players: players ?? [], piles: {} }) ?? ev.type);
 }
 
 /** The timeline mark of an event: "fault", "call", "voided", "game" or null. */
