@@ -10,18 +10,25 @@ from typing import Any
 
 from domain.bots.base import Bot
 from domain.bots.errors import BotError, BotOptionError, NotAViewError, UnknownBotError
+from domain.bots.expert import ExpertBot
 from domain.bots.options import BotOptions
 from domain.bots.random_bot import RandomBot
 from domain.bots.sharp import SharpBot
 from domain.bots.steady import SteadyBot
 from domain.errors import quote
 
-BOTS: dict[str, type[Bot]] = {"random": RandomBot, "steady": SteadyBot, "sharp": SharpBot}
+BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "steady": SteadyBot,
+    "sharp": SharpBot,
+    "expert": ExpertBot,
+}
 BOT_NAMES: tuple[str, ...] = tuple(BOTS)
 BOT_DESCRIPTIONS: dict[str, str] = {
     "random": "Plays any legal action; misses half the Crapette calls.",
     "steady": "Plays sound moves one at a time: reserve first, loads you, no idle shuffles.",
     "sharp": "Looks ahead through its whole turn before it turns a card; rarely misses a call.",
+    "expert": "Plays for the best chance of winning the game, as the evaluator reckons it.",
 }
 
 

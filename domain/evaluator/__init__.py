@@ -70,7 +70,8 @@ def rank_actions(
     settings(depth)
     _running(match, seat)
     evaluation = Evaluation(match, seat, depth, seed, omniscient)
-    scored = [(action, evaluation.after(action)) for action in evaluation.candidates()]
+    actions = evaluation.candidates()
+    scored = list(zip(actions, evaluation.score(actions), strict=True))
     order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
     return [scored[i] for i in order]
 
@@ -83,7 +84,17 @@ def chance_after(
     settings(depth)
     _running(match, action.seat)
     check(match, action)
-    return Evaluation(match, action.seat, depth, seed, False).after(action)
+    return Evaluation(match, action.seat, depth, seed, False).score([action])[0]
 
 
-__all__ = ["DEPTHS", "chance_after", "rank_actions", "win_chance"]
+def score_actions(
+    match: MatchState, seat: int, actions: list[Action], *, depth: str = "normal", seed: int = 0
+) -> list[float]:
+    """The chance of `seat` (to move) after each of `actions`, assumed legal (the `expert` bot
+    scores the actions of its view's legal list on its view's mirror this way)."""
+    settings(depth)
+    _running(match, seat)
+    return Evaluation(match, seat, depth, seed, False).score(actions)
+
+
+__all__ = ["DEPTHS", "chance_after", "rank_actions", "score_actions", "win_chance"]

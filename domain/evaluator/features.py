@@ -2,15 +2,16 @@
 
 Every feature is computed from face-up cards and pile sizes only (a face-down card is never
 read), from the point of view of the seat to move (`me`) against the other (`opp`), so that the
-value function is symmetric by construction: the other seat's chance is one minus it.
+value function is symmetric by construction: the other seat's chance is one minus it. They are
+cheap (no move generation: the engine's indexes of what each foundation and house takes next),
+because the search judges a few hundred positions per decision.
 """
 
 from __future__ import annotations
 
-from domain.moves import building_steps
+from domain.cards import Card
+from domain.moves import foundation_index, house_index
 from domain.piles import (
-    FIRST_FOUNDATION,
-    FIRST_HOUSE,
     FOUNDATIONS,
     HAND,
     RESERVE,
@@ -32,39 +33,28 @@ NAMES: tuple[str, ...] = (
     "shown_me",
     "reserve_out_me",
     "reserve_out_opp",
-    "reserve_top_founds_me",
-    "reserve_top_founds_opp",
-    "reserve_top_moves_me",
-    "reserve_top_moves_opp",
-    "moves_me",
-    "moves_opp",
-    "loads_on_me",
-    "loads_on_opp",
+    "top_foundation_me",
+    "top_foundation_opp",
+    "top_house_me",
+    "top_house_opp",
+    "top_load_me",
+    "top_load_opp",
+    "shown_foundation",
+    "shown_house",
+    "shown_load",
+    "houses_to_foundation",
     "empty_houses",
     "foundations",
-    "shown_founds",
 )
 WIDTH = len(NAMES)
 
 
-def _side(game: GameState, seat: int) -> tuple[int, int, int, int, int, int]:
-    """(reserve-top foundation moves, reserve-top moves, all moves, loads onto the opponent,
-    hand-card foundation moves) of `seat` if it were to move now."""
-    steps = building_steps(game, seat)
-    reserve = (RESERVE[seat], SECOND_RESERVE[seat])
-    other = 1 - seat
-    targets = (RESERVE[other], SECOND_RESERVE[other], WASTE[other])
-    top_f = top_m = loads = shown_f = 0
-    for src, dst in steps:
-        to_f = FIRST_FOUNDATION <= dst < FIRST_FOUNDATION + 8
-        if src in reserve:
-            top_m += 1
-            top_f += to_f
-        elif src == SHOWN[seat]:
-            shown_f += to_f
-        if dst in targets:
-            loads += 1
-    return top_f, top_m, len(steps), loads, shown_f, 0
+def _loads(card: Card, targets: tuple[Card | None, ...]) -> float:
+    """Can `card` be loaded onto one of these tops (same suit, one rank apart)?"""
+    for top in targets:
+        if top is not None and top.suit == card.suit and abs(top.rank - card.rank) == 1:
+            return 1.0
+    return 0.0
 
 
 def features(game: GameState) -> list[float]:
@@ -72,16 +62,40 @@ def features(game: GameState) -> list[float]:
     me = game.to_move
     opp = 1 - me
     p = game.p
+    derived = game.derived
+    founds = derived.foundations
+    if founds is None:
+        founds = foundation_index(game)
+    houses = derived.houses
+    if houses is None:
+        houses = house_index(game)
+    wanted, empty, full = houses
+    empty_ok = game.ruleset.empty_house != "king_only"
+
+    def top_of(i: int) -> Card | None:
+        pile = p[i]
+        return pile[-1] if pile else None
+
+    def reserve_top(seat: int) -> Card | None:
+        return top_of(RESERVE[seat]) or top_of(SECOND_RESERVE[seat])
+
+    def playable(card: Card | None, seat: int) -> tuple[float, float, float]:
+        if card is None:
+            return 0.0, 0.0, 0.0
+        other = 1 - seat
+        to_f = float(card.fkey in founds)
+        to_h = float(card.hkey in wanted or bool(empty and (empty_ok or card.rank == 13)))
+        load = _loads(card, (reserve_top(other), top_of(WASTE[other])))
+        return to_f, to_h, load
+
     res_me = len(p[RESERVE[me]]) + len(p[SECOND_RESERVE[me]])
     res_opp = len(p[RESERVE[opp]]) + len(p[SECOND_RESERVE[opp]])
     hand_me = len(p[HAND[me]]) + len(p[SECOND_HAND[me]]) + len(p[THIRD_HAND[me]])
     hand_opp = len(p[HAND[opp]]) + len(p[SECOND_HAND[opp]]) + len(p[THIRD_HAND[opp]])
-    f_me, m_me, all_me, load_me, sf_me, _ = _side(game, me)
-    # The opponent's moves as they would be if the turn were his now.
-    other = game._evolved(to_move=opp, seen=frozenset(), emptied=frozenset())
-    f_opp, m_opp, all_opp, load_opp, _, _ = _side(other, opp)
-    empty = sum(1 for h in range(FIRST_HOUSE, FIRST_FOUNDATION) if not p[h])
-    empty -= 8 - 2 * game.ruleset.houses_per_player
+    f_me, h_me, l_me = playable(reserve_top(me), me)
+    f_opp, h_opp, l_opp = playable(reserve_top(opp), opp)
+    xf, xh, xl = playable(top_of(SHOWN[me]), me)
+    house_f = sum(1 for h in full if p[h][-1].fkey in founds)
     founded = sum(len(p[f]) for f in FOUNDATIONS)
     return [
         res_me / 13.0,
@@ -93,15 +107,16 @@ def features(game: GameState) -> list[float]:
         float(bool(p[SHOWN[me]])),
         float(res_me == 0),
         float(res_opp == 0),
-        min(f_me, 2) / 2.0,
-        min(f_opp, 2) / 2.0,
-        min(m_me, 4) / 4.0,
-        min(m_opp, 4) / 4.0,
-        min(all_me, 12) / 12.0,
-        min(all_opp, 12) / 12.0,
-        min(load_opp, 4) / 4.0,
-        min(load_me, 4) / 4.0,
-        empty / 8.0,
+        f_me,
+        f_opp,
+        h_me,
+        h_opp,
+        l_me,
+        l_opp,
+        xf,
+        xh,
+        xl,
+        min(house_f, 4) / 4.0,
+        len(empty) / 8.0,
         founded / 104.0,
-        float(sf_me > 0),
     ]

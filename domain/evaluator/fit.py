@@ -10,7 +10,6 @@ held-out data is always whole games played from other seeds.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +44,9 @@ class Samples:
         return np.asarray(self.rows, dtype=float), np.asarray(self.outcomes, dtype=float)
 
 
+BASELINE_NAMES: tuple[str, ...] = ("reserve_me", "loose_me", "reserve_opp", "loose_opp")
+
+
 def cards_left(game: domain.GameState) -> list[float]:
     """The baseline model's inputs: the cards left in the reserve(s) and in the hand(s), X and
     waste of the seat to move, then of the other."""
@@ -66,30 +68,47 @@ def play_games(
 ) -> Samples:
     """Play `count` games and sample every decision of them."""
     samples = Samples([], [], [], [])
-    rules = ruleset or domain.Ruleset.preset("classic")
-    for index in range(count):
-        pair = pairings[index % len(pairings)]
-        rows, base, movers, winner = _one_game(rules, pair, derive_seed(seed, "game", index))
-        for row, b, mover in zip(rows, base, movers, strict=True):
-            samples.rows.append(row)
-            samples.baseline.append(b)
+    for index, states, winner in games(count, seed, ruleset, pairings):
+        for state in states:
+            game = state.game
+            assert game is not None
+            samples.rows.append(features(game))
+            samples.baseline.append(cards_left(game))
             samples.games.append(index)
-            samples.outcomes.append(0.5 if winner is None else float(winner == mover))
+            samples.outcomes.append(outcome_for(winner, game.to_move))
         if progress is not None:
             progress(index + 1, count)
     return samples
 
 
-def _one_game(
+def outcome_for(winner: int | None, seat: int) -> float:
+    return 0.5 if winner is None else float(winner == seat)
+
+
+def games(
+    count: int,
+    seed: str,
+    ruleset: domain.Ruleset | None = None,
+    pairings: tuple[tuple[str, str], ...] = PAIRINGS,
+) -> Iterator[tuple[int, list[domain.MatchState], int | None]]:
+    """(index, the positions where a play action was chosen, the winner) of `count` games, each
+    between the next pair of bots of `pairings`, dealt from a seed derived from `seed`."""
+    rules = ruleset or domain.Ruleset.preset("classic")
+    for index in range(count):
+        pair = pairings[index % len(pairings)]
+        states, winner = play_one(rules, pair, derive_seed(seed, "game", index))
+        yield index, states, winner
+
+
+def play_one(
     rules: domain.Ruleset, pair: tuple[str, str], deal_seed: str
-) -> tuple[list[list[float]], list[list[float]], list[int], int | None]:
+) -> tuple[list[domain.MatchState], int | None]:
+    """One game between the bots `pair` (seat 0, seat 1): its decision positions and winner."""
     bots = tuple(make_bot(name, seed=f"{deal_seed}/{seat}") for seat, name in enumerate(pair))
     now = START_MS
     _, state = domain.play(None, domain.StartMatch("fit", rules, ("a", "b"), now))
     _, state = domain.play(state, domain.StartGame(deal_seed, None, now))
-    rows: list[list[float]] = []
-    base: list[list[float]] = []
-    movers: list[int] = []
+    states: list[domain.MatchState] = []
     for _ in range(MAX_ACTIONS):
         game = state.game
         assert game is not None
@@ -104,15 +123,13 @@ def _one_game(
         if chosen is None:
             break
         if not isinstance(chosen, domain.Call):
-            rows.append(features(game))
-            base.append(cards_left(game))
-            movers.append(mover)
+            states.append(state)
         now += STEP_MS
         _, state = domain.play(state, domain.Act(chosen, now))
     game = state.game
     assert game is not None
     winner = game.result.winner if game.result is not None else None
-    return rows, base, movers, winner
+    return states, winner
 
 
 # ------------------------------------------------------------------------------------ fitting
@@ -210,12 +227,6 @@ def brier(chances: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any]) -> floa
     return float(np.mean((chances - outcomes) ** 2))
 
 
-def shuffled_games(count: int, seed: int) -> Iterator[int]:
-    order = list(range(count))
-    random.Random(seed).shuffle(order)
-    return iter(order)
-
-
 def render_weights(weights: dict[str, Any], note: str) -> str:
     """The text of `weights.py` for these weights (what ``crapette bench eval --fit`` writes)."""
     import json
@@ -226,3 +237,16 @@ def render_weights(weights: dict[str, Any], note: str) -> str:
         "from typing import Any\n\n"
         f"WEIGHTS: dict[str, Any] = {body}\n"
     )
+
+
+def fit_calibration(chances: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any]) -> list[float]:
+    """Platt scaling: (a, b) of ``sigmoid(a * logit(p) + b)`` fitted to the outcomes, over the
+    figures strictly between 0 and 1 (a won or lost line needs no calibration)."""
+    keep = (chances > 0) & (chances < 1)
+    p = np.clip(chances[keep], 1e-6, 1 - 1e-6)
+    z = np.log(p / (1 - p)).reshape(-1, 1)
+    weights = fit_mlp(z, outcomes[keep], hidden=0, steps=1500, rate=0.05, names=("logit",))
+    # Undo the standardisation: a * (z - mean) / scale + b.
+    (w,), b = weights["layers"][0]["w"][0], weights["layers"][0]["b"][0]
+    a = w / weights["scale"][0]
+    return [float(a), float(b - a * weights["mean"][0])]

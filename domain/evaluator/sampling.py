@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import random
 
-from domain.bots.mirror import ALL_CARDS
-from domain.cards import Card
+from domain.cards import Card, fresh_pack
 from domain.piles import ALL_PILES
 from domain.state import GameState, MatchState
 from domain.views import View, view
 
+ALL_CARDS: tuple[Card, ...] = tuple(sorted(fresh_pack(0) + fresh_pack(1)))
 _PARSED: dict[str, Card] = {str(card): card for card in ALL_CARDS}
 _NO_PACKS: tuple[tuple[Card, ...], tuple[Card, ...]] = ((), ())
 

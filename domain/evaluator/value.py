@@ -3,10 +3,17 @@
 A small multilayer perceptron (one hidden layer of tanh units, a logistic output) whose weights
 were fitted on self-play (`domain.evaluator.fit`, reproduced by ``crapette bench eval --fit``) and
 are kept in `domain/evaluator/weights.py`. With no hidden layer it is a logistic regression.
+
+The search's figures (the best of several lines, each judged by the model) are not calibrated
+as they come: choosing the best of noisy figures favours the ones that err high. Each depth
+therefore has a *calibration* map, ``p -> sigmoid(a * logit(p) + b)``, fitted on the search's
+figures for positions of the training games (Platt scaling; `fit.fit_calibration`). It is
+monotone, so it never changes which action is best.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +35,18 @@ class Model:
             (np.asarray(layer["w"], dtype=float), np.asarray(layer["b"], dtype=float))
             for layer in weights["layers"]
         ]
+        self.maps: dict[str, tuple[float, float]] = {
+            depth: (float(a), float(b)) for depth, (a, b) in weights.get("calibration", {}).items()
+        }
+
+    def calibrated(self, chance: float, depth: str) -> float:
+        """The search's figure at `depth` mapped to a calibrated chance (certainties kept)."""
+        known = self.maps.get(depth)
+        if known is None or chance <= 0.0 or chance >= 1.0:
+            return chance
+        a, b = known
+        z = a * math.log(chance / (1.0 - chance)) + b
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def logits(self, rows: Sequence[Sequence[float]]) -> np.ndarray[Any, Any]:
         x = (np.asarray(rows, dtype=float).reshape(-1, WIDTH) - self.mean) / self.scale
@@ -46,6 +65,12 @@ class Model:
 
 
 _MODEL: Model | None = None
+
+
+def use(weights: dict[str, Any]) -> None:
+    """Judge with these weights from now on in this process (a fit that was just made)."""
+    global _MODEL
+    _MODEL = Model(weights)
 
 
 def model() -> Model:

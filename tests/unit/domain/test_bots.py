@@ -21,7 +21,7 @@ def started(preset: str = "classic", seed: str = "ab") -> domain.MatchState:
 
 
 def test_make_bot_builds_each_strength() -> None:
-    assert BOT_NAMES == ("random", "steady", "sharp")
+    assert BOT_NAMES == ("random", "steady", "sharp", "expert")
     for name in BOT_NAMES:
         bot = make_bot(name, seed=3)
         assert bot.name == name
@@ -29,7 +29,7 @@ def test_make_bot_builds_each_strength() -> None:
 
 
 def test_unknown_bot_and_bad_options_are_refused_with_a_reason() -> None:
-    with pytest.raises(UnknownBotError, match="known: random, steady, sharp"):
+    with pytest.raises(UnknownBotError, match="known: random, steady, sharp, expert"):
         make_bot("grandmaster")
     with pytest.raises(BotOptionError, match="miss_call_rate"):
         make_bot("steady", miss_call_rate=1.5)
