@@ -4,8 +4,9 @@ match's record exported from the store, its content hash, and the judgements of 
 
 The events stay the only truth: an analysis is derived from the record, never written to any
 stream, and can be thrown away and built again at any time. The key is the record's content
-(`record_hash`): the same match imported under another id, or exported by another process of a
-cluster, finds the same analysis.
+(`record_hash`, the hash of the record's JSON; not the `content_hash` of the stored events that
+server.identity keeps for imports): the same match's record on another server, imported here
+under another id, or exported by another process of a cluster, finds the same analysis.
 
 A match still in play is refused before anything is computed (`MatchRunningError`): its record
 would hold public information only, and even that must not be judged while the game can still

@@ -3,9 +3,11 @@
 A match's identity is the SHA-256 of its events, in order, each as its type and data in
 canonical JSON (sorted keys, no spaces), with the `match_id` a data field may carry left out: the
 same record imported under two ids has one hash, and so has a match played here and its record
-imported again. An import stores the hash in its table's `TableOpened` (`record_hash`) and in the
+imported again. An import stores the hash in its table's `TableOpened` (`content_hash`) and in the
 index stream `imported-<hash>`, whose last event names the match that holds it; statistics and
-ratings count one match per hash (`dedup_key`).
+ratings count one match per hash (`dedup_key`). (Not the analysis cache's `record_hash`,
+server.analysis_build, which hashes a record's JSON.) Only a `TableOpened` carrying the hash makes
+a match its holder: the table is written last, so an import that stopped before it holds nothing.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ def stored_hash(store: EventStore, match_id: str) -> str:
         opened = store.read(table_stream(match_id), 1, 1)
     except ValueError:  # an id no table stream can have
         opened = []
-    if opened and isinstance(opened[0].data.get("record_hash"), str):
-        known: str = opened[0].data["record_hash"]
+    if opened and isinstance(opened[0].data.get("content_hash"), str):
+        known: str = opened[0].data["content_hash"]
         return known
     return events_hash((r.type, r.data) for r in store.read(match_stream(match_id)))
 
@@ -50,17 +52,24 @@ def imported_stream(content_hash: str) -> str:
 
 
 def holder(store: EventStore, content_hash: str) -> tuple[int, str | None]:
-    """The index stream's version and the match that holds `content_hash` now (None: no match,
-    or the one it named is gone or is another match: an import that did not finish)."""
+    """The index stream's version and the match that holds `content_hash` now: the one its
+    last claim names, if that match's `TableOpened` carries this hash (None: no claim, or an
+    import that did not finish - its table is not written - or a claim of another record's)."""
     stream = imported_stream(content_hash)
     version = store.stream_version(stream)
     if not version:
         return 0, None
     last = store.read(stream, version, version)[0]
     match_id = last.data.get("match_id")
-    if not isinstance(match_id, str) or not store.stream_version(match_stream(match_id)):
+    if not isinstance(match_id, str):
         return version, None
-    if stored_hash(store, match_id) != content_hash:
+    try:
+        opened = store.read(table_stream(match_id), 1, 1)
+    except ValueError:  # an id no table stream can have
+        return version, None
+    if not opened or opened[0].type != "TableOpened":
+        return version, None
+    if opened[0].data.get("content_hash") != content_hash:
         return version, None
     return version, match_id
 
@@ -75,6 +84,6 @@ def dedup_key(
     except ValueError:
         opened = []
     imported = bool(opened and opened[0].data.get("imported"))
-    if opened and isinstance(opened[0].data.get("record_hash"), str):
-        return opened[0].data["record_hash"], imported
+    if opened and isinstance(opened[0].data.get("content_hash"), str):
+        return opened[0].data["content_hash"], imported
     return events_hash(events), imported

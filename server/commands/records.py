@@ -248,7 +248,7 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
     """Verify a record (JSON or text) and store it as a match that replays like any other.
     FILE may also be NDJSON, one record per line as `export --all` writes it: each is imported
     on its own, and the records that failed are listed at the end."""
-    from server.records.importer import import_record, parse_record_file
+    from server.records.importer import parse_record_file, store_record
 
     text = _read_file(file)
     if tournament_record_in(text) is not None:
@@ -264,11 +264,11 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
         raise click.UsageError("--id names one match; this file holds several records")
     with _open_store(store_url, must_exist=False) as store:
         if lines is not None:
-            _each_record(lines, "importing", lambda record: import_record(store, record))
+            _each_record(lines, "importing", lambda record: store_record(store, record))
             return
         try:
             record = parse_record_file(text)
-            summary = import_record(store, record, match_id=new_id)
+            summary = store_record(store, record, match_id=new_id).summary
         except RecordError as exc:
             _fail(exc)
             return
@@ -359,16 +359,19 @@ def ndjson_lines(text: str) -> list[tuple[int, str]] | None:
 def _each_record(lines: list[tuple[int, str]], label: str, handle: Any) -> None:
     """Parse and `handle` each line's record, with a progress bar on a terminal; then a summary,
     and every record that failed with its line, match id and reason. Exit 0 only if none did."""
-    from server.records.importer import parse_record_file
+    from server.records.importer import Imported, parse_record_file
 
     failures: list[tuple[int, str, str, int]] = []  # line, match id, message, exit code
+    renamed: list[Imported] = []  # imported under an id derived from a server's own
     with click.progressbar(
         lines, label=label, file=sys.stderr, hidden=not sys.stderr.isatty()
     ) as bar:
         for number, line in bar:
             match_id = _match_id_of(line)
             try:
-                handle(parse_record_file(line))
+                outcome = handle(parse_record_file(line))
+                if isinstance(outcome, Imported) and outcome.renamed:
+                    renamed.append(outcome)
             except RecordError as exc:
                 code = EXIT_MALFORMED if isinstance(exc, RecordFormatError) else EXIT_MISMATCH
                 failures.append((number, match_id, exc.message, code))
@@ -376,6 +379,13 @@ def _each_record(lines: list[tuple[int, str]], label: str, handle: Any) -> None:
                 failures.append((number, match_id, f"{type(exc).__name__}: {exc}", EXIT_MALFORMED))
     done = "imported" if label == "importing" else "verified"
     click.echo(f"{len(lines) - len(failures)} of {len(lines)} record(s) {done}")
+    if renamed:
+        click.echo(
+            f"{len(renamed)} of them under a new id (their own is of a server's own form, "
+            "m- and 10 hex digits, which this server may give a match of its own):"
+        )
+        for item in renamed:
+            click.echo(f"  {item.record_id} -> {item.match_id}")
     if not failures:
         return
     click.echo(f"{len(failures)} record(s) failed:", err=True)

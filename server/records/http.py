@@ -107,19 +107,20 @@ def _uploaded_text() -> str:
 
 @records_bp.post("/api/records")
 def upload() -> tuple[Response, int]:
-    from server.records.importer import import_record, parse_record_file
+    from server.records.importer import parse_record_file, store_record
 
     match_id = request.args.get("match_id") or request.form.get("match_id") or None
     try:
         record = parse_record_file(_uploaded_text())
-        summary = import_record(_store(), record, match_id=match_id)
+        stored = store_record(_store(), record, match_id=match_id)
     except RecordError as exc:
         return _error(exc)
-    stored_id = match_id or record["match_id"]
     body = {
-        "match_id": stored_id,
-        "summary": summary,
-        "replay_url": f"/replay/{stored_id}",
+        "match_id": stored.match_id,
+        # The record's own id when it was stored under another (one of a server's own form).
+        "renamed_from": stored.record_id if stored.renamed else None,
+        "summary": stored.summary,
+        "replay_url": f"/replay/{stored.match_id}",
     }
     return jsonify(body), 201
 

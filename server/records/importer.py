@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import domain
 from eventstore import (
     DEFAULT_MAX_EVENT_BYTES,
     ConcurrencyError,
+    DuplicateEventError,
     EventStore,
     EventTooLargeError,
     NewEvent,
@@ -72,19 +74,49 @@ def parse_record_file(text: str) -> dict[str, Any]:
     )
 
 
+@dataclass(frozen=True)
+class Imported:
+    """Where an import stored a record (`match_id`), the record's own id, and the summary line."""
+
+    match_id: str
+    record_id: str
+    summary: str
+
+    @property
+    def renamed(self) -> bool:
+        """Whether the record was stored under an id of its own choosing (a server's own id)."""
+        return self.match_id != self.record_id
+
+
 def import_record(
     store: EventStore,
     record: dict[str, Any],
     match_id: str | None = None,
     now_ms: int | None = None,
 ) -> str:
-    """Verify `record`, store it as match `match_id` (default: the record's id); a summary line.
+    """Verify `record`, store it as match `match_id` (default: the record's id); a summary line
+    (`store_record` tells the id it was stored under too)."""
+    return store_record(store, record, match_id, now_ms).summary
+
+
+def store_record(
+    store: EventStore,
+    record: dict[str, Any],
+    match_id: str | None = None,
+    now_ms: int | None = None,
+) -> Imported:
+    """Verify `record` and store it as match `match_id`; default: the record's own id, or, when
+    that is of this server's own form (`m-` and 10 hex digits: a match exported from a server),
+    a free `x-…` id derived from it, which the summary names.
 
     The same record is stored once: its content hash (server.identity) names the match that
-    holds it, and importing it again under any id is a MatchExistsError naming that match."""
+    holds it, and importing it again under any id is a MatchExistsError naming that match. An
+    import that stopped half-way (its match written, not its table) holds nothing: importing the
+    record again under that id finishes it."""
     record = load_record(record)
     own_id = record["match_id"]
-    hint = " (import it under another id)" if match_id is None else ""
+    given = match_id is not None
+    hint = "" if given else " (import it under another id)"
     if match_id is not None:
         record = {**record, "match_id": match_id}
     match_id = record["match_id"]
@@ -99,8 +131,11 @@ def import_record(
     verified = verify_record(record)
     payloads = [domain.event_to_payload(event) for events in verified.batches for event in events]
     content_hash = identity.events_hash(json.loads(json.dumps(payloads)))
-    if _taken(store, match_id):
-        if _same_match(store, match_id, verified):  # under another id it would count twice
+    if not given and SERVER_ID.match(match_id):  # exported from a server: stored as x-…
+        match_id = _derived_id(store, match_id, content_hash)
+    resume = _unfinished(store, match_id, content_hash)
+    if _taken(store, match_id) and not resume:
+        if _same_match(store, match_id, content_hash):  # under another id it would count twice
             raise MatchExistsError(
                 f"there is already a match {match_id!r} here, and it is this very record",
                 match_id=match_id,
@@ -136,7 +171,7 @@ def import_record(
             details={"match_id": ["An id of the server's own form."]},
         )
     match_events = _match_events(match_id, verified)
-    table_events = _table_events(record, content_hash)
+    table_events = _table_events(record, match_id, content_hash)
     limit = getattr(store, "max_event_bytes", DEFAULT_MAX_EVENT_BYTES)
     try:  # checked before anything is written: a refused record leaves no trace
         for event in (*match_events, *table_events):
@@ -155,14 +190,64 @@ def import_record(
         store.append(identity.imported_stream(content_hash), [claim], index_version)
     except ConcurrencyError:
         _, first = identity.holder(store, content_hash)
-        raise MatchExistsError(
-            f"this record is already here as match {first!r}: a record is imported once",
-            match_id=first or "",
+        raise _exists_now(first) from None
+    try:
+        if not resume:
+            store.append(match_stream(match_id), match_events, expected_version=0)
+        store.append(table_stream(match_id), table_events, expected_version=0)
+    except (ConcurrencyError, DuplicateEventError):  # another import took this id meanwhile
+        if identity.holder(store, content_hash)[1] is None and _taken(store, match_id):
+            free = free_match_id(store, match_id)
+            raise MatchExistsError(
+                f"there is already a match {match_id!r} here, stored just now "
+                f"(import it under another id, such as {free!r})",
+                match_id=match_id,
+                free_id=free,
+            ) from None
+        raise _exists_now(identity.holder(store, content_hash)[1]) from None
+    told = verified.summary.removeprefix(f"ok: {record['match_id']} ")
+    if match_id != record["match_id"]:  # the derived id, and why
+        told = f"(the record's id {own_id!r} is of a server's own form) {told}"
+    summary = f"imported {match_id}: {told}"
+    return Imported(match_id=match_id, record_id=own_id, summary=summary)
+
+
+def _exists_now(first: str | None) -> MatchExistsError:
+    """The answer to the loser of two imports of one record at the same moment."""
+    if first is None:  # the other one has not finished yet
+        return MatchExistsError(
+            "this record is being imported right now: try again in a moment",
             same_record=True,
-        ) from None
-    store.append(match_stream(match_id), match_events, expected_version=0)
-    store.append(table_stream(match_id), table_events, expected_version=0)
-    return f"imported {match_id}: {verified.summary.removeprefix('ok: ')}"
+        )
+    return MatchExistsError(
+        f"this record is already here as match {first!r}: a record is imported once",
+        match_id=first,
+        same_record=True,
+    )
+
+
+def _derived_id(store: EventStore, server_id: str, content_hash: str) -> str:
+    """The id a record exported from a server is stored under: `x-` and its hex digits, or the
+    first free one after it (`x-…-2`, …); one that holds this record's unfinished import is
+    taken again, to finish it."""
+    candidate = "x-" + server_id[2:]
+    if not _taken(store, candidate) or _unfinished(store, candidate, content_hash):
+        return candidate
+    # Taken: by this record, imported before (then the import names it), or by another match.
+    return free_match_id(store, candidate)
+
+
+def _unfinished(store: EventStore, match_id: str, content_hash: str) -> bool:
+    """Whether `match_id` holds an import of this record that stopped half-way: its match
+    stream written by an import, with these events, and no table stream."""
+    if store.stream_version(table_stream(match_id)) or not store.stream_version(
+        match_stream(match_id)
+    ):
+        return False
+    stored = list(store.read(match_stream(match_id)))
+    if not all((r.metadata or {}).get("imported") for r in stored):
+        return False
+    return identity.events_hash((r.type, r.data) for r in stored) == content_hash
 
 
 def _check_times(record: dict[str, Any], now_ms: int) -> None:
@@ -184,14 +269,11 @@ def _taken(store: EventStore, match_id: str) -> bool:
     )
 
 
-def _same_match(store: EventStore, match_id: str, verified: Verified) -> bool:
+def _same_match(store: EventStore, match_id: str, content_hash: str) -> bool:
     """Whether the stored match is the one this record describes: the same events, in order (a
-    record downloaded from this server and uploaded again), whatever its file form."""
-    stored = [(e.type, e.data) for e in store.read(match_stream(match_id))]
-    mine = [domain.event_to_payload(event) for events in verified.batches for event in events]
-    # Stored data went through JSON (tuples came back as lists): compare in that form.
-    same: bool = json.loads(json.dumps(stored)) == json.loads(json.dumps(mine))
-    return same
+    record downloaded from this server and uploaded again), whatever its file form and id."""
+    stored = store.read(match_stream(match_id))
+    return identity.events_hash((r.type, r.data) for r in stored) == content_hash
 
 
 def free_match_id(store: EventStore, match_id: str) -> str:
@@ -206,20 +288,23 @@ def free_match_id(store: EventStore, match_id: str) -> str:
 
 
 def _match_events(match_id: str, verified: Verified) -> list[NewEvent]:
+    """The engine's events as the store keeps them, naming `match_id` (it may not be the id the
+    record was verified under: a derived one)."""
     batch = []
     for number, events in enumerate(verified.batches):
         metadata = {"command_id": f"import-{number}", "imported": True}
         for index, event in enumerate(events):
             kind, data = domain.event_to_payload(event)
+            if "match_id" in data:
+                data = {**data, "match_id": match_id}
             event_id = f"{match_id}/import-{number}/{index}"
             batch.append(NewEvent(type=kind, data=data, metadata=metadata, event_id=event_id))
     return batch
 
 
-def _table_events(record: dict[str, Any], content_hash: str) -> list[NewEvent]:
+def _table_events(record: dict[str, Any], match_id: str, content_hash: str) -> list[NewEvent]:
     """The lobby facts the server folds into a `Table` (server/tables.py): opened, two seats,
     and at a rotation table everyone who joined its queue."""
-    match_id = record["match_id"]
     ruleset = ruleset_of(record).to_json()
     opened = {
         "match_id": match_id,
@@ -228,7 +313,7 @@ def _table_events(record: dict[str, Any], content_hash: str) -> list[NewEvent]:
         "at_ms": record["started_at_ms"],
         "rematch_of": None,
         "imported": True,  # for the lobby: a match that was played elsewhere
-        "record_hash": content_hash,  # what makes it one match (server.identity)
+        "content_hash": content_hash,  # what makes it one match (server.identity)
     }
     events = [NewEvent(type="TableOpened", data=opened)]
     for seat, name in enumerate(record["players"]):

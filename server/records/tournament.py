@@ -337,8 +337,8 @@ def import_tournament(store: EventStore, record: object) -> str:
     for match_id in verified.matches:
         if store.stream_version(f"match-{match_id}") or store.stream_version(f"table-{match_id}"):
             raise MatchExistsError(f"there is already a match {match_id!r} here", match_id=match_id)
-    for match in verified.matches.values():
-        import_record(store, match)
+    for match_id, match in verified.matches.items():
+        import_record(store, match, match_id=match_id)  # its own id: the tournament names it
     batch = []
     for index, event in enumerate(verified.events):
         kind, data = event_to_payload(event)
