@@ -1,13 +1,14 @@
 """`crapette analyse RECORD`: how well a match was played (server/records/judge.py,
 docs/records.md § How well it was played). The record is verified first (as `crapette verify`),
 then every decision is judged by the evaluator, a progress bar on stderr while it runs (on a
-terminal only). Exit codes as `verify`'s: 0 judged, 1 the record does not hold, 2 not a record
-(or a bad option)."""
+terminal only). Exit codes as `verify`'s: 0 judged, 1 the record does not hold, 2 not a record,
+a bad option, or nothing to judge it with (no evaluator: the record may well hold)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +20,9 @@ from server.commands.records import (
     tournament_record_in,
 )
 from server.records.errors import RecordError
+
+if TYPE_CHECKING:
+    from server.records.verify import Verified
 
 DEPTH = click.Choice(["quick", "normal", "deep"])
 
@@ -45,7 +49,7 @@ def analyse_cmd(file: str, as_json: bool, depth: str, seed: int) -> None:
     try:
         record = parse_record_file(text)
         verified = verify_record(record)
-        result = judged(record, depth, seed)
+        result = judged(record, depth, seed, verified)
     except RecordError as exc:
         _fail(exc)
         return
@@ -53,7 +57,7 @@ def analyse_cmd(file: str, as_json: bool, depth: str, seed: int) -> None:
         raise
     except ImportError as exc:
         click.echo(f"error: no evaluator to analyse with: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(EXIT_MALFORMED)
     except Exception as exc:  # a record that gets past the schema but trips the engine
         click.echo(f"error: cannot analyse this record: {type(exc).__name__}: {exc}", err=True)
         sys.exit(EXIT_MALFORMED)
@@ -64,8 +68,11 @@ def analyse_cmd(file: str, as_json: bool, depth: str, seed: int) -> None:
     click.echo("\n".join(judgement_lines(result, verified.batches)))
 
 
-def judged(record: dict[str, object], depth: str, seed: int) -> dict[str, object]:
-    """`analyse_record`, with a progress bar on stderr when stderr is a terminal."""
+def judged(
+    record: dict[str, Any], depth: str, seed: int, verified: Verified | None = None
+) -> dict[str, object]:
+    """`analyse_record` (of a record verified already: `verified`), with a progress bar on
+    stderr when stderr is a terminal."""
     from server.records.judge import analyse_record
 
     with click.progressbar(
@@ -77,6 +84,6 @@ def judged(record: dict[str, object], depth: str, seed: int) -> dict[str, object
             bar.update(done - bar.pos)
 
         result: dict[str, object] = analyse_record(
-            record, depth=depth, seed=seed, progress=progress
+            record, depth=depth, seed=seed, progress=progress, verified=verified
         )
     return result

@@ -290,15 +290,19 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
 @click.option(
     "--depth",
     type=click.Choice(["quick", "normal", "deep"]),
-    default="normal",
+    default="quick",
     show_default=True,
-    help="With --analysis: how hard the evaluator looks.",
+    help="With --analysis only: how hard the evaluator looks.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="With --analysis: its seed.")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="With --analysis only: its seed."
+)
 def verify_cmd(file: str, with_analysis: bool, depth: str, seed: int) -> None:
     """Recompute every decision of a record from its deal and actions (exit 0 when it holds).
     FILE may also be NDJSON, one record per line: each is verified, failures listed at the end;
-    or a tournament record: its pairings, every match and the standings are checked."""
+    or a tournament record: its pairings, every match and the standings are checked.
+    --depth and --seed apply with --analysis (and are ignored without it); a failure of the
+    analysis after the record held exits 2 with one line."""
     from server.records.importer import parse_record_file
     from server.records.verify import verify_record
 
@@ -332,10 +336,13 @@ def verify_cmd(file: str, with_analysis: bool, depth: str, seed: int) -> None:
 
         click.echo("\n".join(analysis_lines(result.batches)))
         try:
-            judgements = judged(record, depth, seed)
+            judgements = judged(record, depth, seed, result)
         except ImportError as exc:
             click.echo(f"error: no evaluator to judge the moves with: {exc}", err=True)
-            sys.exit(EXIT_MISMATCH)
+            sys.exit(EXIT_MALFORMED)
+        except Exception as exc:  # as `analyse`: a readable line, never a traceback
+            click.echo(f"error: cannot analyse this record: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_MALFORMED)
         click.echo("\n".join(judgement_lines(judgements, result.batches)))
 
 

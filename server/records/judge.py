@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import domain
 from domain.analysis import Fault, analyse
 from server.records.decisions import action_of
-from server.records.verify import verify_record
+from server.records.verify import Verified, verify_record
 
 DEPTHS = ("quick", "normal", "deep")
 JUDGEMENTS = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -232,14 +232,17 @@ def analyse_record(
     depth: str = "normal",
     seed: int = 0,
     progress: Progress | None = None,
+    verified: Verified | None = None,
 ) -> dict[str, Any]:
     """The judgements of every decision of `record` (verified first: RecordError if it does not
-    hold), at the evaluator's `depth`, `progress(done, total)` after each decision:
+    hold; `verified`: the caller verified it already, this is `verify_record(record)`), at the
+    evaluator's `depth`, `progress(done, total)` after each decision:
     `{"depth", "seed", "games": [{"game_index", "seats": [{"accuracy", "counts"}] * 2,
     "decisions": [...], "missed_calls": [...]}], "match": {"seats": [...]}}`."""
     if depth not in DEPTHS:
         raise JudgeError(f"depth is one of {', '.join(DEPTHS)}, not {depth!r}")
-    verified = verify_record(record)
+    if verified is None:
+        verified = verify_record(record)
     steps = steps_of(verified.batches)
     ev = evaluator()
     games: dict[int, dict[str, Any]] = {}

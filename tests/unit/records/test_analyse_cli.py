@@ -23,13 +23,6 @@ GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> CardCount:
-    evaluator = CardCount()
-    monkeypatch.setattr(judge, "evaluator", lambda: evaluator)
-    return evaluator
-
-
-@pytest.fixture
 def record_file(tmp_path: Path) -> Path:
     """A short call-mode game of random play where nobody calls (so its faults are missed)."""
     events = random_match(random.Random(3), max_games=1, max_actions=60, call_rate=0.0)
@@ -174,3 +167,54 @@ def test_analyse_reads_a_replay_file(fake: CardCount, tmp_path: Path) -> None:
     assert from_html.exit_code == 0, from_html.output
     from_json = runner.invoke(analyse_cmd, [str(GOLDEN / "classic-calls-resign.json"), "--json"])
     assert json.loads(from_html.stdout) == json.loads(from_json.stdout)
+
+
+def test_analyse_verifies_the_record_once(
+    fake: CardCount, record_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.records import verify
+
+    calls: list[str] = []
+    real = verify.verify_record
+
+    def counted(record: Any) -> Any:
+        calls.append("verify")
+        return real(record)
+
+    monkeypatch.setattr(verify, "verify_record", counted)
+    monkeypatch.setattr(judge, "verify_record", counted)
+    for command, args in ((analyse_cmd, ["--json"]), (verify_cmd, ["--analysis"])):
+        calls.clear()
+        result = CliRunner().invoke(command, [str(record_file), *args])
+        assert result.exit_code == 0, result.output + result.stderr
+        assert calls == ["verify"], command.name
+
+
+def test_no_evaluator_or_a_failing_one_exits_2_with_one_line(
+    record_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1 means "the record does not hold": an analysis that cannot run is 2, never a traceback."""
+
+    def missing() -> Any:
+        raise ImportError("No module named 'domain.evaluator'")
+
+    def broken() -> Any:
+        raise RuntimeError("the evaluator fell over")
+
+    for evaluator, said in ((missing, "no evaluator"), (broken, "RuntimeError: the evaluator")):
+        monkeypatch.setattr(judge, "evaluator", evaluator)
+        for command, args in ((analyse_cmd, []), (verify_cmd, ["--analysis"])):
+            result = CliRunner().invoke(command, [str(record_file), *args])
+            assert result.exit_code == 2, (command.name, result.output, result.exception)
+            assert said in result.stderr and len(result.stderr.splitlines()) == 1
+            assert "Traceback" not in result.output
+
+
+def test_verify_analysis_is_quick_by_default_and_its_help_says_so(
+    fake: CardCount, record_file: Path
+) -> None:
+    result = CliRunner().invoke(verify_cmd, [str(record_file), "--analysis"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "judgements (depth quick, seed 0):" in result.stdout.splitlines()
+    shown = CliRunner().invoke(verify_cmd, ["--help"]).output
+    assert "--depth and --seed apply with --analysis" in " ".join(shown.split())

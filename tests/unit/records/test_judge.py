@@ -24,13 +24,6 @@ from tests.unit.records.evaluator_fake import CardCount
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> CardCount:
-    evaluator = CardCount()
-    monkeypatch.setattr(judge, "evaluator", lambda: evaluator)
-    return evaluator
-
-
 def _golden(name: str = "classic-win-recycle") -> dict[str, Any]:
     record: dict[str, Any] = json.loads((GOLDEN / f"{name}.json").read_text())
     return record

@@ -13,9 +13,9 @@ from eventstore import NewEvent, open_store
 from server.records.export import export_match, record_from_events
 from server.records.importer import import_record
 from server.records.play import Table, play_obediently
-from server.records.schema import dump_record
-from server.records.text import from_text, to_text
+from server.records.text import to_text
 from server.records.verify import verify_record
+from tests.unit.records.round_trip import round_trip
 
 
 def _two_games(preset: str = "classic") -> Table:
@@ -31,14 +31,7 @@ def _two_games(preset: str = "classic") -> Table:
 
 
 def _round_trip(events: list[domain.Event]) -> dict[str, Any]:
-    record = record_from_events(events)
-    text = to_text(record)
-    assert max(len(line) for line in text.splitlines()) < 80
-    back = from_text(text)
-    assert dump_record(back) == record
-    assert to_text(back) == text
-    verified = verify_record(back)
-    assert [e for batch in verified.batches for e in batch] == events
+    record, verified = round_trip(events)
     assert "wins the match" in verified.summary
     return record
 

@@ -18,6 +18,7 @@ from server.records.play import random_match
 from server.records.schema import dump_record, load_record
 from server.records.text import from_text, to_text
 from server.records.verify import verify_record
+from tests.unit.records.round_trip import round_trip
 
 # italian-three-hands: random play names hands (`turn J1`) as often as it leaves the default.
 PRESETS = (
@@ -47,15 +48,7 @@ def _match(number: int) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("number", range(MATCHES), ids=lambda n: f"{n}-{PRESETS[n % len(PRESETS)]}")
 def test_text_and_json_round_trip(number: int) -> None:
-    events = list(_match(number))
-    record = record_from_events(events)
-    text = to_text(record)
-    assert max(len(line) for line in text.splitlines()) < 80
-    back = from_text(text)
-    assert dump_record(back) == record
-    assert to_text(back) == text
-    verified = verify_record(back)
-    assert [e for batch in verified.batches for e in batch] == events
+    round_trip(list(_match(number)))
 
 
 def test_the_selfplay_exercises_the_decisions() -> None:
