@@ -7,6 +7,8 @@ from typing import Any, Literal, get_args
 
 from domain.errors import RulesetError, quote
 
+SHOWN_KEYS = 5  # an error names at most this many unknown options, each quoted (cut)
+
 # The values of every string option, classic first (docs/spec/rules.md §9). Each option's type is
 # a Literal, so that mypy --strict refuses a misspelt value in code (`enforcement == "enforced"`);
 # `CHOICES` is read from the same types for the checks made on a ruleset read from JSON.
@@ -157,9 +159,11 @@ class Ruleset:
             raise RulesetError("a ruleset is a JSON object of options")
         base = cls.preset(str(data.get("preset", "classic")))
         known = {f.name for f in fields(cls) if f.name != "name"} | {"preset"}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=str)
         if unknown:
-            raise RulesetError(f"unknown ruleset option(s): {', '.join(unknown)}")
+            shown = ", ".join(quote(key) for key in unknown[:SHOWN_KEYS])
+            more = f" and {len(unknown) - SHOWN_KEYS} more" if len(unknown) > SHOWN_KEYS else ""
+            raise RulesetError(f"unknown ruleset option(s): {shown}{more}")
         overrides = {k: v for k, v in data.items() if k != "preset"}
         for key in _WHOLE_NUMBERS:  # JSON has one kind of number: 12.0 is read as 12
             value = overrides.get(key)

@@ -13,12 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import parse_qs
 
+from server.errors import quoted
+
 # 1: one `update` message per event (until issue 25). 2: one `updates` message per batch.
 CURRENT = 2
 SUPPORTED: tuple[int, ...] = (2,)
 OLDEST_SERVED = min(SUPPORTED)
 # The versions that existed and are served no more (for the message: "too old" or "unknown").
 RETIRED: tuple[int, ...] = (1,)
+# A version number is a whole number below this (anything else is quoted as a bad value).
+VERSION_LIMIT = 10**6
 UNSUPPORTED = "unsupported_protocol"
 
 
@@ -36,7 +40,7 @@ def version_of(asked: object) -> int | None:
     if isinstance(asked, bool):
         return None
     if isinstance(asked, int):
-        return asked
+        return asked if 0 <= asked < VERSION_LIMIT else None
     if isinstance(asked, str) and asked.isascii() and asked.isdigit() and len(asked) <= 6:
         return int(asked)
     return None
@@ -51,7 +55,7 @@ def refusal(environ: Mapping[str, object] | None, auth: object) -> dict[str, obj
     if version in SUPPORTED:
         return None
     served = ", ".join(str(v) for v in SUPPORTED)
-    shown = repr(asked)[:20]
+    shown = quoted(asked)  # at most QUOTE_CHARS of whatever was sent
     if version in RETIRED:
         why = f"protocol version {version} is no longer served"
     elif version is not None and version > CURRENT:

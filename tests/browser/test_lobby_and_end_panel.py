@@ -101,6 +101,12 @@ def test_live_games_leave_out_idle_tables_and_finished_matches(
     assert note.is_visible() and "idle table" in note.inner_text(), note.inner_text()
     assert "0.1 min" in note.inner_text()  # the server's own threshold, in minutes
     lobby.screenshot(path=str(artifact_dir / "lobby-live-games.png"), full_page=True)
+    french = new_page(LAPTOP)  # the number in the page's language
+    french.goto(server.url + "/?lang=fr")
+    french.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
+    french_note = french.locator("[data-testid=idle-hidden]")
+    french_note.wait_for(timeout=WAIT_MS)
+    assert "0,1 min" in french_note.inner_text(), french_note.inner_text()
 
     # Zed's own browser still finds his table, idle or not: it is his to go back to.
     saved = json.dumps({"seat": zed["seat"], "seat_token": zed["seat_token"], "name": "Zed"})

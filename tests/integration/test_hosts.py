@@ -30,7 +30,9 @@ def _headers(server: ServerProcess, host: str) -> dict[str, str]:
 
 def test_a_rebound_host_is_refused(server: ServerProcess) -> None:
     evil = _headers(server, "evil.example")
-    opened = requests.post(server.url + "/api/tables", json={"name": "Ann"}, headers=evil)
+    opened = requests.post(
+        server.url + "/api/tables", json={"name": "Ann"}, headers=evil, timeout=10
+    )
     assert opened.status_code == 421, opened.text
     assert opened.json()["code"] == "misdirected_host"
     assert opened.headers["Content-Security-Policy"] == CSP
@@ -41,7 +43,9 @@ def test_a_rebound_host_is_refused(server: ServerProcess) -> None:
     assert tables == []
     # Socket.IO: the handshake itself is refused.
     polling = requests.get(
-        server.url + "/socket.io/?EIO=4&transport=polling", headers={"Host": evil["Host"]}
+        server.url + "/socket.io/?EIO=4&transport=polling",
+        headers={"Host": evil["Host"]},
+        timeout=10,
     )
     assert polling.status_code == 421
     client = socketio.Client(reconnection=False)
@@ -53,7 +57,9 @@ def test_a_rebound_host_is_refused(server: ServerProcess) -> None:
 def test_own_and_allowed_hosts_are_served(server: ServerProcess) -> None:
     for host in ("127.0.0.1", "localhost", "play.example.org"):
         headers = _headers(server, host)
-        opened = requests.post(server.url + "/api/tables", json={"name": "Ann"}, headers=headers)
+        opened = requests.post(
+            server.url + "/api/tables", json={"name": "Ann"}, headers=headers, timeout=10
+        )
         assert opened.status_code == 201, (host, opened.text)
         assert "evil" not in opened.json()["invite_url"]
         assert opened.headers["X-Content-Type-Options"] == "nosniff"

@@ -1,7 +1,7 @@
 // The lobby: open a table (rules preset, match target, time limit, a person or a bot), share its
 // invite link, and join or watch the tables already open.
 
-import { mountLanguageSwitch, t } from "./i18n.js";
+import { formatNumber, mountLanguageSwitch, t } from "./i18n.js";
 import { lanBase, renderInvite } from "./invite.js";
 import { getJSON, loadSeat, postJSON, saveName, saveSeat, savedName } from "./net.js";
 import { loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
@@ -246,7 +246,9 @@ async function refreshTables() {
   try {
     const body = await getJSON("/api/tables");
     tables = body.tables;
-    idleMinutes = Number(((body.idle_after_s ?? 600) / 60).toFixed(1));
+    const minutes = (body.idle_after_s ?? 600) / 60;
+    // In the page's language ("0,1" in French); whole minutes without a decimal.
+    idleMinutes = formatNumber(minutes, Number.isInteger(minutes) ? 0 : 1);
   } catch {
     return;
   }

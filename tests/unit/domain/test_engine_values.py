@@ -170,3 +170,20 @@ def test_action_names_are_every_do_the_json_form_reads() -> None:
         assert action.to_json()["do"] == name
     with pytest.raises(NotationError):
         action_from_json({"do": "fly", "seat": 0})
+
+
+def test_unknown_ruleset_options_are_quoted_and_at_most_five_named() -> None:
+    """A 200 KB made-up key came back whole (issue 28 review): each key is quoted and cut, and
+    at most five are named."""
+    from domain.errors import QUOTE_CHARS
+
+    with pytest.raises(RulesetError) as one:
+        Ruleset.from_json({"k" * 200_000: 1})
+    assert len(str(one.value)) < 100
+    assert str(one.value).startswith("unknown ruleset option(s): 'kkk")
+    many = {f"bad{n}": 1 for n in range(12)}
+    with pytest.raises(RulesetError) as twelve:
+        Ruleset.from_json({**many, "x\n" * 100: 2})
+    message = str(twelve.value)
+    assert message.count("'bad") == 5 and message.endswith(" and 8 more")
+    assert "\n" not in message and len(message) < 5 * (QUOTE_CHARS + 4) + 60
