@@ -475,7 +475,7 @@ def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
         "[data-testid=add-bot-strength] option", "os => os.map((o) => o.value)"
     )
     bots = [b["name"] for b in server.get("/api/presets").json()["bots"]]
-    assert sorted(strengths) == sorted(bots) == ["random", "sharp", "steady"]
+    assert sorted(strengths) == sorted(bots) == ["expert", "random", "sharp", "steady"]
     assert "A bot for the queue" in box.inner_text()
     # By keyboard: the strength, then Tab to the button and Enter.
     page.focus("[data-testid=add-bot-strength]")
