@@ -17,7 +17,7 @@ describes the method, the depths and the measured figures.
 
 from __future__ import annotations
 
-from domain.actions import Action
+from domain.actions import Action, Move
 from domain.engine import check
 from domain.errors import quote
 from domain.evaluator.search import DEPTHS, Evaluation, outcome, settings, static_value
@@ -84,7 +84,15 @@ def chance_after(
     settings(depth)
     _running(match, action.seat)
     check(match, action)
-    return Evaluation(match, action.seat, depth, seed, False).score([action])[0]
+    # Scored among all the candidates, as rank_actions does (the search's budget is shared out
+    # among them, and its positions are shared), so that the figures are the same.
+    evaluation = Evaluation(match, action.seat, depth, seed, False)
+    actions = evaluation.candidates()
+    if isinstance(action, Move) and action.card is not None:  # the card named adds nothing
+        action = Move(action.seat, action.src, action.dst)
+    if action not in actions:
+        actions.append(action)
+    return evaluation.score(actions)[actions.index(action)]
 
 
 def score_actions(

@@ -3,15 +3,16 @@
 Every feature is computed from face-up cards and pile sizes only (a face-down card is never
 read), from the point of view of the seat to move (`me`) against the other (`opp`), so that the
 value function is symmetric by construction: the other seat's chance is one minus it. They are
-cheap (no move generation: the engine's indexes of what each foundation and house takes next),
-because the search judges a few hundred positions per decision.
+cheap (the engine's indexes of what each foundation and house takes next, and one pass of its
+move generator for the seat to move), because the search judges many positions per decision.
 """
 
 from __future__ import annotations
 
 from domain.cards import Card
-from domain.moves import foundation_index, house_index
+from domain.moves import _raw_steps, foundation_index, house_index
 from domain.piles import (
+    FIRST_FOUNDATION,
     FOUNDATIONS,
     HAND,
     RESERVE,
@@ -45,6 +46,9 @@ NAMES: tuple[str, ...] = (
     "houses_to_foundation",
     "empty_houses",
     "foundations",
+    "loads_me",
+    "foundation_moves_me",
+    "moves_me",
 )
 WIDTH = len(NAMES)
 
@@ -97,6 +101,12 @@ def features(game: GameState) -> list[float]:
     xf, xh, xl = playable(top_of(SHOWN[me]), me)
     house_f = sum(1 for h in full if p[h][-1].fkey in founds)
     founded = sum(len(p[f]) for f in FOUNDATIONS)
+    # What the seat to move can do at once (the building rules only, no repetition guard):
+    # cards it can load onto the other's reserve or waste, cards it can found, all its moves.
+    steps = _raw_steps(game, me)
+    targets = (RESERVE[opp], SECOND_RESERVE[opp], WASTE[opp])
+    loads = sum(1 for _, dst in steps if dst in targets)
+    founding = sum(1 for _, dst in steps if FIRST_FOUNDATION <= dst < FIRST_FOUNDATION + 8)
     return [
         res_me / 13.0,
         res_opp / 13.0,
@@ -119,4 +129,7 @@ def features(game: GameState) -> list[float]:
         min(house_f, 4) / 4.0,
         len(empty) / 8.0,
         founded / 104.0,
+        min(loads, 4) / 4.0,
+        min(founding, 4) / 4.0,
+        min(len(steps), 12) / 12.0,
     ]

@@ -32,7 +32,16 @@ from domain.evaluator.features import features
 from domain.evaluator.sampling import Sampler, as_match, strip
 from domain.evaluator.value import model
 from domain.moves import apply_step
-from domain.piles import HANDS, INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE
+from domain.piles import (
+    FIRST_FOUNDATION,
+    FIRST_HOUSE,
+    HANDS,
+    INDEX,
+    RESERVE,
+    SECOND_RESERVE,
+    SHOWN,
+    WASTE,
+)
 from domain.priority import legal_steps, priority
 from domain.state import GameState, MatchState, Piles, hand_cards
 
@@ -48,7 +57,7 @@ class Depth:
 
 SETTINGS: dict[str, Depth] = {
     "quick": Depth(samples=2, inner=1, budget=0),
-    "normal": Depth(samples=4, inner=2, budget=24),
+    "normal": Depth(samples=4, inner=2, budget=40),
     "deep": Depth(samples=16, inner=6, budget=200),
 }
 
@@ -87,6 +96,11 @@ def reveals(game: GameState, action: Action) -> bool:
     return False
 
 
+STEP_COST = 1e-4  # a move's cost in win chance: of two equal lines, the shorter
+# A move from house to house costs more: it changes little that the value function sees, and a
+# line of them would otherwise be as good as the last position's figure, turn after turn.
+SHUFFLE_COST = 1e-3
+
 # A reference to what a choice leads to: a position searched further (its piles), the model's
 # figures to average (indexes of rows, for the mover), or a value known outright.
 _Node = tuple[str, object]
@@ -107,25 +121,27 @@ class _Tree:
         self.rows: list[list[float]] = []
         self.flips: list[bool] = []  # the row's figure is for the opponent
         self.children: dict[Piles, list[_Node]] = {}
-        self.base: dict[Piles, GameState] = {}
         self.values: dict[Piles, float] = {}
 
     # ---------------------------------------------------------------------------- building
 
     def leaf(self, game: GameState) -> _Node:
-        """The model's figure for the mover at `game` (a table whose turn may be the other's)."""
+        """The model's figure for the mover at `game`: a finished game, or a table where the
+        opponent's turn begins (the only positions the value function judges)."""
         if game.over:
             return ("const", outcome(game, self.seat))
         self.rows.append(features(game))
         self.flips.append(game.to_move != self.seat)
         return ("rows", (len(self.rows) - 1,))
 
-    def chance(self, games: list[GameState]) -> _Node:
-        start = len(self.rows)
-        for game in games:
-            self.rows.append(features(game))
-            self.flips.append(game.to_move != self.seat)
-        return ("rows", tuple(range(start, len(self.rows))))
+    def end_now(self, node: GameState) -> _Node:
+        """Where the search stops inside the turn: judged as if the turn ended there (the hand
+        card, if one is up, discarded), the opponent to move."""
+        seat = self.seat
+        p = node.p
+        if p[SHOWN[seat]]:
+            p = apply_step(p, SHOWN[seat], WASTE[seat])
+        return self.leaf(node._evolved(p=p, to_move=1 - seat, seen=frozenset()))
 
     def won(self, p: Piles) -> bool:
         seat = self.seat
@@ -139,11 +155,10 @@ class _Tree:
         if key in self.children:
             return ("node", key)
         if self.budget <= 0:
-            return self.leaf(node)
+            return self.end_now(node)
         self.budget -= 1
         refs: list[_Node] = []
         self.children[key] = refs
-        self.base[key] = node
         seat, p = self.seat, node.p
         steps = legal_steps(node, seat)
         turn_ok = discard_ok = True
@@ -165,8 +180,8 @@ class _Tree:
                 refs.append(self.turn(node))
         else:
             refs.append(self.leaf(node._evolved(to_move=1 - seat, seen=frozenset())))
-        if not refs:  # nothing to do in a line the search invented: judge it as it is
-            refs.append(self.leaf(node))
+        if not refs:  # nothing to do in a line the search invented: the turn ends here
+            refs.append(self.end_now(node))
         return ("node", key)
 
     def step(self, node: GameState, src: int, dst: int) -> _Node:
@@ -180,14 +195,19 @@ class _Tree:
             and p[src][-1] in self.unseen
         ):
             # A face-down card comes up: each determinization has its own there (a mover's
-            # reserve only shrinks during his turn, so the place is the same in all of them).
+            # reserve only shrinks during his turn, so the place is the same in all of them),
+            # and the search goes on in each.
             slot = len(p[src]) - 1
-            games = [
-                node._evolved(p=_put(p, src, w.p[src][slot]), seen=frozenset()) for w in self.worlds
-            ]
-            return self.chance(games)
+            return (
+                "avg",
+                tuple(
+                    self.expand(node._evolved(p=_put(p, src, w.p[src][slot]), seen=frozenset()))
+                    for w in self.worlds
+                ),
+            )
         child = node._evolved(p=p, seen=frozenset())
-        return self.expand(child)
+        shuffle = FIRST_HOUSE <= src < FIRST_FOUNDATION and FIRST_HOUSE <= dst < FIRST_FOUNDATION
+        return ("shuffle" if shuffle else "step", self.expand(child))
 
     def discard(self, node: GameState) -> _Node:
         seat = self.seat
@@ -205,15 +225,15 @@ class _Tree:
             piles[HANDS[3][seat][0]] = tuple(reversed(p[WASTE[seat]]))
             piles[WASTE[seat]] = ()
             q = apply_step(tuple(piles), HANDS[3][seat][0], SHOWN[seat])
-            return self.leaf(node._evolved(p=q, seen=frozenset()))
+            return self.expand(node._evolved(p=q, seen=frozenset()))
         slot = len(p[hand]) - 1
         if p[hand][-1] not in self.unseen:  # a hand made of the waste: its cards are known
-            return self.leaf(node._evolved(p=apply_step(p, hand, SHOWN[seat]), seen=frozenset()))
+            return self.expand(node._evolved(p=apply_step(p, hand, SHOWN[seat]), seen=frozenset()))
         games = []
         for w in self.worlds:
             q = apply_step(_put(p, hand, w.p[hand][slot]), hand, SHOWN[seat])
-            games.append(node._evolved(p=q, seen=frozenset()))
-        return self.chance(games)
+            games.append(self.expand(node._evolved(p=q, seen=frozenset())))
+        return ("avg", tuple(games))
 
     # ---------------------------------------------------------------------------- judging
 
@@ -224,12 +244,21 @@ class _Tree:
 
     def value(self, ref: _Node) -> float:
         kind, data = ref
+        if kind == "step":  # one move more: of two equal lines the shorter (no idle shuffles)
+            assert isinstance(data, tuple)
+            return self.value(data) - STEP_COST
+        if kind == "shuffle":
+            assert isinstance(data, tuple)
+            return self.value(data) - SHUFFLE_COST
         if kind == "const":
             assert isinstance(data, float)
             return data
         if kind == "rows":
             assert isinstance(data, tuple)
             return sum(self.figures[i] for i in data) / len(data)
+        if kind == "avg":  # a card comes up: the mean over the determinizations
+            assert isinstance(data, tuple)
+            return sum(self.value(r) for r in data) / len(data)
         assert isinstance(data, tuple)
         known = self.values.get(data)
         if known is not None:
@@ -300,7 +329,8 @@ class Evaluation:
             refs.append([self._after_in(tree, world, action, mover) for world in worlds])
         tree.judge()
         calibrated = model().calibrated
-        return [calibrated(sum(tree.value(r) for r in rs) / len(rs), self.name) for rs in refs]
+        figures = [sum(tree.value(r) for r in rs) / len(rs) for rs in refs]
+        return [calibrated(min(1.0, max(0.0, f)), self.name) for f in figures]
 
     def _after_in(self, tree: _Tree, world: MatchState, action: Action, mover: int) -> _Node:
         _, state = play(world, Act(action, self.at))
@@ -322,5 +352,10 @@ class Evaluation:
             return tree.leaf(game)
         if game.over or game.to_move != mover:
             return tree.leaf(game)
-        # The turn goes on: search the rest of it.
+        # The turn goes on: search the rest of it (a move costs a step, as in the search).
+        if isinstance(action, Move):
+            src, dst = INDEX.get(action.src, -1), INDEX.get(action.dst, -1)
+            houses = FIRST_HOUSE <= src < FIRST_FOUNDATION and FIRST_HOUSE <= dst < FIRST_FOUNDATION
+            kind = "shuffle" if houses else "step"
+            return (kind, tree.expand(strip(game)._evolved(seen=frozenset())))
         return tree.expand(strip(game)._evolved(seen=frozenset()))

@@ -47,33 +47,39 @@ def _progress(label: str):  # type: ignore[no-untyped-def]
 def fit_weights(
     train_games: int, seed: str, hidden: int, steps: int, calibration_games: int, every: int
 ) -> dict[str, Any]:
-    """Fit the value function on `train_games` fresh self-play games, the baseline beside it,
-    then each depth's calibration map on the search's figures at every `every`-th decision of
-    the first `calibration_games` of them; returns the weights (what weights.py holds)."""
+    """Fit the value function on the turn starts of `train_games` fresh self-play games
+    (`fit.FIT_PAIRINGS`), then the benchmark's baseline and each depth's calibration map on the
+    search's figures at every `every`-th decision of `calibration_games` other games between
+    bots of mixed strength (`fit.PAIRINGS`, as the benchmark plays); returns the weights (what
+    weights.py holds)."""
     import numpy as np
 
     from domain.evaluator import DEPTHS, fit, value, win_chance
-    from domain.evaluator.features import features
 
-    samples = fit.Samples([], [], [], [])
-    kept: list[tuple[Any, float]] = []
+    samples = fit.Samples([], [], [], [], [], [])
     show = _progress("self-play")
-    for index, states, winner in fit.games(train_games, seed):
-        for k, state in enumerate(states):
-            game = state.game
-            assert game is not None
-            samples.rows.append(features(game))
-            samples.baseline.append(fit.cards_left(game))
-            samples.games.append(index)
-            samples.outcomes.append(fit.outcome_for(winner, game.to_move))
-            if index < calibration_games and k % every == 0:
-                kept.append((state, samples.outcomes[-1]))
+    for index, states, winner in fit.games(train_games, seed, pairings=fit.FIT_PAIRINGS):
+        samples.add(index, states, winner)
         show(index + 1, train_games)
     x, y = samples.arrays()
-    _say(f"fitting on {len(y)} positions of {train_games} games")
-    weights = fit.fit_mlp(x, y, hidden=hidden, steps=steps)
+    first = np.asarray(samples.first)
+    _say(f"fitting on the {first.sum()} turn starts of {train_games} games")
+    weights = fit.fit_mlp(x[first], y[first], hidden=hidden, steps=steps)
+    kept: list[tuple[Any, float]] = []
+    mixed = fit.Samples([], [], [], [], [], [])
+    show = _progress("calibration games")
+    for index, states, winner in fit.games(calibration_games, f"{seed}/calibration"):
+        mixed.add(index, states, winner)
+        for state in states[::every]:
+            mover = state.game.to_move if state.game is not None else 0
+            kept.append((state, fit.outcome_for(winner, mover)))
+        show(index + 1, calibration_games)
     weights["baseline"] = fit.fit_mlp(
-        np.asarray(samples.baseline), y, hidden=0, steps=1500, names=fit.BASELINE_NAMES
+        np.asarray(mixed.baseline),
+        np.asarray(mixed.outcomes),
+        hidden=0,
+        steps=1500,
+        names=fit.BASELINE_NAMES,
     )
     value.use(weights)  # uncalibrated while the maps are fitted
     outcomes = np.asarray([o for _, o in kept])
@@ -90,8 +96,9 @@ def fit_weights(
     weights["calibration"] = maps
     weights["fitted_on"] = {
         "games": train_games,
-        "positions": len(y),
+        "positions": int(first.sum()),
         "seed": seed,
+        "calibration_games": calibration_games,
         "calibration_positions": len(kept),
     }
     return weights
@@ -161,13 +168,13 @@ def measure(games: int, seed: str, depth: str, workers: int) -> dict[str, Any]:
 @click.option("--seed", default="bench-eval", show_default=True, help="Seed of the held-out deals.")
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes to play in.")
 @click.option("--fit", "refit", is_flag=True, help="First refit the value function (weights.py).")
-@click.option("--train-games", type=int, default=300, show_default=True, help="With --fit.")
+@click.option("--train-games", type=int, default=200, show_default=True, help="With --fit.")
 @click.option("--fit-seed", default=DEFAULT_FIT_SEED, show_default=True, help="With --fit.")
 @click.option("--hidden", type=int, default=0, show_default=True, help="With --fit: tanh units.")
 @click.option("--steps", type=int, default=1500, show_default=True, help="With --fit: Adam steps.")
 @click.option("--calibration-games", type=int, default=60, show_default=True, help="With --fit.")
 @click.option(
-    "--every", type=int, default=8, show_default=True, help="With --fit: calibrate on every Nth."
+    "--every", type=int, default=6, show_default=True, help="With --fit: calibrate on every Nth."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def eval_cmd(
@@ -185,10 +192,8 @@ def eval_cmd(
     as_json: bool,
 ) -> None:
     """Calibration of the evaluator's win chances on held-out games (issue 26)."""
-    if games < 2:
-        raise click.BadParameter(
-            "at least 2 games (the baseline is cross-validated)", param_hint="--games"
-        )
+    if games < 1:
+        raise click.BadParameter("at least one game", param_hint="--games")
     if seed == fit_seed:
         raise click.BadParameter(
             "the held-out seed must differ from the fit's", param_hint="--seed"
