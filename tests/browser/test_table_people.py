@@ -330,12 +330,15 @@ def test_messages_live_until_the_next_action_and_seats_prompts_stay_with_seats(
             timeout=WAIT_MS,
         )
         wait_idle(page)
-        # A first join is no reconnect.
-        assert "Reconnected" not in message(page)
+        # A first join is no reconnect (a loaded machine may drop a connection for real: then
+        # the page rightly says so).
+        if not page.evaluate("window.crapette.drops"):
+            assert "Reconnected" not in message(page)
     watcher = new_page(DESKTOP)
     watcher.goto(f"{paced_server.url}/table/{match_id}")
     watcher.wait_for_function("window.crapette && window.crapette.view", timeout=WAIT_MS)
-    assert "Reconnected" not in message(watcher)
+    if not watcher.evaluate("window.crapette.drops"):
+        assert "Reconnected" not in message(watcher)
     assert watcher.locator("label[for=show-playable]").is_hidden()  # nothing a watcher plays
 
     pages = {p.evaluate("window.crapette.seat"): p for p in (ann, bob)}

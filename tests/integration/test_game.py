@@ -92,7 +92,7 @@ def test_whole_game_to_its_result_with_a_spectator(
 def test_lobby_lists_the_table_and_refuses_a_third_player(server: ServerProcess) -> None:
     presets = server.get("/api/presets").json()
     assert {p["name"] for p in presets["presets"]} >= {"classic", "beginner", "finnish"}
-    assert {b["name"] for b in presets["bots"]} == {"random", "steady", "sharp"}
+    assert {b["name"] for b in presets["bots"]} == {"random", "steady", "sharp", "expert"}
     opened = server.open_table(name="Cy", preset="classic")
     listed = {t["match_id"]: t for t in server.get("/api/tables").json()["tables"]}
     assert listed[opened["match_id"]]["status"] == "open"

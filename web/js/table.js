@@ -83,6 +83,7 @@ class TablePage {
     this.animating = false;
     this.table = null;
     this.everConnected = false;
+    this.drops = 0; // the times the connection was lost
     this.logGame = null; // the game index the log is about
     this.board = new Board($("board"), { bottom: this.seat ?? 0, animate: true });
     this.seats = new SeatPanel(this.board);
@@ -229,6 +230,7 @@ class TablePage {
   }
 
   onDisconnect() {
+    this.drops += 1; // for tests: a "Reconnected" is only said after one of these
     const conn = $("conn");
     conn.textContent = t("conn.reconnecting");
     conn.classList.add("down");
