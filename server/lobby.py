@@ -29,6 +29,7 @@ from server.errors import (
 from server.lobbyview import LobbyProjection, LobbyRow, new_session_facts
 from server.matches import MatchEntry, MatchRepository
 from server.payloads import (
+    CommandDone,
     Done,
     JoinAck,
     JsonObject,
@@ -787,16 +788,29 @@ class Lobby:
         return {"ok": True}
 
     def abandon(self, match_id: str, token: str) -> Done:
+        """The `abandon` message: `abandon_command` under the command id `abandon-<version>`."""
+        self.abandon_command(match_id, token, None)
+        return {"ok": True}
+
+    def abandon_command(self, match_id: str, token: str, command_id: str | None) -> CommandDone:
         """The seat's owner gives up the whole match (docs/spec/rules.md §8): the domain's
         `Abandon` resigns the game in play, if any, and ends the match at once, in one batch; no
-        game nobody plays is dealt. A conflict with another writer is read and decided again."""
+        game nobody plays is dealt. A conflict with another writer is read and decided again.
+        The one way to abandon: the `abandon` message (`command_id` None: `abandon-<version>`)
+        and a `command` `{"do": "abandon"}` (server.play, under its own command id, so that a
+        repeat is acknowledged as a duplicate) both come here."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
+            if command_id is not None and command_id in entry.commands:
+                return {"ok": True, "version": entry.commands[command_id], "duplicate": True}
             if entry.table.rotation != "off":
-                return self._leave_queue(entry, token)
+                self._leave_queue(entry, token)
+                return {"ok": True, "version": entry.version}
             seat = entry.seat_of(token)
             for _attempt in range(_QUEUE_ATTEMPTS):
+                if command_id is not None and command_id in entry.commands:  # written elsewhere
+                    return {"ok": True, "version": entry.commands[command_id], "duplicate": True}
                 if not entry.live:
                     raise NotPlayingError("There is no match in play at this table.")
                 command = domain.Act(domain.Abandon(seat), self.clock())
@@ -804,13 +818,13 @@ class Lobby:
                     events = domain.decide(entry.state, command)
                 except domain.RulesError as exc:
                     raise NotPlayingError(exc.message) from None
-                if self.repo.append_match(entry, events, f"abandon-{entry.version}"):
+                if self.repo.append_match(entry, events, command_id or f"abandon-{entry.version}"):
                     break
                 self.repo.refresh(entry, with_table=False)  # another writer moved on: again
             else:
                 raise CommandConflictError("The table kept changing: abandon again.")
             self._announce(entry)
-        return {"ok": True}
+            return {"ok": True, "version": entry.version}
 
     def _leave_queue(self, entry: MatchEntry, token: str) -> Done:
         """`abandon` at a rotation table: a waiting person leaves it for good; a seated one is

@@ -26,11 +26,19 @@ from server.payloads import CommandDone, JsonObject
 
 class Play:
     def __init__(
-        self, repo: MatchRepository, autopilot: Autopilot, *, clock: Callable[[], int]
+        self,
+        repo: MatchRepository,
+        autopilot: Autopilot,
+        *,
+        clock: Callable[[], int],
+        abandon: Callable[[str, str, str], CommandDone] | None = None,
     ) -> None:
+        """`abandon(match_id, token, command_id)`: where `{"do": "abandon"}` goes
+        (`Lobby.abandon_command`, the one way to abandon a match; None: decided here)."""
         self.repo = repo
         self.autopilot = autopilot
         self.clock = clock
+        self.abandon = abandon
 
     def execute(
         self, match_id: str, token: str, command_id: str, action_json: JsonObject
@@ -43,6 +51,8 @@ class Play:
         # Each seat's ids live in a namespace of their own (the schema forbids ":"), so a client
         # can neither replay the server's own command ids nor swallow the opponent's command.
         command_id = f"c{seat}:{command_id}"
+        if isinstance(action, domain.Abandon) and self.abandon is not None:
+            return self.abandon(match_id, token, command_id)  # as the `abandon` message
         with entry.lock:
             if command_id in entry.commands:
                 return {"ok": True, "version": entry.commands[command_id], "duplicate": True}

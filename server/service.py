@@ -92,7 +92,7 @@ class GameService:
             clock=clock,
             idle_after_s=idle_after_s,
         )
-        self.play = Play(self.repo, self.autopilot, clock=clock)
+        self.play = Play(self.repo, self.autopilot, clock=clock, abandon=self.lobby.abandon_command)
         self.tournaments = Tournaments(
             TournamentRepository(store), self.repo, self.lobby, clock=clock
         )

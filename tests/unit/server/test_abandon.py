@@ -98,3 +98,45 @@ def test_abandon_as_a_command_is_the_same_action() -> None:
     service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
     won = _events(service, match_id)[-1]
     assert isinstance(won, domain.MatchWon) and won.abandoned_by == 1 and won.winner == 0
+
+
+def test_abandon_as_a_command_goes_the_abandon_message_s_way() -> None:
+    """`command` `{"do": "abandon"}` is `Lobby.abandon_command` (issue 28 review): the table is
+    announced finished, the command's own id makes a repeat a duplicate, nothing else differs."""
+    from tests.unit.server.test_service_wiring import RecordingPublisher
+
+    publisher = RecordingPublisher()
+    service = GameService(open_store("memory://"), grace_s=60, clock=Clock(), publisher=publisher)
+    service.autopilot.start()
+    opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
+    match_id = opened["match_id"]
+    tokens = {0: opened["seat_token"], 1: service.lobby.join_seat(match_id, "Bob")["seat_token"]}
+    _play(service, match_id, tokens, 2)
+    publisher.tables.clear()
+    done = service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
+    entry = service.repo.find(match_id)
+    assert done == {"ok": True, "version": entry.version}
+    assert entry.commands["c1:quit"] == entry.version  # the command's own id, namespaced
+    # As the `abandon` message does, the lobby's view of the table is announced: finished.
+    assert [table["status"] for _mid, table in publisher.tables] == ["finished"]
+    again = service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
+    assert again == {"ok": True, "version": entry.version, "duplicate": True}
+    with pytest.raises(NotPlayingError):  # another command id: the match is over
+        service.play.execute(match_id, tokens[0], "late", {"do": "abandon", "seat": 0})
+
+
+def test_abandon_as_a_command_at_a_rotation_table_is_the_message_s_answer() -> None:
+    from server.errors import CommandConflictError
+
+    service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
+    service.autopilot.start()
+    opened = service.lobby.open_table(
+        name="Ann", preset="italian-four", options={"rotation": "winner_out"}
+    )
+    match_id = opened["match_id"]
+    service.lobby.join_seat(match_id, "Bob")
+    with pytest.raises(CommandConflictError, match="You are seated") as by_message:
+        service.lobby.abandon(match_id, opened["seat_token"])
+    with pytest.raises(CommandConflictError, match="You are seated") as by_command:
+        service.play.execute(match_id, opened["seat_token"], "q", {"do": "abandon", "seat": 0})
+    assert by_command.value.message == by_message.value.message
