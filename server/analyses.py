@@ -164,6 +164,13 @@ class Analyses:
         with self._lock:
             return self._jobs.get((match_id, version, depth))
 
+    def built(self, match_id: str) -> AnalysisJob | None:
+        """The deepest analysis of the match this server has built and holds (any version:
+        the caller checks), None for none; never starts one nor loads the match."""
+        with self._lock:
+            done = [j for j in self._jobs.values() if j.match_id == match_id and j.state == "done"]
+        return max(done, key=lambda j: (j.version, DEPTHS.index(j.depth)), default=None)
+
     def try_move(
         self, match_id: str, version: int, action: dict[str, Any], depth: str = "normal"
     ) -> dict[str, Any]:

@@ -112,17 +112,17 @@ def build_analysis(store: EventStore, job: dict[str, Any], progress: Progress) -
     cache_dir = job.get("cache_dir")
     cached = read_cached(cache_dir, digest, depth, seed)
     if cached is not None:
-        return _for_match(cached, match_id, version)
+        return for_match(cached, match_id, version)
     analyser = load_analyser(str(job.get("analyser") or DEFAULT_ANALYSER))
     result = analyser(record, depth=depth, seed=seed, progress=throttled(progress))
     judged = {key: value for key, value in result.items() if key not in ("match_id", "version")}
     document = {"format": FORMAT, "record_hash": digest, "depth": depth, "seed": seed, **judged}
     body = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
     write_cached(cache_dir, digest, depth, seed, body)
-    return _for_match(body, match_id, version)
+    return for_match(body, match_id, version)
 
 
-def _for_match(body: bytes, match_id: str, version: int) -> bytes:
+def for_match(body: bytes, match_id: str, version: int) -> bytes:
     """The cached analysis (of the record's content) said of this match: its id and version
     first (a record imported twice shares one analysis)."""
     head = json.dumps({"match_id": match_id, "version": version}, separators=(",", ":"))

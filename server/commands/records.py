@@ -103,6 +103,20 @@ def _parse_since(text: str | None) -> int | None:
     default=None,
     help="The tournament record of this tournament: its events and every match record (JSON).",
 )
+@click.option(
+    "--analysis",
+    "with_analysis",
+    is_flag=True,
+    help="With --format html: build the match's analysis when none is kept, and embed it "
+    "(one already built is embedded without this).",
+)
+@click.option(
+    "--depth",
+    type=click.Choice(["quick", "normal", "deep"]),
+    default="quick",
+    show_default=True,
+    help="With --analysis only: how hard the evaluator looks.",
+)
 def export_cmd(
     match_id: str | None,
     fmt: str,
@@ -111,6 +125,8 @@ def export_cmd(
     everything: bool,
     since: str | None,
     tournament_id: str | None,
+    with_analysis: bool,
+    depth: str,
 ) -> None:
     """Write the record of MATCH_ID (or of every match with --all) as JSON or text, or the
     replay of MATCH_ID as one HTML file that opens offline in any browser (--format html)."""
@@ -128,6 +144,8 @@ def export_cmd(
         raise click.UsageError("--since goes with --all")
     if fmt == "html" and everything:
         raise click.UsageError("--format html writes one match's replay: give a MATCH_ID")
+    if with_analysis and fmt != "html":
+        raise click.UsageError("--analysis goes with --format html")
     since_ms = _parse_since(since)
     out: IO[str]
     with _open_store(store_url) as store, _output(output) as out:
@@ -137,7 +155,9 @@ def export_cmd(
                 return
             assert match_id is not None
             if fmt == "html":
-                out.write(_html_file(store, match_id))
+                url = store_url or default_store_url()
+                analyse = depth if with_analysis else None
+                out.write(_html_file(store, match_id, analysis_dir_of(url), analyse))
                 return
             record = export_match(store, match_id)
         except RecordError as exc:
@@ -152,16 +172,27 @@ def export_cmd(
             out.write(to_text(record))
 
 
-def _html_file(store: EventStore, match_id: str) -> str:
-    """The replay file of a match of the store (a missing one: the record's own error)."""
-    from server.errors import NotFoundError
+def analysis_dir_of(store_url: str) -> str | None:
+    """Where `crapette serve` keeps the analyses of this store (server/commands/serve.py)."""
+    from server.commands.serve import DEFAULT_DATA_DIR, analysis_dir
+
+    return analysis_dir(store_url, DEFAULT_DATA_DIR)
+
+
+def _html_file(store: EventStore, match_id: str, cache_dir: str | None, analyse: str | None) -> str:
+    """The replay file of a match of the store (a missing one: the record's own error), with
+    its analysis if one is kept in `cache_dir` or built at depth `analyse`."""
+    from server.errors import MatchRunningError, NotFoundError
     from server.records.errors import MatchNotFoundError
     from server.share.build import html_file
 
     try:
-        return html_file(store, match_id, None, None)
+        return html_file(store, match_id, None, None, cache_dir=cache_dir, analyse=analyse)
     except NotFoundError:
         raise MatchNotFoundError(f"there is no match {match_id!r} in this store") from None
+    except MatchRunningError:
+        click.echo(f"error: match {match_id!r} is still in play: it has no analysis", err=True)
+        sys.exit(EXIT_MISMATCH)
 
 
 def _export_tournament(store_url: str | None, tournament_id: str, output: str | None) -> None:

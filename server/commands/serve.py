@@ -325,6 +325,9 @@ def _hosts(hosts: tuple[str, ...]) -> tuple[str, ...]:
     return hosts
 
 
+DEFAULT_DATA_DIR = "./data"
+
+
 def _analysis_dir(store_url: str, data_dir: str) -> str | None:
     """Where built analyses are kept (server/analysis_build.py, by record hash): beside a
     SQLite file, in the data dir for another store, nowhere (memory) for the memory store."""
@@ -368,3 +371,6 @@ def _announcer(
         version=package_version_or_zero(),
     )
     return AnnouncerProcess(config) if reachable_by_name(config) else None
+
+
+analysis_dir = _analysis_dir  # also where `crapette export --format html` finds them

@@ -4,10 +4,19 @@ Each folds the match as the replay does and draws from its frames' views only.""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from eventstore import EventStore
 from server import patches
+from server.analysis_build import (
+    DEPTHS,
+    Progress,
+    build_analysis,
+    for_match,
+    read_cached,
+    record_hash,
+)
 from server.errors import GameInPlayError, InvalidInputError, NotFoundError
 from server.knowledge import seat_options
 from server.matches import MatchEntry, MatchRepository
@@ -28,13 +37,57 @@ def held(store: EventStore, match_id: str, version: int | None = None) -> MatchE
     return entry
 
 
-def html_file(store: EventStore, match_id: str, version: int | None, source_url: str | None) -> str:
-    """The replay file of the match's first `version` events (None: all of them)."""
+def html_file(
+    store: EventStore,
+    match_id: str,
+    version: int | None,
+    source_url: str | None,
+    *,
+    cache_dir: str | None = None,
+    analyse: str | None = None,
+    progress: Progress | None = None,
+) -> str:
+    """The replay file of the match's first `version` events (None: all of them), with the
+    analysis of the match kept in `cache_dir` if there is one; `analyse`: a depth, to build
+    the analysis at when none is kept (kept there then), None to embed only one already built."""
     entry = held(store, match_id, version)
-    return _html(store, entry, entry.version if version is None else version, source_url)
+    upto = entry.version if version is None else version
+    return _html(store, entry, upto, source_url, cache_dir, analyse, progress)
 
 
-def _html(store: EventStore, entry: MatchEntry, upto: int, source_url: str | None) -> str:
+# The analysis embedded when several were built: the deepest.
+_DEPTHS_KEPT = tuple(reversed(DEPTHS))
+
+
+def kept_analysis(
+    record: dict[str, Any], cache_dir: str | None, match_id: str, version: int
+) -> dict[str, Any] | None:
+    """The analysis of the record built already and kept in `cache_dir` (by its content hash,
+    server/analysis_build.py; the deepest of those kept), None if none is: never built here."""
+    if cache_dir is None or record.get("live"):
+        return None
+    digest = record_hash(record)
+    for depth in _DEPTHS_KEPT:
+        body = read_cached(cache_dir, digest, depth, 0)
+        if body is not None:
+            try:
+                analysis: dict[str, Any] = json.loads(for_match(body, match_id, version))
+            except ValueError:  # a damaged file: as if none were kept (it is built again)
+                continue
+            return analysis
+    return None
+
+
+def _html(
+    store: EventStore,
+    entry: MatchEntry,
+    upto: int,
+    source_url: str | None,
+    cache_dir: str | None = None,
+    analyse: str | None = None,
+    progress: Progress | None = None,
+    built: bytes | None = None,
+) -> str:
     from server.records.export import export_match
 
     match_id = entry.match_id
@@ -46,7 +99,13 @@ def _html(store: EventStore, entry: MatchEntry, upto: int, source_url: str | Non
         for seat in (0, 1)
     }
     record = export_match(store, match_id, upto=upto)
-    return replay_html(replay, options, record, source_url)
+    analysis = json.loads(built) if built is not None else None
+    analysis = analysis or kept_analysis(record, cache_dir, match_id, upto)
+    if analysis is None and analyse is not None:
+        # Asked for (`crapette export --analysis`): built now, and kept for the server.
+        job = {"match_id": match_id, "version": upto, "depth": analyse, "cache_dir": cache_dir}
+        analysis = json.loads(build_analysis(store, job, progress or (lambda _d, _t: None)))
+    return replay_html(replay, options, record, source_url, analysis=analysis)
 
 
 def _live(entry: MatchEntry, upto: int) -> bool:
@@ -58,8 +117,18 @@ def _live(entry: MatchEntry, upto: int) -> bool:
 
 
 def build_html(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
+    """`cache_dir`: where the server keeps its analyses; `analysis`: one it holds in memory
+    only (a server with no cache directory), as text."""
     entry = held(store, job["match_id"], job["version"])
-    body = _html(store, entry, job["version"], job.get("source_url"))
+    built = job.get("analysis")
+    body = _html(
+        store,
+        entry,
+        job["version"],
+        job.get("source_url"),
+        job.get("cache_dir"),
+        built=None if built is None else str(built).encode(),
+    )
     return body.encode(), _live(entry, job["version"])
 
 

@@ -1,8 +1,10 @@
 """The replay as one HTML file (docs/records.md § HTML): the replay page itself, its style sheets
 inlined, its modules as data: URLs behind an import map (server/share/bundle.py), and what the
 page would ask the server for embedded as JSON: the replay (frames, analysis), each seat's
-options in the finished games, the words of every language, and the match record, which
-`crapette import` and `crapette verify` read back out of the file (`record_text_of_html`).
+options in the finished games, the words of every language, the match record, which
+`crapette import` and `crapette verify` read back out of the file (`record_text_of_html`), and
+the engine's analysis of the match when one was built (server/analysis_build.py): the
+win-chance graph, judgements and accuracy the replay page draws (web/js/judgements.js).
 
 The page opened from disk asks nothing of any network: web/js/offline.js answers its requests
 from the embedded data before any other module runs."""
@@ -24,7 +26,11 @@ from server.share.bundle import PREFIX, module_graph
 FORMAT = "crapette-replay-html/1"
 RECORD_ID = "crapette-record"
 OFFLINE_ID = "crapette-offline"
+ANALYSIS_ID = "crapette-analysis"
 _RECORD = re.compile(rf'<script type="application/json" id="{RECORD_ID}">(.*?)</script>', re.DOTALL)
+_ANALYSIS = re.compile(
+    rf'<script type="application/json" id="{ANALYSIS_ID}">(.*?)</script>', re.DOTALL
+)
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="/static/([^"]+)">')
 _MODULE = re.compile(r'<script type="module" src="/static/([^"]+)"></script>')
 _SERVER_LINK = re.compile(r'\shref="(/[^"]*)"')
@@ -46,10 +52,12 @@ def replay_html(
     record: dict[str, Any],
     source_url: str | None = None,
     web: Path | None = None,
+    analysis: dict[str, Any] | None = None,
 ) -> str:
     """The page. `replay`: the replay body as the server sends it (server/replays.py);
     `options`: seat ("0", "1") → that seat's options body; `source_url`: the server the file
-    came from (its links then lead there), None for a file made on the command line."""
+    came from (its links then lead there), None for a file made on the command line;
+    `analysis`: the match's analysis body (docs/protocol.md § analysis), None for none."""
     web = web or web_dir()
     page = (web / "replay.html").read_text(encoding="utf-8")
     page = _STYLESHEET.sub(lambda m: _style(web, m.group(1)), page)
@@ -67,6 +75,7 @@ def replay_html(
         [
             f'<script type="application/json" id="{RECORD_ID}">{embed_json(record)}</script>',
             f'<script type="application/json" id="{OFFLINE_ID}">{embed_json(offline)}</script>',
+            *([_data(ANALYSIS_ID, analysis)] if analysis is not None else []),
             f'<script type="importmap">{module_graph(web, entries).import_map()}</script>',
             '<script type="module">'
             + "".join(f'import "{PREFIX}{path}";' for path in entries)
@@ -78,6 +87,10 @@ def replay_html(
     page = _SERVER_LINK.sub(lambda m: _link(source_url, m.group(1)), page)
     generator = f'<meta name="generator" content="{FORMAT}">'
     return page.replace('<meta charset="utf-8">', f'<meta charset="utf-8">\n  {generator}', 1)
+
+
+def _data(element_id: str, data: Any) -> str:
+    return f'<script type="application/json" id="{element_id}">{embed_json(data)}</script>'
 
 
 def _style(web: Path, path: str) -> str:
@@ -128,6 +141,12 @@ def inline_policy(page: str) -> str:
 
 def is_html(text: str) -> bool:
     return text.lstrip("\ufeff \t\r\n")[:1] == "<"
+
+
+def analysis_of_html(text: str) -> Any:
+    """The analysis embedded in a replay file, None when it holds none."""
+    found = _ANALYSIS.search(text)
+    return None if found is None else json.loads(found.group(1))
 
 
 def record_text_of_html(text: str) -> str | None:

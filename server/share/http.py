@@ -61,7 +61,17 @@ def _safe(name: str) -> str:
 @share_bp.get("/api/matches/<match_id>/replay.html")
 def replay_html(match_id: str) -> Response:
     source = request.host_url.rstrip("/")
-    built = _service().reads.shared("html", match_id, source, source_url=source)
+    service = _service()
+    # The analysis of the match when one is built (docs/records.md § HTML): read by the worker
+    # from the analyses' cache directory, or given here when the server keeps none. The file
+    # is built again once an analysis is done (its depth names the variant).
+    analyses = service.analyses
+    job = analyses.built(match_id)
+    params: dict[str, object] = {"source_url": source, "cache_dir": analyses.cache_dir}
+    if job is not None and job.body is not None and analyses.cache_dir is None:
+        params["analysis"] = job.body.decode()
+    variant = f"{source}|{job.version}-{job.depth}" if job is not None else source
+    built = service.reads.shared("html", match_id, variant, **params)
     name = f"crapette-{_safe(match_id)}.html" if request.args.get("inline") is None else None
     response = _send(built, "text/html", name)
     # Its inline scripts and styles by their hashes, not the pages' policy (server/security.py),

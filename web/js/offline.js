@@ -4,11 +4,16 @@
 // unchanged and nothing is asked of any network. Anything else is a structured 404.
 
 const embedded = JSON.parse(document.getElementById("crapette-offline").textContent);
+// The engine's analysis of the match, when the file was made with one (web/js/judgements.js
+// draws it as on the live page: its request is answered from here).
+const analysisText = document.getElementById("crapette-analysis")?.textContent;
+const analysis = analysisText ? JSON.parse(analysisText) : null;
 
 const ROUTES = [
   [/\/static\/i18n\/([a-z]+)\.json$/, (m) => embedded.i18n?.[m[1]]],
   [/\/api\/matches\/[^/?]+\/replay$/, () => embedded.replay],
   [/\/api\/matches\/[^/?]+\/options\?seat=([01])$/, (m) => embedded.options?.[m[1]]],
+  [/\/api\/matches\/[^/?]+\/analysis$/, () => analysis && { status: "done", analysis }],
 ];
 
 function reply(status, body) {
@@ -30,5 +35,6 @@ window.fetch = async (input) => {
 window.crapetteOffline = {
   matchId: embedded.match_id,
   sourceUrl: embedded.source_url,
+  hasAnalysis: analysis !== null,
   record: () => document.getElementById("crapette-record").textContent,
 };

@@ -104,7 +104,8 @@ export class Replay {
     this.arrow = new Arrow($("board-wrap"), this.board);
     this.judgements = new Judgements(this);
     this.learn = new Learn(this, this.judgements);
-    this.judgements.whenReady(() => this.learn.mount($("judge-side")));
+    // The learning mode asks the server to judge a try: a replay file has none.
+    if (!window.crapetteOffline) this.judgements.whenReady(() => this.learn.mount($("judge-side")));
     this.setupViews();
     document.body.classList.toggle("has-analysis", this.analysis.any);
     this.setFrames(decodeFrames(data.frames ?? []));
@@ -124,6 +125,7 @@ export class Replay {
     else if (q.has("game")) start = this.gameStart(Number(q.get("game")));
     this.go(start);
     if (data.live) this.followLive();
+    else if (window.crapetteOffline?.hasAnalysis) this.judgements.start(); // embedded: no request
     else if (!window.crapetteOffline) {
       // An analysis and a practice table need the server: a replay opened from a file has none.
       this.judgements.start();

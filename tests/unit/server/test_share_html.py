@@ -134,3 +134,54 @@ def test_export_html_then_import_and_verify_it(tmp_path: Path) -> None:
     assert "no match 'nope'" in missing.output
     both = runner.invoke(main, ["export", "--all", "--format", "html", "--store", store])
     assert both.exit_code == 2
+
+
+def test_the_file_holds_the_analysis_when_given_one_and_not_otherwise() -> None:
+    from server.share.html import analysis_of_html
+
+    record = _golden("classic-win-recycle")
+    replay = {"match_id": record["match_id"], "frames": [], "analysis": {}, "live": False}
+    bare = replay_html(replay, {}, record, None)
+    assert analysis_of_html(bare) is None
+    assert 'id="crapette-analysis"' not in bare
+    analysis = {"match_id": record["match_id"], "games": [{"decisions": [], "note": "</script>"}]}
+    page = replay_html(replay, {}, record, None, analysis=analysis)
+    assert analysis_of_html(page) == analysis
+    assert parse_record_file(page) == parse_record_file(json.dumps(record))  # import reads on
+
+
+def test_export_html_embeds_a_kept_analysis_and_builds_one_when_asked(tmp_path: Path) -> None:
+    from server.analysis_build import read_cached, record_hash
+    from server.records.export import export_match
+    from server.share.html import analysis_of_html
+
+    store = f"sqlite:///{tmp_path / 'a.db'}"
+    runner = CliRunner()
+    golden = str(GOLDEN / "classic-calls-resign.json")
+    assert runner.invoke(main, ["import", golden, "--store", store]).exit_code == 0
+    match_id = str(_golden("classic-calls-resign")["match_id"])
+    out = tmp_path / "replay.html"
+    args = ["export", match_id, "--format", "html", "--store", store, "-o", str(out)]
+    assert runner.invoke(main, args).exit_code == 0
+    assert analysis_of_html(out.read_text(encoding="utf-8")) is None  # none kept, none built
+    result = runner.invoke(main, [*args, "--analysis", "--depth", "quick"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    analysis = analysis_of_html(page)
+    assert analysis["match_id"] == match_id and analysis["depth"] == "quick"
+    assert analysis["games"] and "decisions" in analysis["games"][0]
+    # Kept beside the store, as the server keeps it: the next export embeds it unasked.
+    from eventstore import open_store
+
+    kept = read_cached(str(tmp_path / "a.db.analyses"), "", "quick", 0)
+    assert kept is None
+    record = export_match(open_store(store), match_id)
+    cache = str(tmp_path / "a.db.analyses")
+    assert read_cached(cache, record_hash(record), "quick", 0) is not None
+    assert runner.invoke(main, args).exit_code == 0
+    assert analysis_of_html(out.read_text(encoding="utf-8")) == analysis
+    assert runner.invoke(main, ["verify", str(out)]).exit_code == 0
+    other = f"sqlite:///{tmp_path / 'b.db'}"
+    assert runner.invoke(main, ["import", str(out), "--store", other]).exit_code == 0
+    bad = runner.invoke(main, ["export", match_id, "--analysis", "--store", store])
+    assert bad.exit_code == 2
