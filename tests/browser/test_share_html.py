@@ -188,3 +188,44 @@ def test_the_file_autoplays_and_switches_the_knowledge_view_offline(
     )
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.startswith(f"imported {long_match}:")
+
+
+def test_the_file_draws_the_engine_analysis_offline_when_one_is_kept(
+    server: ServerProcess, browser: Any, long_match: str, tmp_path: Path, artifact_dir: Path
+) -> None:
+    """An analysis kept beside the store (as the server keeps it; the fixture analyser, not the
+    engine's seconds) is embedded by `crapette export --format html`; the file opened from disk
+    draws its win-chance graph, judgements and accuracy with judgements.js, asking nothing."""
+    from eventstore import open_store
+    from server.analysis_build import build_analysis
+    from server.commands.records import analysis_dir_of
+    from server.tables import match_stream
+
+    cache = analysis_dir_of(server.store_url)
+    store = open_store(server.store_url)
+    try:
+        version = store.stream_version(match_stream(long_match))
+        job = {"match_id": long_match, "version": version, "depth": "normal", "cache_dir": cache}
+        job["analyser"] = "tests.analysis_fixture:analyse_record"
+        build_analysis(store, job, lambda _d, _t: None)
+    finally:
+        getattr(store, "close", lambda: None)()
+    path = tmp_path / "analysed.html"
+    args = ["export", long_match, "--format", "html", "--store", server.store_url, "-o", str(path)]
+    subprocess.run([sys.executable, "-m", "server", *args], check=True, capture_output=True)
+    size = path.stat().st_size
+    print(f"replay file with analysis: {size} bytes")
+    assert size <= MAX_BYTES, f"{size} bytes with the analysis"
+    context, page, asked = _offline_page(browser)
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+        page.wait_for_selector("[data-testid=win-chart] svg", timeout=WAIT_MS)
+        assert page.locator("#moves .judgement").count() > 0
+        assert page.get_by_test_id("accuracy").count() == 1
+        assert page.get_by_test_id("analyse").count() == 0  # nothing to ask of a server
+        page.screenshot(path=str(artifact_dir / "offline-judgements.png"))
+        assert page.errors == []
+    finally:
+        context.close()
+    assert asked == [], f"the file asked the network for {asked}"
