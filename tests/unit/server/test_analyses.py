@@ -201,3 +201,19 @@ def test_the_server_s_own_analyser_and_try_judge_use_the_evaluator() -> None:
         played = client.post(url, json={"version": d["version"], "action": d["played"]})
         assert played.status_code == 200, played.json
         assert played.json["win_chance"]["tried"] == d["win_chance"]["after"]
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_the_replay_file_over_http_embeds_the_analysis_once_built(
+    tmp_path: Path, kept: bool
+) -> None:
+    from server.share.html import analysis_of_html
+
+    app = _app(analysis_dir=str(tmp_path / "analyses") if kept else None)
+    client = app.test_client()
+    match_id = _import(client)
+    before = client.get(f"/api/matches/{match_id}/replay.html").get_data(as_text=True)
+    assert analysis_of_html(before) is None  # none built: none computed for the file
+    built = _analysed(client, match_id)["analysis"]
+    after = client.get(f"/api/matches/{match_id}/replay.html").get_data(as_text=True)
+    assert analysis_of_html(after) == built  # the file cached before it is built again
