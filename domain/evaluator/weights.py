@@ -1,7 +1,7 @@
 """The value function's fitted weights: generated, do not edit.
 
 Fitted by `crapette bench eval --fit --train-games 120 --fit-seed crapette-evaluator-fit
---hidden 0 --steps 1500 --calibration-games 24 --every 6`.
+--hidden 0 --steps 1500 --calibration-games 60 --every 6`.
 """
 
 from typing import Any
@@ -118,30 +118,30 @@ WEIGHTS: dict[str, Any] = {
     ],
     "baseline": {
         "features": ["reserve_me", "loose_me", "reserve_opp", "loose_opp"],
-        "mean": [3.9668059162244553, 25.55639607090437, 5.845771705995258, 28.758496104775883],
-        "scale": [5.1757007854230395, 11.379124949081874, 5.760208958267088, 10.6191015714798],
+        "mean": [4.062185232607768, 25.742637644046095, 5.711310285958174, 28.85155783183952],
+        "scale": [5.144868433277596, 11.137050446986379, 5.715339046564054, 10.268266191211897],
         "layers": [
             {
                 "w": [
-                    [-1.1989185168469456],
-                    [-0.7535634941251821],
-                    [1.292964749707654],
-                    [0.5188720377109749],
+                    [-0.8171350903362099],
+                    [-0.9095473248015503],
+                    [0.8001005403150969],
+                    [0.6826528372630634],
                 ],
-                "b": [0.9026245562607756],
+                "b": [0.7953329946103759],
             }
         ],
     },
     "calibration": {
-        "quick": [1.057769331071667, 0.6168545259543267],
-        "normal": [1.1023620762516604, 0.4517329863446838],
-        "deep": [1.102751254821811, 0.49927649807480884],
+        "quick": [0.9193462296036717, 0.5662276656738561],
+        "normal": [0.9553110751454904, 0.4127755941868153],
+        "deep": [0.9546775542227262, 0.4619790911339289],
     },
     "fitted_on": {
         "games": 120,
         "positions": 5149,
         "seed": "crapette-evaluator-fit",
-        "calibration_games": 24,
-        "calibration_positions": 1485,
+        "calibration_games": 60,
+        "calibration_positions": 3928,
     },
 }
