@@ -90,6 +90,16 @@ def _parse_since(text: str | None) -> int | None:
         raise click.BadParameter(message) from None
 
 
+# The evaluator's depth of `export --analysis` and `verify --analysis`.
+_depth_option = click.option(
+    "--depth",
+    type=click.Choice(["quick", "normal", "deep"]),
+    default="quick",
+    show_default=True,
+    help="With --analysis only: how hard the evaluator looks.",
+)
+
+
 @click.command("export")
 @click.argument("match_id", required=False)
 @click.option("--format", "fmt", type=click.Choice(["json", "text", "html"]), default="json")
@@ -110,13 +120,7 @@ def _parse_since(text: str | None) -> int | None:
     help="With --format html: build the match's analysis when none is kept, and embed it "
     "(one already built is embedded without this).",
 )
-@click.option(
-    "--depth",
-    type=click.Choice(["quick", "normal", "deep"]),
-    default="quick",
-    show_default=True,
-    help="With --analysis only: how hard the evaluator looks.",
-)
+@_depth_option
 def export_cmd(
     match_id: str | None,
     fmt: str,
@@ -318,13 +322,7 @@ def import_cmd(file: str, store_url: str | None, new_id: str | None) -> None:
     help="Then recompute the finished games' analysis: faults (called or missed), calls, "
     "figures, and judge every decision (as `crapette analyse`).",
 )
-@click.option(
-    "--depth",
-    type=click.Choice(["quick", "normal", "deep"]),
-    default="quick",
-    show_default=True,
-    help="With --analysis only: how hard the evaluator looks.",
-)
+@_depth_option
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="With --analysis only: its seed."
 )

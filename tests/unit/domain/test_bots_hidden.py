@@ -14,8 +14,11 @@ from domain.bots.arena import derive_seed
 from domain.piles import HAND, RESERVE
 
 
-def shuffled_hidden(state: domain.MatchState, rng: random.Random) -> domain.MatchState:
-    """The same match with every face-down card moved to another face-down place."""
+def shuffled_hidden(
+    state: domain.MatchState, rng: random.Random, other_deal: bool = False
+) -> domain.MatchState:
+    """The same match with every face-down card moved to another face-down place (and, with
+    `other_deal`, another deal recorded: the packs reversed)."""
     game = state.game
     assert game is not None
     slots = [(i, k) for i in RESERVE for k in range(len(game.p[i]) - 1)]
@@ -26,7 +29,9 @@ def shuffled_hidden(state: domain.MatchState, rng: random.Random) -> domain.Matc
     for (i, k), card in zip(slots, cards, strict=True):
         piles[i][k] = card
     p = tuple(tuple(pile) for pile in piles)
-
+    if other_deal:
+        packs = (tuple(reversed(game.packs[0])), tuple(reversed(game.packs[1])))
+        return state._replace(game=game._evolved(p=p, packs=packs))
     return state._replace(game=game._evolved(p=p))
 
 

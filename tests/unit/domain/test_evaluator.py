@@ -12,8 +12,9 @@ from domain import Act, Card, MatchState, Ruleset, StartGame, StartMatch
 from domain.bots import make_bot
 from domain.bots.arena import derive_seed
 from domain.evaluator import DEPTHS, chance_after, rank_actions, win_chance
-from domain.piles import ALL_PILES, HAND, INDEX, RESERVE
+from domain.piles import ALL_PILES, INDEX
 from tests.unit.domain.rules_kit import position
+from tests.unit.domain.test_bots_hidden import shuffled_hidden
 
 
 def _played(moves: int, seed: str = "evaluator", preset: str = "classic") -> MatchState:
@@ -41,20 +42,9 @@ def midgame() -> MatchState:
 
 
 def _reshuffled(state: MatchState, rng: random.Random) -> MatchState:
-    """The same match with every face-down card (hands, reserves below their tops) moved to
-    another face-down place, and another deal recorded: the same view for either seat."""
-    game = state.game
-    assert game is not None
-    slots = [(i, k) for i in RESERVE for k in range(len(game.p[i]) - 1)]
-    slots += [(i, k) for i in HAND for k in range(len(game.p[i]))]
-    cards = [game.p[i][k] for i, k in slots]
-    rng.shuffle(cards)
-    piles = [list(pile) for pile in game.p]
-    for (i, k), card in zip(slots, cards, strict=True):
-        piles[i][k] = card
-    p = tuple(tuple(pile) for pile in piles)
-    packs = (tuple(reversed(game.packs[0])), tuple(reversed(game.packs[1])))
-    return state._replace(game=game._evolved(p=p, packs=packs))
+    """The same match with every face-down card moved, and another deal recorded: the same
+    view for either seat."""
+    return shuffled_hidden(state, rng, other_deal=True)
 
 
 def test_hidden_cards_are_never_read(midgame: MatchState) -> None:
