@@ -14,6 +14,12 @@ from domain.bots import make_bot
 from domain.bots.arena import derive_seed
 
 
+def running(state: domain.MatchState) -> domain.GameState:
+    """The match's running game (these positions always have one)."""
+    assert state.game is not None
+    return state.game
+
+
 def match(preset: str, seed: str) -> domain.MatchState:
     state = domain.fold(domain.decide(None, StartMatch("m", Ruleset.preset(preset), ("a", "b"), 1)))
     return domain.fold(domain.decide(state, StartGame(derive_seed(seed), None, 2)), state)
@@ -27,11 +33,11 @@ def positions(preset: str, seed: str, limit: int) -> list[domain.MatchState]:
     """Positions of a random game (random players reach every kind of situation)."""
     rng = random.Random(seed)
     state = match(preset, seed)
-    seen = []
+    seen: list[domain.MatchState] = []
     now = 10
-    while not state.game.over and len(seen) < limit:
+    while not running(state).over and len(seen) < limit:
         seen.append(state)
-        mover = state.game.to_move
+        mover = running(state).to_move
         plays = [a for a in domain.legal_actions(state, mover) if not isinstance(a, Call)]
         now += 10
         state = apply(state, rng.choice(plays), now)
@@ -44,12 +50,12 @@ def positions(preset: str, seed: str, limit: int) -> list[domain.MatchState]:
 def test_every_fault_is_called_right_and_no_proper_action_is_called(preset: str) -> None:
     faults_called = proper_left = named_some = 0
     for state in positions(preset, f"calls-{preset}", 300):
-        mover = state.game.to_move
+        mover = running(state).to_move
         caller = 1 - mover
         legal = [a for a in domain.legal_actions(state, mover) if not isinstance(a, Call)]
         for action in legal:
             after = apply(state, action, 10**6)
-            if after.game.over or after.game.window is None:
+            if running(after).over or running(after).window is None:
                 continue
             bot = make_bot("sharp", seed=1)
             bot.choose(view(state, caller))  # it watched the table before the action
@@ -60,7 +66,7 @@ def test_every_fault_is_called_right_and_no_proper_action_is_called(preset: str)
             else:
                 assert isinstance(chosen, Call) and chosen.seat == caller, f"missed {action}"
                 if chosen.move is not None:  # sharp names the compulsory move it wants played
-                    options = domain.compulsory_moves(state.game, action)
+                    options = domain.compulsory_moves(running(state), action)
                     named = (chosen.move.src, chosen.move.dst)
                     assert named in [(domain.ALL_PILES[s], domain.ALL_PILES[d]) for s, d in options]
                     named_some += 1
@@ -77,18 +83,18 @@ def test_every_fault_is_called_right_and_no_proper_action_is_called(preset: str)
 
 def first_fault(preset: str) -> tuple[domain.MatchState, domain.MatchState]:
     for state in positions(preset, "first-fault", 400):
-        mover = state.game.to_move
+        mover = running(state).to_move
         for action in domain.legal_actions(state, mover):
             if not isinstance(action, Call) and domain.fault_of(state, action) is not None:
                 after = apply(state, action, 10**6)
-                if not after.game.over:
+                if not running(after).over:
                     return state, after
     raise AssertionError("no fault in the game")
 
 
 def test_miss_call_rate_one_never_calls_zero_always_calls() -> None:
     before, after = first_fault("classic")
-    caller = 1 - before.game.to_move
+    caller = 1 - running(before).to_move
     for seed in range(20):
         assert make_bot("steady", seed=seed, miss_call_rate=1.0).choose(view(after, caller)) is None
         assert make_bot("steady", seed=seed, miss_call_rate=0.0).choose(
@@ -98,7 +104,7 @@ def test_miss_call_rate_one_never_calls_zero_always_calls() -> None:
 
 def test_miss_call_rate_in_between_misses_some() -> None:
     before, after = first_fault("classic")
-    caller = 1 - before.game.to_move
+    caller = 1 - running(before).to_move
     calls = sum(
         make_bot("steady", seed=seed, miss_call_rate=0.5).choose(view(after, caller)) is not None
         for seed in range(200)
@@ -109,7 +115,7 @@ def test_miss_call_rate_in_between_misses_some() -> None:
 def test_no_calls_outside_call_mode() -> None:
     for preset in ("g4a", "beginner"):
         for state in positions(preset, "no-calls", 150):
-            seat = 1 - state.game.to_move
+            seat = 1 - running(state).to_move
             assert make_bot("sharp").choose(view(state, seat)) is None
 
 
@@ -117,7 +123,7 @@ def test_fault_rate_makes_a_bot_commit_faults_and_zero_keeps_it_clean() -> None:
     def faults(rate: float) -> tuple[int, int]:
         committed = chances = 0
         for state in positions("classic", "slips", 400):
-            mover = state.game.to_move
+            mover = running(state).to_move
             legal = domain.legal_actions(state, mover)
             if any(isinstance(a, Call) for a in legal):
                 continue  # a call on the opponent comes before anything else

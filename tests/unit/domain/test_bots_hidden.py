@@ -14,6 +14,12 @@ from domain.bots.arena import derive_seed
 from domain.piles import HAND, RESERVE
 
 
+def running(state: domain.MatchState) -> domain.GameState:
+    """The match's running game (these positions always have one)."""
+    assert state.game is not None
+    return state.game
+
+
 def shuffled_hidden(
     state: domain.MatchState, rng: random.Random, other_deal: bool = False
 ) -> domain.MatchState:
@@ -50,8 +56,8 @@ def test_decisions_do_not_depend_on_face_down_cards(name: str, preset: str) -> N
     # The opponent is steady, so the game goes on at a steady pace whatever the bot under test.
     driver = [make_bot("steady", seed=9), make_bot("steady", seed=10)]
     now, compared = 10, 0
-    while not state.game.over and compared < 400:
-        mover = state.game.to_move
+    while not running(state).over and compared < 400:
+        mover = running(state).to_move
         chosen = None
         for seat in (1 - mover, mover):
             other = shuffled_hidden(state, rng)

@@ -5,15 +5,27 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TypedDict
 
 import pytest
 
 from domain import deal
+from domain.cards import Card
+from domain.events import GameStarted
+from domain.ruleset import FirstPlayer
 
 ZERO = "0" * 64
 COUNTING = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-VECTORS = {
+
+class Vector(TypedDict):
+    commitment: str
+    packs: tuple[str, str]
+    cuts: list[tuple[int, int]]
+    coin: int
+
+
+VECTORS: dict[str, Vector] = {
     ZERO: {
         "commitment": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
         "packs": (
@@ -53,7 +65,7 @@ class RankOnly:
     rank: int
 
 
-def codes(cards: list[deal.Card]) -> str:
+def codes(cards: list[Card]) -> str:
     return " ".join(card.code for card in cards)
 
 
@@ -136,7 +148,9 @@ def test_layout_refuses_a_short_pack() -> None:
 # --- who starts -------------------------------------------------------------------------------
 
 
-def ranks_pack(reserve_top: int, houses_near_to_far: list[int], reserve_size: int = 13) -> list:
+def ranks_pack(
+    reserve_top: int, houses_near_to_far: list[int], reserve_size: int = 13
+) -> list[RankOnly]:
     """A rank-only pack whose reserve top and houses (T0 first) are the given ranks."""
     pack = [RankOnly(13)] * 52
     pack = list(pack)
@@ -299,7 +313,9 @@ def test_deal_command_refuses_a_bad_seed() -> None:
     "option,seat,word",
     [("lower_reserve", 1, "lower"), ("higher_reserve", 0, "higher"), ("high_cut", 1, "cut")],
 )
-def test_game_started_records_first_player_and_reason(option: str, seat: int, word: str) -> None:
+def test_game_started_records_first_player_and_reason(
+    option: FirstPlayer, seat: int, word: str
+) -> None:
     from domain import Ruleset
     from domain.commands import StartGame, StartMatch
     from domain.engine import play
@@ -307,6 +323,7 @@ def test_game_started_records_first_player_and_reason(option: str, seat: int, wo
     ruleset = Ruleset(first_player=option)
     _, match = play(None, StartMatch("m", ruleset, ("a", "b"), 0))
     events, state = play(match, StartGame(ZERO, None, 0))
+    assert isinstance(events[0], GameStarted)
     assert events[0].first_player == seat and word in events[0].first_player_reason
     assert state.game is not None and state.game.to_move == seat
 
@@ -319,4 +336,5 @@ def test_game_from_explicit_packs_with_a_full_tie_starts_seat_0() -> None:
     fresh = [list(Card.parse(code, owner=seat) for code in deal.FRESH_PACK) for seat in (0, 1)]
     _, match = play(None, StartMatch("m", Ruleset(), ("a", "b"), 0))
     events, _ = play(match, StartGame(None, (fresh[0], fresh[1]), 0))
+    assert isinstance(events[0], GameStarted)
     assert events[0].first_player == 0 and events[0].seed is None

@@ -27,7 +27,13 @@ from domain.actions import (
 )
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import fault_of, fold, legal_actions, play
-from domain.events import ActionVoided, GameStarted, event_from_payload, event_to_payload
+from domain.events import (
+    ActionVoided,
+    CrapetteCalled,
+    GameStarted,
+    event_from_payload,
+    event_to_payload,
+)
 from domain.piles import HAND_SET, RESERVE, SECOND_RESERVE
 from domain.state import MatchState
 from domain.views import redact, view
@@ -126,6 +132,7 @@ def test_random_play_keeps_every_invariant(
         if isinstance(action, Call):
             window = game.window
             right = window is not None and window.fault is not None
+            assert isinstance(new_events[0], CrapetteCalled)
             assert new_events[0].verdict == ("right" if right else "wrong")
             if not right:  # a wrong call changes nothing but the call count
                 assert state.game is not None and previous.game is not None
@@ -247,6 +254,7 @@ def test_right_call_restores_the_position_before_the_fault_plus_the_compulsory_m
         window = game.window
         if calls and window is not None and window.fault is not None:
             events, after = play(state, Act(calls[0], 0))
+            assert isinstance(events[0], CrapetteCalled)
             assert events[0].verdict == "right"
             check_right_call(before_last, events, after, window.offender)
             state = after

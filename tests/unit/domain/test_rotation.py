@@ -34,6 +34,8 @@ from domain import (
     view,
 )
 from domain.actions import parse_action
+from domain.events import GameWon
+from domain.ruleset import Rotation
 from tests.unit.domain.rules_kit import position
 
 AT = 1_764_435_721_000
@@ -46,7 +48,9 @@ def seed(n: int) -> str:
 class Table:
     """A rotation session driven through `play`, keeping every event."""
 
-    def __init__(self, mode: str = "winner_out", match: str = "points:300", *people: str) -> None:
+    def __init__(
+        self, mode: Rotation = "winner_out", match: str = "points:300", *people: str
+    ) -> None:
         ruleset = replace(Ruleset.preset("italian"), rotation=mode, match=match)
         names = people or ("Ann", "Bob")
         self.events: list[Any] = []
@@ -124,7 +128,7 @@ def test_loser_out_king_of_the_table_the_loser_leaves() -> None:
 
 
 @pytest.mark.parametrize("mode", ["winner_out", "loser_out"])
-def test_after_a_stalemate_nobody_moves(mode: str) -> None:
+def test_after_a_stalemate_nobody_moves(mode: Rotation) -> None:
     table = Table(mode)
     table.join("Cid")
     table.deal()
@@ -143,6 +147,7 @@ def test_a_win_by_the_last_card_rotates_too() -> None:
     state = table.now._replace(game=start.game._evolved(game_index=0))
     events, after = play(state, Act(parse_action("R1-F0", seat=1), AT))
     assert type(events[-2]).__name__ == "GameWon"
+    assert isinstance(events[-2], GameWon)
     assert events[-1] == SeatsRotated(0, "Bob", "Cid", 1, ("Ann", "Cid"), ("Bob",), AT)
     assert after.session is not None and after.session.totals[1] == events[-2].score[1]
 
@@ -293,7 +298,7 @@ STEP = st.sampled_from(["join", "leave", "seat0", "seat1", "draw"])
     steps=st.lists(STEP, min_size=1, max_size=30),
 )
 def test_totals_are_each_persons_game_scores_and_the_pair_is_two_people(
-    mode: str, match: str, steps: list[str]
+    mode: Rotation, match: str, steps: list[str]
 ) -> None:
     table = Table(mode, match)
     names = iter(("Cid", "Dan", "Eve"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain import RulesError
+from domain.state import MatchState
 from tests.unit.domain.rules_kit import (
     act,
     kinds,
@@ -29,8 +30,9 @@ C1_POSITION = (
 )
 
 
-def piles_of(state: object) -> dict[str, str]:
-    return {name: pile(state, name) for name in state.game.piles}  # type: ignore[attr-defined]
+def piles_of(state: MatchState) -> dict[str, str]:
+    assert state.game is not None
+    return {name: pile(state, name) for name in state.game.piles}
 
 
 # --- enforcement modes ------------------------------------------------------------------------

@@ -3,11 +3,15 @@ scores, matches and resignation."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from domain import STALEMATE_TURNS, RulesError, StartGame, Turn
 from domain.commands import Act
 from domain.engine import play
+from domain.events import GameStarted
+from domain.state import MatchState
 from tests.unit.domain.rules_kit import AT, act, acts, kinds, of_kind, position, refused, rules
 
 QUIET = "T0=KS T1=KH T2=KD T3=KC T4=KS/1 T5=KH/1 T6=KD/1 T7=KC/1"
@@ -57,7 +61,7 @@ def test_win_by_loading_the_last_card_onto_the_opponent() -> None:
 STUCK = f"R0=9D H0=2C,3C R1=9H H1=4S {QUIET}"
 
 
-def null_turn(state):  # type: ignore[no-untyped-def]
+def null_turn(state: MatchState) -> tuple[list[Any], MatchState]:
     return acts(state, "turn", "discard")
 
 
@@ -175,6 +179,7 @@ def test_match_goes_on_below_the_target() -> None:
     events, after = act(position(text, totals=(200, 100)), "R0-F0")
     assert "MatchWon" not in kinds(events) and not after.finished
     next_game, _ = play(after, StartGame("ab" * 32, None, AT + 5000))
+    assert isinstance(next_game[0], GameStarted)
     assert next_game[0].game_index == 1
 
 
@@ -207,6 +212,7 @@ def test_alternate_first_player_in_the_next_game() -> None:
     text = f"R0=2H F0=AH {QUIET} R1=3C"
     _, after = act(position(text, ruleset, to_move=0), "R0-F0")
     started = play(after, StartGame("ab" * 32, None, AT + 5000))[0][0]
+    assert isinstance(started, GameStarted)
     assert started.first_player == 1 and "alternate" in started.first_player_reason
 
 

@@ -8,6 +8,7 @@ It knows nothing of the engine but the public state (piles, to_move) and the eve
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,7 @@ from domain.actions import Action, Call
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import fault_of, legal_actions, play
 from domain.events import CardMoved, CrapetteCalled, TurnEnded
+from domain.ruleset import DiscardRule, EmptyHouse, Enforcement, Priorities, WastePlayable
 from domain.state import MatchState
 
 C1 = "priority: reserve to foundation first"
@@ -172,7 +174,7 @@ class Guard:
         self.seen = {layout(piles)}
         self.emptied: frozenset[str] = frozenset()
 
-    def after(self, events: list[object], piles: Piles) -> None:
+    def after(self, events: Sequence[object], piles: Piles) -> None:
         for event in events:
             if isinstance(event, CardMoved) and event.src[0] == "T":
                 self.emptied |= {event.src}
@@ -194,7 +196,12 @@ class Guard:
 
 
 def ruleset(
-    priorities: str, waste: str, empty: str, discard: str, houses: int, enforcement: str
+    priorities: Priorities,
+    waste: WastePlayable,
+    empty: EmptyHouse,
+    discard: DiscardRule,
+    houses: int,
+    enforcement: Enforcement,
 ) -> Ruleset:
     return replace(
         Ruleset(),
@@ -257,7 +264,9 @@ def test_engine_agrees_with_a_second_reading_of_the_rules(
         state = step(state, listed, rng, guard)
 
 
-def step(state: MatchState, listed: list[Action], rng: random.Random, guard: Guard) -> MatchState:
+def step(
+    state: MatchState, listed: Sequence[Action], rng: random.Random, guard: Guard
+) -> MatchState:
     game = state.game
     assert game is not None
     calls = [a for a in legal_actions(state, 1 - game.to_move) if isinstance(a, Call)]
@@ -318,7 +327,9 @@ def test_stalemate_comes_exactly_when_a_second_reading_says(
 ) -> None:
     rng = random.Random(choices)
     lazy = rng.random() < 0.5
-    mode = "lenient" if lazy else "enforce"  # no calls: voided turns would need a replay here
+    mode: Enforcement = (
+        "lenient" if lazy else "enforce"
+    )  # no calls: voided turns would need a replay here
     rules = replace(Ruleset.preset(preset), enforcement=mode, move_time_limit_s=None)
     _, state = play(None, StartMatch("m-ref", rules, ("a", "b"), 0))
     _, state = play(state, StartGame(seed, None, 0))
@@ -339,6 +350,7 @@ def test_stalemate_comes_exactly_when_a_second_reading_says(
         for i, event in enumerate(events):
             book.see(event, mover)
             if type(event).__name__ == "TurnEnded":
+                assert isinstance(event, TurnEnded)
                 due = book.turn_ended(event.seat, loose(state, event.next_seat))
                 rest = [type(e).__name__ for e in events[i + 1 :]]
                 assert due == (rest[:1] == ["GameStalemated"]), (event, rest, book.__dict__)

@@ -20,7 +20,7 @@ def test_a_copy_carries_every_field_and_stays_immutable() -> None:
     assert copy.turn_number == 7 and copy.p == game.p and copy.to_move == 1
     assert copy != game and copy._evolved(turn_number=game.turn_number) == game
     with pytest.raises(AttributeError):
-        copy.turn_number = 8  # type: ignore[misc]
+        copy.turn_number = 8
 
 
 def test_a_match_copy_changes_only_its_game_and_version() -> None:
