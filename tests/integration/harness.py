@@ -17,8 +17,10 @@ import requests
 import socketio
 
 from server.bench.procs import stop_process
-from server.protocol import CURRENT as PROTOCOL
+from server.protocol import CURRENT
 from tests.conftest import REPO_ROOT, find_free_port
+
+PROTOCOL = CURRENT  # the protocol version these clients speak
 
 WAIT_S = 15.0  # upper bound of any wait; never an assertion about speed
 

@@ -54,7 +54,8 @@ def play_until(
 def call_of(client: Client) -> dict[str, Any]:
     calls = [a for a in (client.view or {})["legal"] if a["do"] == "call"]
     assert calls, f"no call offered to seat {client.view and client.view['viewer']}"
-    return calls[0]
+    call: dict[str, Any] = calls[0]
+    return call
 
 
 def test_right_call_voids_the_fault_and_passes_the_turn(

@@ -78,7 +78,15 @@ def test_two_hundred_malformed_messages(server: ServerProcess, clients: list[Cli
 
 
 def test_malformed_http_bodies(server: ServerProcess) -> None:
-    for body in (None, [], "x", {"name": 5}, {"name": "A", "seat": 2}, {"name": "A", "bot": "god"}):
+    bodies: tuple[Any, ...] = (
+        None,
+        [],
+        "x",
+        {"name": 5},
+        {"name": "A", "seat": 2},
+        {"name": "A", "bot": "god"},
+    )
+    for body in bodies:
         response = server.post("/api/tables", body)
         assert response.status_code == 400, (body, response.text)
         assert response.json()["code"] == "invalid"

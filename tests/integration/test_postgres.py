@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from eventstore import open_store
+from eventstore.postgres import PostgresStore
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 
@@ -53,4 +54,5 @@ def test_tables_play_concurrently_and_survive_a_restart_on_postgres(
     finally:
         first.stop()
         store = open_store(url)
+        assert isinstance(store, PostgresStore)
         store.drop()

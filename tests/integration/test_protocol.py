@@ -20,10 +20,11 @@ def _handshake(server: ServerProcess, **connect: Any) -> tuple[bool, dict[str, A
     refused: dict[str, Any] = {}
     got = threading.Event()
 
-    @client.on("connect_error")
     def on_error(data: Any) -> None:
         refused.update(data if isinstance(data, dict) else {"raw": data})
         got.set()
+
+    client.on("connect_error", on_error)
 
     try:
         client.connect(server.url, transports=["websocket"], wait_timeout=10, **connect)

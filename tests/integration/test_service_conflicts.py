@@ -3,7 +3,7 @@ then give up with `conflict`. In process, with the memory store (no sockets need
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -37,6 +37,7 @@ class RacedStore:
         """The mover's own other device plays its first legal action."""
         records = self.inner.read(stream)
         state = domain.fold([domain.event_from_payload(r.type, r.data) for r in records])
+        assert state is not None and state.game is not None
         seat = state.game.to_move
         action = domain.legal_actions(state, seat)[0]
         events = domain.decide(state, domain.Act(action=action, at_ms=state.started_at_ms + 1))
@@ -49,11 +50,14 @@ def seated(store: Any) -> tuple[GameService, str, list[str]]:
     service = GameService(store)
     opened = service.lobby.open_table(name="Ann", preset="beginner")
     joined = service.lobby.join_seat(opened["match_id"], "Bob")
-    return service, opened["match_id"], [opened["seat_token"], joined["seat_token"]]
+    tokens = [opened["seat_token"], joined["seat_token"]]
+    assert None not in tokens
+    return service, opened["match_id"], cast(list[str], tokens)
 
 
 def mover_turn(service: GameService, match_id: str) -> tuple[int, dict[str, Any]]:
     state = service.repo.find(match_id).state
+    assert state is not None and state.game is not None
     seat = state.game.to_move
     return seat, {"do": "turn", "seat": seat}
 

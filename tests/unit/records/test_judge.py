@@ -204,8 +204,8 @@ def test_a_missed_call_is_judged_by_the_chance_the_call_would_have_given(
         )
     # ...and counted in the seat's figures, as its other decisions.
     for seat in (0, 1):
-        judged = [d for d in game["decisions"] + game["missed_calls"] if d["seat"] == seat]
-        assert game["seats"][seat] == judge.seat_summary(judged)
+        of_seat = [d for d in game["decisions"] + game["missed_calls"] if d["seat"] == seat]
+        assert game["seats"][seat] == judge.seat_summary(of_seat)
 
 
 def test_a_missed_call_that_threw_a_game_away_is_a_blunder(

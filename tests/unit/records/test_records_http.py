@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 
 from server.app import create_app
 from server.config import ServerConfig
+from tests.http_kit import json_of
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 
@@ -75,8 +76,8 @@ def test_upload_json_then_download_both_forms(where: str, request: pytest.Fixtur
 def test_upload_text_as_a_file_under_another_id(client: FlaskClient) -> None:
     data = {"file": (io.BytesIO(_golden_text("danish-resign", "txt").encode()), "r.txt")}
     response = client.post("/api/records?match_id=m-mine", data=data)
-    assert response.status_code == 201 and response.json["match_id"] == "m-mine"
-    assert client.get("/api/matches/m-mine/record").json["match_id"] == "m-mine"
+    assert response.status_code == 201 and json_of(response)["match_id"] == "m-mine"
+    assert json_of(client.get("/api/matches/m-mine/record"))["match_id"] == "m-mine"
 
 
 def test_the_same_match_twice_is_a_conflict_that_links_to_it(client: FlaskClient) -> None:
@@ -93,8 +94,8 @@ def test_the_same_match_twice_is_a_conflict_that_links_to_it(client: FlaskClient
         assert again.json["free_id"] == ""  # no other id: a record is imported once
     # Under another id it is still this match (issue 28): 409 naming the first.
     under_new_id = client.post(f"/api/records?match_id={match_id}-2", data=body.encode())
-    assert under_new_id.status_code == 409 and under_new_id.json["match_id"] == match_id
-    assert under_new_id.json["same_record"] is True
+    assert under_new_id.status_code == 409 and json_of(under_new_id)["match_id"] == match_id
+    assert json_of(under_new_id)["same_record"] is True
 
 
 def test_another_match_under_a_taken_id_is_not_the_same_record(client: FlaskClient) -> None:
@@ -103,8 +104,8 @@ def test_another_match_under_a_taken_id_is_not_the_same_record(client: FlaskClie
     other = json.loads(_golden_text("classic-win-recycle", "json"))
     clash = client.post(f"/api/records?match_id={taken}", data=json.dumps(other).encode())
     assert clash.status_code == 409
-    assert clash.json["same_record"] is False and clash.json["free_id"] == f"{taken}-2"
-    assert "it is another match" in clash.json["message"]
+    assert json_of(clash)["same_record"] is False and json_of(clash)["free_id"] == f"{taken}-2"
+    assert "it is another match" in json_of(clash)["message"]
 
 
 def test_a_tampered_upload_is_refused_naming_the_action(client: FlaskClient) -> None:
@@ -127,13 +128,13 @@ def test_a_malformed_upload_is_invalid(client: FlaskClient, body: str) -> None:
 
 def test_verify_without_storing(client: FlaskClient) -> None:
     response = client.post("/api/records/verify", data=_golden_text("french-resign", "txt"))
-    assert response.status_code == 200 and response.json["ok"] is True
+    assert response.status_code == 200 and json_of(response)["ok"] is True
     assert client.get("/api/matches/golden-french/record").status_code == 404
 
 
 def test_download_unknown_match_and_bad_format(client: FlaskClient) -> None:
     missing = client.get("/api/matches/m-404/record")
-    assert missing.status_code == 404 and missing.json["code"] == "not_found"
+    assert missing.status_code == 404 and json_of(missing)["code"] == "not_found"
     assert _upload(client, _golden_text("italian-resign", "json")).status_code == 201
     bad = client.get("/api/matches/golden-italian/record?format=pdf")
     assert bad.status_code == 400

@@ -8,13 +8,13 @@ import itertools
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from click.testing import CliRunner
 from flask import Flask
 
-from eventstore import NewEvent, open_store
+from eventstore import EventStore, NewEvent, open_store
 from server.app import create_app
 from server.config import ServerConfig
 from server.identity import events_hash, stored_hash
@@ -23,6 +23,7 @@ from server.records.export import export_match
 from server.records.importer import CLOCK_SKEW_MS, SERVER_ID, import_record, store_record
 from server.service import GameService
 from server.stats import StatsIndex
+from tests.http_kit import json_of
 from tests.unit.records.test_records_server import _play
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
@@ -156,7 +157,7 @@ def test_http_answers_409_naming_the_first_match(app: Flask) -> None:
     assert first.status_code == 201, first.json
     again = client.post("/api/records?match_id=other", data=text, content_type="application/json")
     assert again.status_code == 409
-    body = again.json
+    body = json_of(again)
     assert body["code"] == "conflict" and body["match_id"] == "first"
     assert body["existing_replay_url"] == "/replay/first" and "already here" in body["message"]
     server_id = client.post(
@@ -167,8 +168,8 @@ def test_http_answers_409_naming_the_first_match(app: Flask) -> None:
     refused = client.post(
         "/api/records?match_id=m-00000000aa", data=stalemate, content_type="application/json"
     )
-    assert refused.status_code == 400 and refused.json["code"] == "invalid"
-    assert "server's own match ids" in refused.json["message"]
+    assert refused.status_code == 400 and json_of(refused)["code"] == "invalid"
+    assert "server's own match ids" in json_of(refused)["message"]
 
 
 def test_the_cli_import_refuses_the_same_record_twice(tmp_path: Path) -> None:
@@ -315,14 +316,14 @@ def test_an_upload_of_a_server_record_is_stored_under_an_x_id(
     body = json.dumps(server_record)
     first = client.post("/api/records", data=body, content_type="application/json")
     assert first.status_code == 201, first.json
-    assert first.json["match_id"] == f"x-{own[2:]}" and first.json["renamed_from"] == own
-    assert first.json["replay_url"] == f"/replay/x-{own[2:]}"
-    assert f"the record's id {own!r}" in first.json["summary"]
+    assert json_of(first)["match_id"] == f"x-{own[2:]}" and json_of(first)["renamed_from"] == own
+    assert json_of(first)["replay_url"] == f"/replay/x-{own[2:]}"
+    assert f"the record's id {own!r}" in json_of(first)["summary"]
     again = client.post("/api/records", data=body, content_type="application/json")
-    assert again.status_code == 409 and again.json["match_id"] == f"x-{own[2:]}"
+    assert again.status_code == 409 and json_of(again)["match_id"] == f"x-{own[2:]}"
     golden = (GOLDEN / "classic-stalemate.json").read_text(encoding="utf-8")
     plain = client.post("/api/records", data=golden, content_type="application/json")
-    assert plain.status_code == 201 and plain.json["renamed_from"] is None
+    assert plain.status_code == 201 and json_of(plain)["renamed_from"] is None
 
 
 # ------------------------------------------------------------------ imports that stop or collide
@@ -344,6 +345,11 @@ class _Interrupting:
         return getattr(self._store, name)
 
 
+def _interrupting(store: EventStore, before: Any) -> EventStore:
+    """An _Interrupting store typed as the EventStore it stands in for (by delegation)."""
+    return cast(EventStore, _Interrupting(store, before))
+
+
 class _Stopped(Exception):
     pass
 
@@ -356,7 +362,7 @@ def _stop_at_table(stream: str) -> None:
 def test_an_import_that_stopped_before_its_table_is_finished_by_the_next() -> None:
     store = open_store("memory://")
     with pytest.raises(_Stopped):
-        import_record(_Interrupting(store, _stop_at_table), _golden(), match_id="one")
+        import_record(_interrupting(store, _stop_at_table), _golden(), match_id="one")
     assert store.stream_version("match-one") and not store.stream_version("table-one")
     # The same id again: the import finishes (it was refused for good before).
     assert import_record(store, _golden(), match_id="one").startswith("imported one")
@@ -368,7 +374,7 @@ def test_an_import_that_stopped_before_its_table_is_finished_by_the_next() -> No
 def test_an_import_that_stopped_does_not_hold_the_record_under_another_id() -> None:
     store = open_store("memory://")
     with pytest.raises(_Stopped):
-        import_record(_Interrupting(store, _stop_at_table), _golden(), match_id="one")
+        import_record(_interrupting(store, _stop_at_table), _golden(), match_id="one")
     assert import_record(store, _golden(), match_id="two").startswith("imported two")
     with pytest.raises(MatchExistsError, match="already here as match 'two'"):
         import_record(store, _golden(), match_id="three")
@@ -379,7 +385,7 @@ def test_a_server_record_that_stopped_half_way_is_finished_under_its_x_id(
 ) -> None:
     store = open_store("memory://")
     with pytest.raises(_Stopped):
-        store_record(_Interrupting(store, _stop_at_table), server_record)
+        store_record(_interrupting(store, _stop_at_table), server_record)
     derived = "x-" + server_record["match_id"][2:]
     assert store_record(store, server_record).match_id == derived
     assert store.list_streams("match-") == [f"match-{derived}"]
@@ -401,7 +407,7 @@ def test_two_imports_of_one_record_at_once_the_second_is_told_to_try_again() -> 
             store.append(f"imported-{content_hash}", [claim], 0)
 
     with pytest.raises(MatchExistsError) as lost:
-        import_record(_Interrupting(store, rival), _golden(), match_id="mine")
+        import_record(_interrupting(store, rival), _golden(), match_id="mine")
     assert "being imported right now" in lost.value.message and "None" not in lost.value.message
     assert store.stream_version("match-mine") == 0
     body, status = error_reply(lost.value)
@@ -418,7 +424,7 @@ def test_two_records_under_one_free_id_at_once_the_second_is_a_conflict() -> Non
             import_record(store, _golden("classic-stalemate.json"), match_id="same")
 
     with pytest.raises(MatchExistsError) as lost:
-        import_record(_Interrupting(store, rival), _golden(), match_id="same")
+        import_record(_interrupting(store, rival), _golden(), match_id="same")
     assert lost.value.match_id == "same" and lost.value.free_id == "same-2"
     assert "stored just now" in lost.value.message
     # Its claim names a match of another record: it holds nothing, the record can come in.

@@ -26,6 +26,7 @@ def test_an_imported_unfinished_match_gets_no_next_game() -> None:
     service.autopilot.tick()
     assert store.stream_version("match-m-elsewhere") == imported_version
     state = service.repo.find("m-elsewhere").state
+    assert state is not None and state.game is not None
     assert state.games_played == 1 and state.game.over
 
 

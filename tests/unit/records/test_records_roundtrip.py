@@ -115,8 +115,9 @@ def test_export_of_a_live_match_hides_the_running_deal() -> None:
     game = record["games"][-1]
     assert record["live"] is True and game["result"] is None
     assert set(game["deal"]) == {"algorithm", "commitment"}
-    assert game["deal"]["commitment"] == domain.deal.commitment(events[1].seed)  # type: ignore[attr-defined]
-    hidden = {card.code for pack in domain.deal.packs_from_seed(events[1].seed) for card in pack}  # type: ignore[attr-defined]
+    assert isinstance(events[1], domain.GameStarted) and events[1].seed is not None
+    assert game["deal"]["commitment"] == domain.deal.commitment(events[1].seed)
+    hidden = {card.code for pack in domain.deal.packs_from_seed(events[1].seed) for card in pack}
     assert hidden  # the packs exist, and none of the record's text gives them away:
     assert "Pack0" not in to_text(record) and events[1].seed not in to_text(record)
     full = record_from_events(running, public=False)

@@ -16,10 +16,12 @@ from server.records.verify import verify_record
 from server.service import GameService
 
 
-def _play(service: GameService, match_id: str, token: str, steps: int) -> None:
+def _play(service: GameService, match_id: str, token: str | None, steps: int) -> None:
     """Seat 0 plays obediently and calls, the seated bot answers through the service's tick."""
+    assert token is not None
     for number in range(steps):
         state = service.repo.find(match_id).state
+        assert state is not None
         if state.finished or state.game is None or state.game.over:
             service.autopilot.tick()  # the server deals the next game
             continue

@@ -8,7 +8,7 @@ import copy
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -84,7 +84,9 @@ def test_the_shortcut_is_expanded_exactly_as_the_live_engine_plays_it() -> None:
     live = _issue_table().events
     verified = verify_record(_issue_record())
     assert [event for batch in verified.batches for event in batch] == live
-    moved = [(e.src, e.dst, str(e.card)) for e in live[-3:]]
+    last = live[-3:]
+    assert all(isinstance(e, domain.CardMoved) for e in last)
+    moved = [(e.src, e.dst, str(e.card)) for e in cast(list[domain.CardMoved], last)]
     assert moved == [("T0", "T2", "2D/1"), ("T0", "T3", "3S/0"), ("T2", "T3", "2D/1")]
 
 
