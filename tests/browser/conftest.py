@@ -70,9 +70,9 @@ def new_page(browser: object) -> Iterator[object]:
         )
         contexts.append(context)
         page = context.new_page()
-        page.errors = []  # type: ignore[attr-defined]
-        page.on("pageerror", lambda exc: page.errors.append(str(exc)))  # type: ignore[attr-defined]
-        page.on("request", watch)  # type: ignore[attr-defined]
+        page.errors = []
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        page.on("request", watch)
         return page
 
     yield make

@@ -15,6 +15,7 @@ from tests.browser.ui import (
     create_table,
     drag,
     message,
+    the_view,
     version,
     view,
     wait_idle,
@@ -102,7 +103,8 @@ def harmless(v: dict[str, Any]) -> dict[str, Any]:
     emptying = [a for a in moves if a["from"].startswith("T") and len(piles[a["from"]]) == 1]
     for choice in (emptying, moves, [a for a in legal if a["do"] in ("turn", "discard", "pass")]):
         if choice:
-            return choice[0]
+            chosen: dict[str, Any] = choice[0]
+            return chosen
     raise AssertionError(f"nothing to do in {legal}")
 
 
@@ -182,7 +184,7 @@ def test_two_browsers_play_and_call_crapette(
     for page in pages:
         wait_idle(page)
         drawn = board_piles(page)
-        for pile, cards in view(page)["piles"].items():  # type: ignore[index]
+        for pile, cards in the_view(page)["piles"].items():
             assert drawn[pile]["count"] == len(cards), pile
             if pile.startswith("T"):
                 assert drawn[pile]["cards"] == cards, pile

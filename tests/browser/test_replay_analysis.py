@@ -38,6 +38,7 @@ def _missed_call_record() -> dict[str, Any]:
         more, state = domain.play(state, command)
         events += more
     for step in range(60):
+        assert state.game is not None
         action = obedient_action(state, state.game.to_move)
         if action is None or state.game.over:
             break
@@ -91,7 +92,7 @@ def test_a_missed_call_is_marked_and_its_skipped_move_drawn(
     assert "missed calls" in summary.inner_text()
     cells = summary.locator("tr", has_text="missed calls").locator("td").all_inner_texts()
     assert cells == ["0", "1"]  # Bob missed Ann's one fault
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_the_view_switch_shows_what_each_seat_and_a_spectator_saw(
@@ -145,7 +146,7 @@ def test_the_view_switch_shows_what_each_seat_and_a_spectator_saw(
     page.keyboard.press("v")
     assert page.get_attribute(checked, "data-view") == "all"
     assert "back" not in (hand.get_attribute("class") or "")
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_a_click_on_a_chart_jumps_there(
@@ -174,7 +175,7 @@ def test_a_click_on_a_chart_jumps_there(
     assert _shown_version(page) <= game["start_version"] + 3
     page.keyboard.press("t")  # thinking time per turn
     assert "per turn" in page.inner_text("[data-testid=chart-thinking]")
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_the_players_pages(
@@ -199,7 +200,7 @@ def test_the_players_pages(
     page.goto(f"{server.url}/players/Nobody%20at%20all")
     page.wait_for_function("window.playersReady === true", timeout=WAIT_MS)
     assert "Nobody" in page.inner_text("[data-testid=players-status]")
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_a_running_game_shows_only_the_public_view(server: ServerProcess, new_page: Any) -> None:
@@ -219,4 +220,4 @@ def test_a_running_game_shows_only_the_public_view(server: ServerProcess, new_pa
     page.keyboard.press("v")  # no knowledge view while the game runs
     hands = page.evaluate("window.replay.board.lastView.piles.H0")
     assert hands and all(card is None for card in hands)
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors

@@ -129,7 +129,7 @@ def test_the_graph_the_judgements_and_the_mistake_keys(
     help_text = page.inner_text(".keys-help")
     assert "next/previous mistake" in help_text
     page.screenshot(path=str(artifact_dir / "replay-graph.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_learn_from_the_mistakes(
@@ -192,7 +192,7 @@ def test_learn_from_the_mistakes(
     page.keyboard.press("Escape")
     assert panel.is_hidden()
     assert page.get_attribute(checked, "data-view") == "all"
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_play_on_from_here_at_a_practice_table(
@@ -228,7 +228,7 @@ def test_play_on_from_here_at_a_practice_table(
     replay = new_page()
     _open(replay, server, finished)
     assert replay.locator("[data-testid=play-on]").is_disabled()
-    assert not page.errors and not replay.errors  # type: ignore[attr-defined]
+    assert not page.errors and not replay.errors
 
 
 def test_a_missed_call_s_judgement_beside_the_fault(
@@ -266,4 +266,4 @@ def test_a_missed_call_s_judgement_beside_the_fault(
     )
     assert said in caption, caption
     page.screenshot(path=str(artifact_dir / "replay-missed-call.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors

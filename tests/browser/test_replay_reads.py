@@ -92,7 +92,7 @@ def test_bracket_from_the_opening_position_goes_to_the_first_fault(
     page.keyboard.press("[")  # before the first: round to the last
     marks = page.evaluate("window.replay.marks")
     assert page.evaluate("window.replay.pos") == marks[-1]
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_the_caption_and_the_move_list_wrap(
@@ -124,7 +124,7 @@ def test_the_caption_and_the_move_list_wrap(
     assert number and listing and number["x"] >= listing["x"]
     assert current.locator(".n").inner_text() == str(_shown_version(page))
     page.screenshot(path=str(artifact_dir / "replay-wraps.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_the_legend_is_on_screen_at_1280x800(
@@ -192,7 +192,7 @@ def test_the_charts_have_axes_and_a_key(
     # One game: no match-score chart (a flat line said nothing).
     assert page.locator("[data-testid=chart-score]").count() == 0
     page.screenshot(path=str(artifact_dir / "replay-charts.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_the_match_score_chart_shows_from_a_second_game(
@@ -208,7 +208,7 @@ def test_the_match_score_chart_shows_from_a_second_game(
     top = max(max(a, b) for _, a, b in scores)
     assert axes["y"][0] == "0" and int(axes["y"][-1].replace(",", "")) >= top, axes
     page.screenshot(path=str(artifact_dir / "replay-score-chart.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_the_fault_arrow_stops_short_of_its_target(
@@ -275,4 +275,4 @@ def test_a_seat_s_view_shows_only_the_compulsory_move(
     assert options.inner_text().startswith("Ann could: ") or options.inner_text().startswith(
         "Bob could: "
     )
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors

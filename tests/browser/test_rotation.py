@@ -18,7 +18,7 @@ import pytest
 from tests.browser.axe import serious_violations
 from tests.browser.conftest import PHONE
 from tests.browser.test_languages import OTHERS, assert_no_english
-from tests.browser.ui import PILE_CODE, WAIT_MS, view
+from tests.browser.ui import PILE_CODE, WAIT_MS, the_view
 from tests.integration.harness import Client, ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -185,7 +185,7 @@ def test_three_people_two_games_seats_change_and_totals(
     assert cid.evaluate("window.crapette.seat") is None
     assert cid.locator("#join").is_hidden()
     assert cid.locator("#controls").is_hidden()
-    assert view(cid)["viewer"] is None and view(cid)["legal"] == []
+    assert the_view(cid)["viewer"] is None and the_view(cid)["legal"] == []
     assert text(cid, "conn") == "waiting for a seat"
     for page in (ann, bob, cid):
         page.wait_for_function(
@@ -229,7 +229,7 @@ def test_three_people_two_games_seats_change_and_totals(
     assert cid.locator("#queue-you").is_hidden()
     assert cid.locator("#controls").is_visible()
     assert text(cid, "conn") == "seat 1"
-    assert view(cid)["viewer"] == 0
+    assert the_view(cid)["viewer"] == 0
     assert cid.locator("#next-game").is_visible()
     stored = json.loads(cid.evaluate(f"localStorage.getItem('crapette:seat:{match_id}')"))
     assert stored["seat"] == 0 and stored["name"] == "Cid"
@@ -290,7 +290,7 @@ def test_three_people_two_games_seats_change_and_totals(
         for seat in (0, 1):
             wait_text(page, f"name-{seat}", names[seat])
             assert page.inner_text(f"[data-testid=name-{seat}]") == names[seat], (seat, names)
-    mover = cid if view(cid)["to_move"] == 0 else bob
+    mover = cid if the_view(cid)["to_move"] == 0 else bob
     mover.wait_for_function("window.crapette.view.legal.length > 0", timeout=WAIT_MS)
     before = mover.evaluate("window.crapette.version")
     mover.evaluate("window.crapette.act(window.crapette.view.legal[0])")
@@ -303,14 +303,14 @@ def test_three_people_two_games_seats_change_and_totals(
         totals = expected_totals(games, ["Ann", "Bob", "Cid"])
         who = "you win" if page is bob else "Bob wins"
         wait_text(page, "end-match", f"Session over: {who} it with {totals['Bob']} points")
-        rows = standings(page)
-        assert rows[0][1].startswith("Bob") and rows[0][2:] == [str(totals["Bob"]), "2"]
-        assert {r[1].replace(" (you)", ""): int(r[2]) for r in rows} == totals
+        ranked = standings(page)
+        assert ranked[0][1].startswith("Bob") and ranked[0][2:] == [str(totals["Bob"]), "2"]
+        assert {r[1].replace(" (you)", ""): int(r[2]) for r in ranked} == totals
         assert "Final standings" in page.inner_text("#end-games caption")
         people = people_rows(page)
         assert {n: int(people[n][1]) for n in people} == totals
         assert PILE_CODE.search(page.inner_text("[data-testid=seat-change]")) is None
-        assert not page.errors  # type: ignore[attr-defined]
+        assert not page.errors
     assert [pair for pair, _ in games] == [["Ann", "Bob"], ["Cid", "Bob"]]
     assert cid.evaluate("window.noReload") is True
     table = server.get(f"/api/tables/{match_id}").json()
@@ -398,7 +398,7 @@ def test_queue_and_totals_fit_a_phone(
     table = server.get(f"/api/tables/{match_id}").json()
     assert [p["name"] for p in table["rotation"]["people"]][-1] == "Dan"
     assert table["rotation"]["queue"] == ["Ann"]
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 @pytest.fixture(scope="module")
@@ -445,7 +445,7 @@ def test_a_waiting_person_reads_the_table_in_his_language(
     )
     assert page.locator("#queue-you").is_visible() and page.locator("#game-end").is_visible()
     assert_no_english(page, lang, "a rotation table", frozenset({"ann", "bob", "cid", "dan"}))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
@@ -504,7 +504,7 @@ def test_a_bot_of_each_strength_joins_the_queue_from_the_table(
     assert box.is_hidden()
     found = serious_violations(page)
     assert not found, "\n".join(found)
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def seated_page(new_page: Any, server: ServerProcess, match_id: str, ticket: dict[str, Any]) -> Any:
@@ -576,7 +576,7 @@ def test_another_session_takes_the_waiting_person_along(
     assert stored == {**stored, "seat": None, "seat_token": cid_ticket["seat_token"], "name": "Cid"}
     cid.screenshot(path=str(artifact_dir / "rotation-another-session.png"))
     for page in (ann, bob, cid):
-        assert not page.errors  # type: ignore[attr-defined]
+        assert not page.errors
 
 
 def test_at_the_session_s_end_nobody_is_offered_a_place_in_the_queue(
@@ -617,4 +617,4 @@ def test_at_the_session_s_end_nobody_is_offered_a_place_in_the_queue(
         assert watcher.locator("#join").is_hidden()
     finally:
         bob.close()
-    assert not (waiting.errors or watcher.errors)  # type: ignore[attr-defined]
+    assert not (waiting.errors or watcher.errors)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from PIL.GifImagePlugin import GifImageFile
 
 from server.bench.browser import open_bot_match, play_until
 from server.share import picture
@@ -53,6 +54,7 @@ def test_the_gif_link_downloads_the_game_shown(
     download.value.save_as(path)
     assert download.value.suggested_filename == f"crapette-{finished}-game1.gif"
     with Image.open(path) as gif:
+        assert isinstance(gif, GifImageFile)
         assert gif.size == (picture.WIDTH, picture.HEIGHT)
         assert gif.n_frames == min(MAX_FRAMES, events)
         assert gif.info["duration"] == 400  # speed 2: 800 ms / 2 per action

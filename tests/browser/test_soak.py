@@ -98,6 +98,6 @@ def test_players_and_a_spectator_stay_connected_for_three_idle_minutes(
         assert [p.evaluate("[window.__drops, window.__lostSaid]") for p in pages] == [[0, 0]] * 2
         assert [w.disconnects for w in watched] == [[], []]
         for page in pages:
-            assert page.errors == []  # type: ignore[attr-defined]
+            assert page.errors == []
     finally:
         server.stop()

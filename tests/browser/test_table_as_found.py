@@ -73,7 +73,7 @@ def test_enter_plays_the_chosen_move_whatever_has_the_focus(
     else:
         assert played["do"] == chosen["do"], (played, chosen)
     assert not page.inner_text("[data-testid=message]").startswith("Enter plays")
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_a_call_s_verdict_goes_when_the_game_ends(
@@ -200,7 +200,7 @@ def test_the_seat_panels_count_what_the_board_shows(
     assert watch["behind"] >= 2, "the board never fell behind: nothing was checked"
     assert watch["frames"] > 10
     assert watch["wrong"] == [], watch["wrong"][:5]
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 # Which of these name tags show, and whether anything drawn above covers their centre (the
@@ -267,7 +267,7 @@ def test_the_board_names_the_piles_the_log_names(
     said = page.inner_text("[data-testid=message]")
     assert "play or discard your hand card first" in said.lower(), said
     page.screenshot(path=str(artifact_dir / f"pile-names-{size}.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_a_turn_from_hand_h_is_said_from_hand_h(server: ServerProcess, new_page: Any) -> None:

@@ -75,7 +75,7 @@ def test_two_reserves_are_drawn_at_both_sizes(
     label = page.get_attribute('[data-pile="Q0"]', "aria-label")
     assert label and "Q0" not in label
     page.screenshot(path=str(artifact_dir / f"italian-two-reserves-{size}.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_one_reserve_draws_no_q(server: ServerProcess, new_page: Any) -> None:
@@ -152,7 +152,7 @@ def test_three_hands_are_drawn_and_turned_from_at_both_sizes(
     hands = sum(len(now["piles"][f"{kind}{seat}"]) for kind in "HIJ")
     assert f"hand {hands} " in panel, panel
     page.screenshot(path=str(artifact_dir / f"italian-three-hands-{size}.png"))
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not page.errors
 
 
 def test_one_hand_draws_no_i_or_j(server: ServerProcess, new_page: Any) -> None:

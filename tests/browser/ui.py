@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 WAIT_MS = 15_000  # upper bound of any wait; never an assertion about speed
 # A pile code (R0, Q1, H0, X1, W0, T0-T7, F0-F7): no player-facing text may hold one.
@@ -21,7 +21,7 @@ def pile_top(page: Any, pile: str) -> Any:
 
 
 def pile_box(page: Any, pile: str) -> dict[str, float]:
-    box = page.locator(f'#board [data-pile="{pile}"]').bounding_box()
+    box: dict[str, float] | None = page.locator(f'#board [data-pile="{pile}"]').bounding_box()
     assert box is not None, f"pile {pile} is not on the page"
     return box
 
@@ -44,6 +44,13 @@ def target_point(page: Any, pile: str) -> tuple[float, float]:
 def view(page: Any) -> dict[str, Any] | None:
     result: dict[str, Any] | None = page.evaluate("window.crapette && window.crapette.view")
     return result
+
+
+def the_view(page: Any) -> dict[str, Any]:
+    """The page's view, which the test knows is there by now."""
+    seen = view(page)
+    assert seen is not None, "the page has no view"
+    return seen
 
 
 def version(page: Any) -> int:
@@ -106,9 +113,14 @@ def message(page: Any) -> str:
     return text
 
 
-def board_piles(page: Any) -> dict[str, list[str | None]]:
+class DrawnPile(TypedDict):
+    count: int
+    cards: list[str | None]
+
+
+def board_piles(page: Any) -> dict[str, DrawnPile]:
     """Every pile as drawn: a house lists all its cards, other piles their count and top card."""
-    result: dict[str, list[str | None]] = page.evaluate(
+    result: dict[str, DrawnPile] = page.evaluate(
         """() => {
         const out = {};
         for (const el of document.querySelectorAll('#board [data-pile]')) {
