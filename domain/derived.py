@@ -23,13 +23,9 @@ states of a replay) pays only for an empty object, and a filled field is an ordi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from domain.actions import Action
+from domain.levels import Level, Step
 
-if TYPE_CHECKING:
-    from domain.actions import Action
-    from domain.priority import Level
-
-Step = tuple[int, int]  # (source pile index, destination pile index)
 FoundationIndex = dict[int, list[int]]
 HouseIndex = tuple[dict[int, list[int]], list[int], list[int]]
 

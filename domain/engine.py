@@ -23,7 +23,6 @@ from domain.actions import (
     Turn,
 )
 from domain.commands import Act, Command, JoinQueue, LeaveQueue, StartGame, StartMatch
-from domain.derived import Step
 from domain.errors import RulesError, quote
 from domain.events import (
     ActionVoided,
@@ -49,6 +48,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
+from domain.levels import Level, Step
 from domain.matchfold import evolve, fold, next_state, remember_chain
 from domain.moves import explain
 from domain.piles import (
@@ -64,7 +64,7 @@ from domain.piles import (
     THIRD_HAND,
     WASTE,
 )
-from domain.priority import MESSAGES, Level, legal_steps, priority
+from domain.priority import MESSAGES, legal_steps, priority
 from domain.ruleset import ROTATION_MAX_PEOPLE
 from domain.sequences import is_sequence_move, single_moves
 from domain.state import GameState, MatchState, Piles, Session

@@ -6,9 +6,10 @@ tuple; `domain.actions.Move` is their public face.
 
 from __future__ import annotations
 
-from domain.cards import SUITS, Card
-from domain.derived import FoundationIndex, HouseIndex, Step
+from domain.cards import RANKS, SUITS, Card
+from domain.derived import FoundationIndex, HouseIndex
 from domain.errors import RulesError
+from domain.levels import Step
 from domain.piles import (
     ALL_PILES,
     FIRST_FOUNDATION,
@@ -406,6 +407,4 @@ def explain(state: GameState, seat: int, src: int, dst: int) -> RulesError:
 
 
 def _next_name(top: Card) -> str:
-    from domain.cards import RANKS
-
     return RANKS[top.rank] + top.suit

@@ -7,9 +7,7 @@ docs/spec/rules.md §7: foundations lowest-numbered first, sources X, T0…T7, t
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from domain.derived import Step
+from domain.levels import FREE, Level, Step
 from domain.moves import apply_step, building_steps, houses_of
 from domain.piles import (
     FIRST_FOUNDATION,
@@ -40,28 +38,6 @@ MESSAGES: dict[str, str] = {
     DISCARD_PLAYABLE: "your hand card can still be played, so it may not be discarded",
     HAND_TO_HOUSE: "your hand card can go onto a house: that comes before discarding it",
 }
-
-
-class Level(NamedTuple):
-    """What priority demands now.
-
-    `required`/`required_rule`: when set, every action but these moves breaks that rule (and a
-    right call plays the first of them, or the one the caller names). Otherwise `turn_rule` /
-    `end_rule` name what turning / discarding or passing would break, with the compulsory moves
-    `turn_moves` / `end_moves`; `bad_steps` are moves that break `bad_rule` in themselves.
-    """
-
-    required: tuple[Step, ...] | None = None
-    required_rule: str | None = None
-    turn_rule: str | None = None
-    turn_moves: tuple[Step, ...] = ()
-    end_rule: str | None = None
-    end_moves: tuple[Step, ...] = ()
-    bad_steps: frozenset[Step] = frozenset()
-    bad_rule: str | None = None
-
-
-FREE = Level()  # no priority binds: any legal action respects it
 
 
 def priority(state: GameState, seat: int) -> Level:

@@ -10,8 +10,8 @@ included), so its events are ordinary `CardMoved` events.
 from __future__ import annotations
 
 from domain.actions import Move, shared_move
-from domain.derived import Step
 from domain.errors import RulesError
+from domain.levels import Step
 from domain.moves import houses_of
 from domain.piles import ALL_PILES, HOUSE_SET, INDEX
 from domain.state import GameState
