@@ -9,7 +9,6 @@ a game's deal from its record alone. The shuffle is written out by hand, never l
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
@@ -36,11 +35,6 @@ class DealError(ValueError):
 class _Ranked(Protocol):
     @property
     def rank(self) -> int: ...
-
-
-def new_seed() -> str:
-    """A fresh seed: 32 random bytes as 64 lower-case hex digits."""
-    return secrets.token_hex(32)
 
 
 def seed_bytes(seed: str) -> bytes:

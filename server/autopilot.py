@@ -14,7 +14,6 @@ from collections.abc import Callable
 
 import domain
 from domain.bots import BOT_NAMES, make_bot
-from domain.deal import new_seed
 from server import tables as t
 from server.bots import RandomLegalBot
 from server.leases import Leases
@@ -22,6 +21,7 @@ from server.lobbyview import LobbyProjection
 from server.matches import MatchEntry, MatchRepository, SeatBot
 from server.pauses import HOUSEKEEPING_SLICE_S, pause_point
 from server.presence import Presence, TableOf
+from server.seeds import new_seed
 from server.testbots import TEST_BOTS, FaultyBot, make_test_bot
 
 log = logging.getLogger(__name__)

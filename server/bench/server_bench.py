@@ -320,7 +320,7 @@ def _sample_view() -> dict[str, Any]:
     """A player's view early in a beginner game: what the echo sends in place of the real view,
     so that both servers carry updates of the same size and shape."""
     import domain
-    from domain.deal import new_seed
+    from server.seeds import new_seed
 
     at_ms = int(time.time() * 1000)
     start = domain.StartMatch(

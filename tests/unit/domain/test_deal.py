@@ -95,14 +95,6 @@ def test_seed_in_upper_case_deals_the_same() -> None:
     assert deal.shuffled_codes(COUNTING.upper(), 1) == deal.shuffled_codes(COUNTING, 1)
 
 
-def test_new_seed_is_64_lower_hex_digits_and_fresh() -> None:
-    seeds = {deal.new_seed() for _ in range(8)}
-    assert len(seeds) == 8
-    for seed in seeds:
-        assert len(seed) == 64 and seed == seed.lower()
-        int(seed, 16)
-
-
 @pytest.mark.parametrize("bad", ["", "00", "zz" * 32, "0" * 63, "0" * 66])
 def test_bad_seed_is_refused(bad: str) -> None:
     with pytest.raises(deal.DealError):
