@@ -15,6 +15,7 @@ from tests.browser.ui import (
     lobby_in,
     message,
     seated_page,
+    the_view,
     version,
     view,
     wait_idle,
@@ -222,10 +223,10 @@ def test_a_resignation_right_after_a_call_replaces_the_verdict_banner(
             """() => { const c = window.crapette, show = c.showBanner.bind(c);
                        c.showBanner = (title, text) => show(title, text, 600000); }"""
         )
-    to_move = view(pages[0])["to_move"]  # type: ignore[index]
+    to_move = the_view(pages[0])["to_move"]
     mover = next(p for p in pages if p.evaluate("window.crapette.seat") == to_move)
     caller = next(p for p in pages if p is not mover)
-    legal = [a for a in view(mover)["legal"] if a["do"] in ("move", "turn")]  # type: ignore[index]
+    legal = [a for a in the_view(mover)["legal"] if a["do"] in ("move", "turn")]
     before = version(mover)
     mover.evaluate("a => window.crapette.act(a)", legal[0])
     wait_version_above(caller, before)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.ui import PILE_CODE, WAIT_MS, drag, message, view, wait_idle
+from tests.browser.ui import PILE_CODE, WAIT_MS, drag, message, the_view, view, wait_idle
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -342,13 +342,13 @@ def test_messages_live_until_the_next_action_and_seats_prompts_stay_with_seats(
     assert watcher.locator("label[for=show-playable]").is_hidden()  # nothing a watcher plays
 
     pages = {p.evaluate("window.crapette.seat"): p for p in (ann, bob)}
-    to_move = view(ann)["to_move"]  # type: ignore[index]
+    to_move = the_view(ann)["to_move"]
     mover, other = pages[to_move], pages[1 - to_move]
 
     def legal_action(page: Any) -> dict[str, Any]:
         """A move if any, else turning a card, else (a card turned that fits nowhere) a discard
         or a pass: some deals leave only those after a call."""
-        legal = view(page)["legal"]  # type: ignore[index]
+        legal = the_view(page)["legal"]
         for kind in ("move", "turn", "discard", "pass"):
             found = [a for a in legal if a["do"] == kind]
             if found:
@@ -396,7 +396,7 @@ def test_messages_live_until_the_next_action_and_seats_prompts_stay_with_seats(
         banner_covers_nothing_it_must_not(ann)
     ann.set_viewport_size(DESKTOP)
     assert message_kind(ann) == "verdict"
-    to_move = view(ann)["to_move"]  # type: ignore[index]
+    to_move = the_view(ann)["to_move"]
     play(pages[to_move], legal_action(pages[to_move]))
     for page in (ann, bob):
         assert message_kind(page) != "verdict", message(page)

@@ -238,6 +238,20 @@ class Client:
             return self.snapshot["view"] if self.snapshot else None
 
 
+def view_of(client: Client) -> dict[str, Any]:
+    """The client's current view, which the test knows it has by now."""
+    view = client.view
+    assert view is not None, "the client has no view yet"
+    return view
+
+
+def table_of(client: Client) -> dict[str, Any]:
+    """The client's last table payload, which the test knows it has by now."""
+    table = client.table
+    assert table is not None, "the client has no table yet"
+    return table
+
+
 # A simple policy that finishes games: foundations first, then the reserve, then the hand.
 _NEVER = {"resign", "offer-draw", "accept-draw", "call"}
 

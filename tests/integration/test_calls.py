@@ -10,7 +10,7 @@ from typing import Any
 import domain
 from eventstore import open_store
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess, choose
+from tests.integration.harness import Client, ServerProcess, choose, view_of
 
 MAX_ACTIONS = 1500
 
@@ -75,8 +75,8 @@ def test_right_call_voids_the_fault_and_passes_the_turn(
     called = [e for e in events if e and e["type"] == "CrapetteCalled"]
     assert called and called[0]["verdict"] == "right"
     assert any(e and e["type"] == "ActionVoided" for e in events)
-    caller_seat = caller.view["viewer"]  # type: ignore[index]
-    assert caller.view["to_move"] == caller_seat or caller.view["over"]  # type: ignore[index]
+    caller_seat = view_of(caller)["viewer"]
+    assert view_of(caller)["to_move"] == caller_seat or view_of(caller)["over"]
     # The offender saw the same verdict.
     seen = [u["event"] for u in mover.updates if u["version"] > before_call]
     assert [e and e["type"] for e in seen] == [e and e["type"] for e in events]
@@ -88,8 +88,8 @@ def test_wrong_call_changes_nothing(server: ServerProcess, clients: list[Client]
     ack = mover.send(match_id, clean)
     assert ack["ok"], ack
     caller.wait_version(ack["version"])
-    piles_before = caller.view["piles"]  # type: ignore[index]
-    to_move_before = caller.view["to_move"]  # type: ignore[index]
+    piles_before = view_of(caller)["piles"]
+    to_move_before = view_of(caller)["to_move"]
     ack = caller.send(match_id, call_of(caller))
     assert ack["ok"], ack
     caller.wait_version(ack["version"])
@@ -99,5 +99,5 @@ def test_wrong_call_changes_nothing(server: ServerProcess, clients: list[Client]
     )
     verdicts = [e["verdict"] for e in called if e["type"] == "CrapetteCalled"]
     assert verdicts[-1] == "wrong"
-    assert caller.view["piles"] == piles_before  # type: ignore[index]
-    assert caller.view["to_move"] == to_move_before  # type: ignore[index]
+    assert view_of(caller)["piles"] == piles_before
+    assert view_of(caller)["to_move"] == to_move_before

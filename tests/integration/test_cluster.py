@@ -16,7 +16,7 @@ import pytest
 from eventstore import open_store
 from server.cluster import LEASE_TTL_S
 from tests.integration.cluster import Cluster, running_cluster
-from tests.integration.harness import Client, choose
+from tests.integration.harness import Client, choose, view_of
 
 pytestmark = pytest.mark.slow
 
@@ -116,8 +116,8 @@ def test_players_and_a_spectator_on_three_processes_play_a_whole_match(
     assert watcher.join(match_id, last_version=0)["seat"] is None
     ann.wait_version(2)  # MatchStarted, GameStarted
     play(match_id, [ann, bob], 30)
-    mover = [ann, bob][ann.view["to_move"]]  # type: ignore[index]
-    ack = mover.send(match_id, {"do": "resign", "seat": mover.view["viewer"]})  # type: ignore[index]
+    mover = [ann, bob][view_of(ann)["to_move"]]
+    ack = mover.send(match_id, {"do": "resign", "seat": view_of(mover)["viewer"]})
     assert ack["ok"], ack
     for client in (ann, bob, watcher):
         client.wait_for(lambda c: bool((c.view or {}).get("match_over")), "the match's end")
@@ -143,7 +143,7 @@ def test_a_reconnect_to_another_process_catches_up_exactly(
     play(match_id, [ann, bob], 4)
     for _ in range(200):  # on until Ann is to move, so that she can play while Bob is away
         bob.wait_version(ann.version)
-        if ann.view["to_move"] == 0:  # type: ignore[index]
+        if view_of(ann)["to_move"] == 0:
             break
         play(match_id, [ann, bob], 1)
     seen = bob.version

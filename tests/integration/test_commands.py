@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess, choose
+from tests.integration.harness import Client, ServerProcess, choose, view_of
 
 
 def test_two_clients_racing_the_same_command(server: ServerProcess, clients: list[Client]) -> None:
     match_id, ann, bob = seat_two(server, clients, preset="beginner")
     ann.wait_version(2)
-    seat = ann.view["to_move"]  # type: ignore[index]
+    seat = view_of(ann)["to_move"]
     mover = (ann, bob)[seat]
     # A second connection of the same player (a phone and a laptop) races the first.
     twin = Client(server, mover.token).connect()
@@ -52,7 +52,7 @@ def test_two_clients_racing_the_same_command(server: ServerProcess, clients: lis
 def test_a_retried_command_is_applied_once(server: ServerProcess, clients: list[Client]) -> None:
     match_id, ann, bob = seat_two(server, clients, preset="beginner")
     ann.wait_version(2)
-    mover = (ann, bob)[ann.view["to_move"]]  # type: ignore[index]
+    mover = (ann, bob)[view_of(ann)["to_move"]]
     action = choose(mover.view or {})
     command_id = "retry-" + uuid.uuid4().hex
     first = mover.send(match_id, action or {}, command_id)
@@ -68,7 +68,7 @@ def test_a_seat_token_used_by_the_wrong_client(
 ) -> None:
     match_id, ann, bob = seat_two(server, clients, preset="beginner")
     ann.wait_version(2)
-    seat = ann.view["to_move"]  # type: ignore[index]
+    seat = view_of(ann)["to_move"]
     mover, other = (ann, bob)[seat], (ann, bob)[1 - seat]
     action = choose(mover.view or {})
     assert action is not None
@@ -106,7 +106,7 @@ def test_two_server_processes_on_one_store_never_both_win(
     try:
         match_id, ann, bob = seat_two(first, clients, preset="beginner")
         ann.wait_for(lambda c: c.view is not None, "a view")
-        seat = ann.view["to_move"]  # type: ignore[index]
+        seat = view_of(ann)["to_move"]
         mover = (ann, bob)[seat]
         twin = Client(second, mover.token).connect()
         clients.append(twin)

@@ -7,7 +7,7 @@ import itertools
 from typing import Any
 
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess, choose
+from tests.integration.harness import Client, ServerProcess, choose, view_of
 
 SHAPES: list[Any] = [
     None, 0, -1, 3.5, True, "", "text", [], [1, 2], {}, {"x": 1}, "\x00" * 50, "é" * 5000,
@@ -72,7 +72,7 @@ def test_two_hundred_malformed_messages(server: ServerProcess, clients: list[Cli
     # Nothing was applied, and the same connection still plays.
     assert server.get(f"/api/matches/{match_id}/view").json()["version"] == version
     ann.join(match_id, last_version=version)
-    mover = (ann, bob)[ann.view["to_move"]]  # type: ignore[index]
+    mover = (ann, bob)[view_of(ann)["to_move"]]
     ack = mover.send(match_id, choose(mover.view or {}) or {})
     assert ack["ok"], ack
 

@@ -11,7 +11,7 @@ import pytest
 from eventstore import open_store
 from eventstore.postgres import PostgresStore
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess, choose
+from tests.integration.harness import Client, ServerProcess, choose, view_of
 
 
 @pytest.mark.slow
@@ -29,7 +29,7 @@ def test_tables_play_concurrently_and_survive_a_restart_on_postgres(
             try:
                 ann.wait_for(lambda c: c.view is not None, "a view")
                 for _ in range(25):
-                    mover = (ann, bob)[ann.view["to_move"]]  # type: ignore[index]
+                    mover = (ann, bob)[view_of(ann)["to_move"]]
                     ack = mover.send(match_id, choose(mover.view or {}) or {})
                     assert ack["ok"], ack
                     ann.wait_version(ack["version"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess, choose
+from tests.integration.harness import Client, ServerProcess, choose, view_of
 
 
 def step(match_id: str, players: list[Client], count: int) -> None:
@@ -18,7 +18,7 @@ def step(match_id: str, players: list[Client], count: int) -> None:
         version = max(p.version for p in players)
         for player in players:
             player.wait_version(version)
-        mover = players[players[0].view["to_move"]]  # type: ignore[index]
+        mover = players[view_of(players[0])["to_move"]]
         action = choose(mover.view or {})
         assert action is not None, (mover.version, mover.view)
         ack = mover.send(match_id, action)
@@ -32,7 +32,7 @@ def test_killed_client_gets_exactly_the_missing_updates(
     step(match_id, [ann, bob], 4)
     for _ in range(200):  # play on until Ann is to move, so that she can play while Bob is away
         bob.wait_version(ann.version)
-        if ann.view["to_move"] == 0:  # type: ignore[index]
+        if view_of(ann)["to_move"] == 0:
             break
         step(match_id, [ann, bob], 1)
     seen = bob.version

@@ -4,7 +4,7 @@ client words it in the player's language; `message` stays English for API client
 from __future__ import annotations
 
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess
+from tests.integration.harness import Client, ServerProcess, view_of
 
 
 def test_a_refusal_carries_its_reason_and_params(
@@ -12,7 +12,7 @@ def test_a_refusal_carries_its_reason_and_params(
 ) -> None:
     match_id, ann, bob = seat_two(server, clients, preset="beginner")
     ann.wait_for(lambda c: c.view is not None and "to_move" in c.view, "a view")
-    mover, waiting = (ann, bob) if ann.view["to_move"] == 0 else (bob, ann)  # type: ignore[index]
+    mover, waiting = (ann, bob) if view_of(ann)["to_move"] == 0 else (bob, ann)
     seat = 0 if mover is ann else 1
     # A foundation is empty at the start: nothing to move from it.
     ack = mover.send(match_id, {"do": "move", "seat": seat, "from": "F0", "to": "T0"})

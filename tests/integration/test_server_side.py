@@ -13,7 +13,7 @@ import pytest
 from server.share.preview import preview_tags, with_preview
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import seat_two
-from tests.integration.harness import Client, ServerProcess, choose
+from tests.integration.harness import Client, ServerProcess, choose, table_of, view_of
 
 
 @pytest.fixture(scope="module", params=["threading"])
@@ -72,15 +72,15 @@ def test_threading_async_mode_smoke(threaded: ServerProcess, clients: list[Clien
     play_against_bot(threaded, clients, 5)
     match_id, ann, bob = seat_two(threaded, clients, preset="beginner")
     ann.wait_for(lambda c: c.view is not None, "a view")
-    mover = (ann, bob)[ann.view["to_move"]]  # type: ignore[index]
+    mover = (ann, bob)[view_of(ann)["to_move"]]
     assert mover.send(match_id, choose(mover.view or {}) or {})["ok"]
 
 
 def test_time_limit_ends_the_turn(server: ServerProcess, clients: list[Client]) -> None:
     match_id, ann, bob = seat_two(server, clients, preset="beginner", move_time_limit_s=1)
     ann.wait_for(lambda c: c.view is not None, "a view")
-    assert ann.view["clock"]["limit_s"] == 1  # type: ignore[index]
-    first = ann.view["to_move"]  # type: ignore[index]
+    assert view_of(ann)["clock"]["limit_s"] == 1
+    first = view_of(ann)["to_move"]
     ann.wait_for(
         lambda c: any(u["event"] and u["event"]["type"] == "TimeExpired" for u in c.updates),
         "the time-out",
@@ -100,7 +100,7 @@ def test_claim_after_the_grace_period(server: ServerProcess, clients: list[Clien
     # The first table Ann sees with Bob away may predate his socket's disconnect (a seat taken
     # over HTTP counts as away from then until its socket connects), so the time a claim becomes
     # possible is read from the server's answers: never earlier than what Ann saw before.
-    seen = ann.table["presence"][1]["claimable_at_ms"]  # type: ignore[index]
+    seen = table_of(ann)["presence"][1]["claimable_at_ms"]
     assert seen is not None
     claim = {"match_id": match_id, "seat_token": ann.token, "what": "resign"}
     for _ in range(100):
@@ -268,4 +268,4 @@ def test_claim_a_bot_for_the_absent_player_until_he_returns(
     clients.append(back)
     back.join(match_id)
     ann.wait_for(lambda c: c.table is not None and c.table["seats"][1]["bot"] is None, "Bob back")
-    assert ann.table["seats"][1]["connected"]  # type: ignore[index]
+    assert table_of(ann)["seats"][1]["connected"]
