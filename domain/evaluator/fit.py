@@ -130,11 +130,27 @@ def play_one(
     rules: domain.Ruleset, pair: tuple[str, str], deal_seed: str
 ) -> tuple[list[domain.MatchState], int | None]:
     """One game between the bots `pair` (seat 0, seat 1): its decision positions and winner."""
-    bots = tuple(make_bot(name, seed=f"{deal_seed}/{seat}") for seat, name in enumerate(pair))
     now = START_MS
     _, state = domain.play(None, domain.StartMatch("fit", rules, ("a", "b"), now))
     _, state = domain.play(state, domain.StartGame(deal_seed, None, now))
     states: list[domain.MatchState] = []
+    winner = play_on(state, pair, deal_seed, now, states)
+    return states, winner
+
+
+def play_on(
+    state: domain.MatchState,
+    pair: tuple[str, str],
+    bot_seed: str,
+    now: int = START_MS,
+    states: list[domain.MatchState] | None = None,
+) -> int | None:
+    """Play the game in `state` to its end between fresh bots `pair` (seat 0, seat 1) seeded
+    from `bot_seed`; returns the winner (None: a stalemate, or no end within `MAX_ACTIONS`).
+    The positions where a play action was chosen are appended to `states` if given. (A playout
+    of the benchmark's ceiling starts from a held-out position, or from a determinization of
+    it: `domain.evaluator.sampling`.)"""
+    bots = tuple(make_bot(name, seed=f"{bot_seed}/{seat}") for seat, name in enumerate(pair))
     for _ in range(MAX_ACTIONS):
         game = state.game
         assert game is not None
@@ -148,14 +164,13 @@ def play_one(
                 break
         if chosen is None:
             break
-        if not isinstance(chosen, domain.Call):
+        if states is not None and not isinstance(chosen, domain.Call):
             states.append(state)
         now += STEP_MS
         _, state = domain.play(state, domain.Act(chosen, now))
     game = state.game
     assert game is not None
-    winner = game.result.winner if game.result is not None else None
-    return states, winner
+    return game.result.winner if game.result is not None else None
 
 
 # ------------------------------------------------------------------------------------ fitting

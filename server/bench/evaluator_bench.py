@@ -156,6 +156,86 @@ def measure(games: int, seed: str, depth: str, workers: int) -> dict[str, Any]:
     }
 
 
+def _ceiling_game(
+    args: tuple[int, str, int, int],
+) -> list[tuple[float, float, float, list[float]]]:
+    """The ceiling's estimates on one held-out game (run in a worker process): at every
+    `every`-th decision, the mean outcome for the seat to move of `playouts` playouts to the end
+    by fresh bots of the game's own pairing (other seeds), once from the true position (all-
+    knowing) and once from as many determinizations of the mover's view (what the mover could
+    know); with the outcome and the baseline's inputs."""
+    index, seed, every, playouts = args
+    import random
+
+    import domain
+    from domain.bots.arena import derive_seed
+    from domain.evaluator import fit, sampling
+
+    pair = fit.PAIRINGS[index % len(fit.PAIRINGS)]
+    rules = domain.Ruleset.preset("classic")
+    states, winner = fit.play_one(rules, pair, derive_seed(seed, "game", index))
+    rows = []
+    for k, state in enumerate(states[every // 2 :: every]):
+        game = state.game
+        assert game is not None
+        mover = game.to_move
+        now = game.move_started_at_ms
+        sampler = sampling.Sampler(state, mover)
+        rng = random.Random(f"{seed}/ceiling/{index}/{k}")
+        known = fair = 0.0
+        for j in range(playouts):
+            tag = f"{seed}/ceiling/{index}/{k}/{j}"
+            known += fit.outcome_for(fit.play_on(state, pair, tag + "/known", now), mover)
+            drawn = sampling.as_match(state, sampler.draw(rng))
+            fair += fit.outcome_for(fit.play_on(drawn, pair, tag + "/fair", now), mover)
+        rows.append(
+            (
+                known / playouts,
+                fair / playouts,
+                fit.outcome_for(winner, mover),
+                fit.cards_left(game),
+            )
+        )
+    return rows
+
+
+def ceiling(games: int, seed: str, every: int, playouts: int, workers: int) -> dict[str, Any]:
+    """How well any estimator could do on these games: Brier scores of playout estimates by the
+    games' own bots (all-knowing, and from the mover's view) at every `every`-th decision of
+    `games` held-out games, against the baseline on the same positions. A mean of `playouts`
+    outcomes is a noisy copy of the chance it estimates; `*_exact` removes that noise
+    (``(p - y)^2 - p (1 - p) / (n - 1)``: the Brier of the playouts' expected value)."""
+    import numpy as np
+
+    from domain.evaluator import fit, value
+
+    show = _progress(f"ceiling: {playouts} playouts a position")
+    rows: list[tuple[float, float, float, list[float]]] = []
+    jobs = [(i, seed, every, playouts) for i in range(games)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for i, found in enumerate(pool.map(_ceiling_game, jobs)):
+            rows += found
+            show(i + 1, games)
+    y = np.asarray([r[2] for r in rows])
+    base = fit.predict(value.model().weights["baseline"], np.asarray([r[3] for r in rows]))
+    theirs = fit.brier(base, y)
+    figures: dict[str, Any] = {
+        "positions": len(y),
+        "playouts": playouts,
+        "brier_baseline": round(theirs, 4),
+    }
+    for k, name in ((0, "omniscient"), (1, "fair")):
+        p = np.asarray([r[k] for r in rows])
+        ours = fit.brier(p, y)
+        exact = ours - float(np.mean(p * (1 - p))) / max(1, playouts - 1)
+        figures[f"brier_{name}"] = round(ours, 4)
+        figures[f"skill_{name}"] = round(1 - ours / theirs, 4)
+        figures[f"brier_{name}_exact"] = round(exact, 4)
+        figures[f"skill_{name}_exact"] = round(1 - exact / theirs, 4)
+        figures[f"ece_{name}"] = round(fit.ece(p, y), 4)
+    return figures
+
+
 @click.command("eval")
 @click.option("--games", type=int, default=4, show_default=True, help="Held-out games to play.")
 @click.option(
@@ -176,6 +256,14 @@ def measure(games: int, seed: str, depth: str, workers: int) -> dict[str, Any]:
 @click.option(
     "--every", type=int, default=6, show_default=True, help="With --fit: calibrate on every Nth."
 )
+@click.option(
+    "--ceiling",
+    "ceiling_playouts",
+    type=int,
+    default=0,
+    help="Instead: the ceiling, with this many playouts a position (see docs/evaluator.md).",
+)
+@click.option("--ceiling-every", type=int, default=40, show_default=True, help="With --ceiling.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def eval_cmd(
     games: int,
@@ -189,6 +277,8 @@ def eval_cmd(
     steps: int,
     calibration_games: int,
     every: int,
+    ceiling_playouts: int,
+    ceiling_every: int,
     as_json: bool,
 ) -> None:
     """Calibration of the evaluator's win chances on held-out games (issue 26)."""
@@ -212,6 +302,10 @@ def eval_cmd(
         from domain.evaluator import value
 
         value.use(weights)
+    if ceiling_playouts > 0:
+        bound = ceiling(games, seed, max(1, ceiling_every), ceiling_playouts, max(1, workers))
+        click.echo(json.dumps(bound))
+        return
     figures = measure(games, seed, depth, max(1, workers))
     if as_json:
         click.echo(json.dumps(figures))

@@ -43,3 +43,21 @@ def test_bench_eval_refuses_the_fit_s_seed() -> None:
         main, ["bench", "eval", "--seed", "crapette-evaluator-fit", "--games", "1"]
     )
     assert result.exit_code != 0 and "held-out seed" in result.output
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_bench_eval_ceiling_prints_playout_figures() -> None:
+    result = CliRunner().invoke(
+        main,
+        ["bench", "eval", "--games", "1", "--ceiling", "2", "--ceiling-every", "150", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["positions"] >= 2 and figures["playouts"] == 2
+    for name in ("omniscient", "fair"):
+        assert 0 <= figures[f"brier_{name}"] <= 1
+        assert figures[f"brier_{name}_exact"] <= figures[f"brier_{name}"]
+        assert figures[f"skill_{name}"] == pytest.approx(
+            1 - figures[f"brier_{name}"] / figures["brier_baseline"], abs=1e-3
+        )
