@@ -44,8 +44,10 @@ from domain.events import (
     PlayerLeftQueue,
     PlayerQueued,
     SeatsRotated,
+    StalemateReason,
     TimeExpired,
     TurnEnded,
+    TurnEndReason,
     WasteTurnedOver,
 )
 from domain.levels import Level, Step
@@ -69,7 +71,7 @@ from domain.ruleset import ROTATION_MAX_PEOPLE
 from domain.sequences import is_sequence_move, single_moves
 from domain.state import GameState, MatchState, Piles, Session
 
-STALEMATE_TURNS = 400
+STALEMATE_TURNS = 400  # named in StalemateReason ("400 turns without a foundation build")
 
 
 # ---------------------------------------------------------------------------------------- decide
@@ -425,7 +427,7 @@ def _won(scratch: _Scratch, seat: int, at: int) -> bool:
     return True
 
 
-def _end_turn(scratch: _Scratch, seat: int, reason: str, at: int) -> None:
+def _end_turn(scratch: _Scratch, seat: int, reason: TurnEndReason, at: int) -> None:
     scratch.emit(TurnEnded(seat, 1 - seat, reason, at))
     if _stalemate_due(scratch, at):
         return
@@ -438,7 +440,7 @@ def _stalemate_due(scratch: _Scratch, at: int) -> bool:
     game = scratch.game
     streaks, targets = game.streaks, game.targets
     if game.quiet_turns >= STALEMATE_TURNS:
-        _stalemate(scratch, f"{STALEMATE_TURNS} turns without a foundation build", at)
+        _stalemate(scratch, "400 turns without a foundation build", at)  # STALEMATE_TURNS
         return True
     s0, s1 = streaks
     if s0 > 0 and s0 >= targets[0] and s1 > 0 and s1 >= targets[1]:  # both seats stuck
@@ -447,7 +449,7 @@ def _stalemate_due(scratch: _Scratch, at: int) -> bool:
     return False
 
 
-def _stalemate(scratch: _Scratch, reason: str, at: int) -> None:
+def _stalemate(scratch: _Scratch, reason: StalemateReason, at: int) -> None:
     game = scratch.game
     pen = (game.penalty(0), game.penalty(1))
     score = (pen[1] - pen[0], 0) if pen[0] < pen[1] else (0, pen[0] - pen[1])

@@ -7,7 +7,7 @@ data (cards as ``"7H/1"``, packs as plain codes, tuples as lists) and back.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, get_args
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from domain.actions import Turn
 from domain.cards import Card
@@ -15,6 +15,19 @@ from domain.errors import NotationError, quote
 from domain.ruleset import Ruleset
 
 Packs = tuple[tuple[Card, ...], tuple[Card, ...]]
+
+# The closed sets of reasons an event may carry (the stored JSON is the plain string). mypy checks
+# every event the engine builds; `event_from_payload` refuses any other value; the browser has one
+# word per member in each language (tests/unit/web/test_reason_words.py).
+TurnEndReason = Literal["discard", "pass", "hand card lock", "time", "crapette", "wrong calls"]
+# Why the server discarded a hand card itself (`CardDiscarded.auto`): said with the turn-end words.
+DiscardAuto = Literal["hand card lock", "time", "crapette"]
+WinReason = Literal["all cards played"]
+StalemateReason = Literal[
+    "agreed",
+    "400 turns without a foundation build",
+    "both players went through their hands without progress",
+]
 
 
 class _Named:
@@ -101,7 +114,7 @@ class CardDiscarded(_Named):
     card: Card
     fault: str | None
     at_ms: int
-    auto: str | None = None
+    auto: DiscardAuto | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +126,12 @@ class Passed(_Named):
 
 @dataclass(frozen=True, slots=True)
 class TurnEnded(_Named):
-    """`reason`: ``discard``, ``pass``, ``hand card lock``, ``time``, ``crapette`` or
-    ``wrong calls`` (a turn lost as the penalty for three wrong calls)."""
+    """`reason` (`TurnEndReason`): ``discard``, ``pass``, ``hand card lock``, ``time``,
+    ``crapette`` or ``wrong calls`` (a turn lost as the penalty for three wrong calls)."""
 
     seat: int
     next_seat: int
-    reason: str
+    reason: TurnEndReason
     at_ms: int
 
 
@@ -191,18 +204,19 @@ class TimeExpired(_Named):
 @dataclass(frozen=True, slots=True)
 class GameWon(_Named):
     winner: int
-    reason: str
+    reason: WinReason
     score: tuple[int, int]
     at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
 class GameStalemated(_Named):
-    """`reason`: ``no progress`` (both streaks), ``400 turns`` or ``agreed``."""
+    """`reason` (`StalemateReason`): ``agreed``, ``400 turns without a foundation build`` or
+    ``both players went through their hands without progress`` (both streaks)."""
 
     penalties: tuple[int, int]
     score: tuple[int, int]
-    reason: str
+    reason: StalemateReason
     at_ms: int
 
 
@@ -347,11 +361,37 @@ def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
     return type(event).__name__, payload
 
 
+def _closed_fields() -> dict[type, dict[str, frozenset[str | None]]]:
+    """Each event class's fields typed as a closed set (a `Literal`, perhaps `| None`), with
+    their members (None among them for an optional one)."""
+    closed: dict[type, dict[str, frozenset[str | None]]] = {}
+    for cls in EVENT_TYPES.values():
+        for name, hint in get_type_hints(cls).items():
+            parts = (hint,) if get_origin(hint) is Literal else get_args(hint)
+            literals = [part for part in parts if get_origin(part) is Literal]
+            if literals:
+                members: set[str | None] = {m for part in literals for m in get_args(part)}
+                if type(None) in parts:
+                    members.add(None)
+                closed.setdefault(cls, {})[name] = frozenset(members)
+    return closed
+
+
+# TurnEnded, GameWon and GameStalemated: `reason`; CardDiscarded: `auto`.
+CLOSED_FIELDS: dict[type, dict[str, frozenset[str | None]]] = _closed_fields()
+
+
 def event_from_payload(kind: str, payload: dict[str, Any]) -> Event:
-    """The event back from `event_to_payload`'s output."""
+    """The event back from `event_to_payload`'s output; a reason outside its closed set (an
+    event no engine wrote) is refused."""
     cls = EVENT_TYPES.get(kind)
     if cls is None:
         raise NotationError(f"unknown event type {quote(kind)}")
+    for name, members in CLOSED_FIELDS.get(cls, {}).items():
+        value = payload.get(name)
+        if value not in members:
+            known = ", ".join(sorted(str(m) for m in members))
+            raise NotationError(f"unknown {kind} {name} {quote(value)} (one of: {known})")
     try:
         event: Event = cls(**{k: _load(k, v) for k, v in payload.items()})
     except TypeError as exc:

@@ -188,20 +188,44 @@ export function faultLineWords(fault, ev, ctx) {
   });
 }
 
+// One catalogue key per member of the domain's closed sets of reasons (domain/events.py:
+// TurnEndReason, WinReason, StalemateReason), by event type; written as JSON between the two
+// markers so that tests/unit/web/test_reason_words.py reads it and checks it against the domain
+// and against every catalogue, both ways.
+// reason keys: begin
+const REASON_KEYS = {
+  "TurnEnded": {
+    "discard": "turn_end.discard",
+    "pass": "turn_end.pass",
+    "hand card lock": "turn_end.hand_card_lock",
+    "time": "turn_end.time",
+    "crapette": "turn_end.crapette",
+    "wrong calls": "turn_end.wrong_calls"
+  },
+  "GameWon": {
+    "all cards played": "reason.all_cards_played"
+  },
+  "GameStalemated": {
+    "agreed": "reason.agreed",
+    "400 turns without a foundation build": "reason.turns",
+    "both players went through their hands without progress": "reason.no_progress"
+  }
+};
+// reason keys: end
+
 function turnEndWords(reason) {
-  const key = `turn_end.${ruleKey(reason)}`;
-  return has(key) ? t(key) : reason;
+  const key = Object.hasOwn(REASON_KEYS.TurnEnded, reason) ? REASON_KEYS.TurnEnded[reason] : null;
+  return key ? t(key) : reason;
 }
 
 /** Why a game ended ("all cards played", "400 turns without a foundation build"). */
 export function resultWords(result, ctx) {
   const reason = String(result?.reason ?? "");
   if (result?.kind === "resign") return t("reason.resigned", { who: playerWords(1 - result.winner, ctx, true) });
-  const turns = /^(\d+) turns/.exec(reason);
-  if (turns) return t("reason.turns", { n: turns[1] });
-  const key = `reason.${ruleKey(reason)}`;
-  if (has(key)) return t(key);
-  if (reason === "no progress" || reason.startsWith("both players")) return t("reason.no_progress");
+  const key = Object.hasOwn(REASON_KEYS.GameWon, reason)
+    ? REASON_KEYS.GameWon[reason]
+    : Object.hasOwn(REASON_KEYS.GameStalemated, reason) ? REASON_KEYS.GameStalemated[reason] : null;
+  if (key) return t(key, { n: /^(\d+) turns/.exec(reason)?.[1] });
   return inWords(reason, ctx);
 }
 
