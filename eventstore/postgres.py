@@ -15,7 +15,7 @@ writes, and leaves behind, a new version of that row.)
 Durability: PostgreSQL's default `synchronous_commit=on`; an acknowledged append is on disk.
 
 psycopg 3 is not eventlet-aware: a process that calls this store from greenthreads must make
-psycopg wait greenly itself (the server does, in `server.patches`; docs/eventstore.md)."""
+psycopg wait greenly itself (the server does, in `server.runtime.patches`; docs/eventstore.md)."""
 
 from __future__ import annotations
 
@@ -421,7 +421,7 @@ class PostgresStore(EventStore):
         """The listener: a connection of its own in LISTEN, turning each notification into a
         wake-up of this store's waiting subscriptions. A thread, which under eventlet's monkey
         patching is a greenthread, and `notifies` then waits through the green `select` (the wait
-        function the server installs, `server.patches`): it never blocks the other
+        function the server installs, `server.runtime.patches`): it never blocks the other
         greenthreads."""
         while not self.closed:
             try:

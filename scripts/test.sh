@@ -57,7 +57,7 @@ run_pytest() {
 run_gate "ruff check" ruff check .
 run_gate "ruff format" ruff format --check .
 run_gate "mypy strict (domain, eventstore)" mypy --strict domain eventstore
-run_gate "mypy (server)" mypy server
+run_gate "mypy (server, records, bench)" mypy server records bench
 run_gate "import rules" lint-imports
 run_gate "pytest" run_pytest "$@"
 

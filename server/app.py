@@ -16,22 +16,24 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from eventstore import EventStore, open_store
 from eventstore.sqlite import SQLiteStore
-from server import fairuse, health, http, patches, security, sockets
-from server.analysis_http import analysis_bp
-from server.checkpoint import start_checkpointer
+from server.adapters.checkpoint import start_checkpointer
+from server.adapters.feed import AppendFeed
+from server.adapters.workers import ReadWorkers
 from server.config import ServerConfig
+from server.entrypoints import fairuse, health, security, sockets
+from server.entrypoints import pages as http
+from server.entrypoints.analysis_http import analysis_bp
+from server.entrypoints.origins import SAFE_METHODS, OriginPolicy
+from server.entrypoints.players_http import players_bp
+from server.entrypoints.records_http import records_bp
+from server.entrypoints.share_http import share_bp
+from server.entrypoints.tournaments_http import tournaments_bp
 from server.errors import OriginRefusedError, ServerError, quoted
-from server.feed import AppendFeed
-from server.origins import SAFE_METHODS, OriginPolicy
-from server.players import players_bp
-from server.records.http import records_bp
+from server.runtime import patches
 from server.service import GameService
-from server.share.http import share_bp
-from server.tournaments.http import tournaments_bp
-from server.workers import ReadWorkers
 
 if TYPE_CHECKING:  # imported only when a message queue is configured
-    from server.cluster import Cluster
+    from server.adapters.cluster import Cluster
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +45,12 @@ def create_app(
     store_given = store is not None
     if store is None:
         # Called directly from greenthreads for every backend: under eventlet psycopg waits
-        # greenly (server.patches), and tpool would break the green locks (docs/eventstore.md).
+        # greenly (server.runtime.patches), and tpool would break the green locks
+        # (docs/eventstore.md).
         store = open_store(config.store_url, **_store_options(config.store_url))
-        if isinstance(store, SQLiteStore):  # its checkpoints, off the loop (server.checkpoint)
+        if isinstance(
+            store, SQLiteStore
+        ):  # its checkpoints, off the loop (server.adapters.checkpoint)
             start_checkpointer(store, config.async_mode)
     app = Flask(__name__, static_folder=None)
     app.config["SECRET_KEY"] = config.secret_key
@@ -134,9 +139,9 @@ def create_app(
 
 
 def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
-    """The worker processes of the heavy reads (server/workers.py): they open the store by its
-    URL, so only when this app opened it from `config.store_url` itself and it is not in
-    memory. Stopped when this process ends (and each worker also ends by itself)."""
+    """The worker processes of the heavy reads (server/adapters/workers.py): they open the store by
+    its URL, so only when this app opened it from `config.store_url` itself and it is not in memory.
+    Stopped when this process ends (and each worker also ends by itself)."""
     if not config.read_workers or store_given or config.store_url.startswith("memory:"):
         return None
     workers = ReadWorkers(config.store_url, size=config.read_workers, max_waiting=config.read_queue)
@@ -145,8 +150,9 @@ def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None
 
 
 def _analysis_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
-    """The analysis pool (server/analyses.py): worker processes like the read workers', a pool
-    of their own; a few analyses wait for one (more: `503 busy`, server/analyses.py)."""
+    """The analysis pool (server/services/analyses.py): worker processes like the read workers', a
+    pool of their own; a few analyses wait for one (more: `503 busy`,
+    server/services/analyses.py)."""
     if not config.analysis_workers or store_given or config.store_url.startswith("memory:"):
         return None
     workers = ReadWorkers(config.store_url, size=config.analysis_workers, max_waiting=8)
@@ -159,7 +165,7 @@ def _cluster(config: ServerConfig) -> Cluster | None:
     imports nothing of it)."""
     if not config.message_queue:
         return None
-    from server.cluster import Cluster
+    from server.adapters.cluster import Cluster
 
     return Cluster(config.message_queue, config.node_id)
 
@@ -183,7 +189,8 @@ def _register_error_pages(app: Flask) -> None:
 
 def _register_origin_check(app: Flask, origins: OriginPolicy) -> None:
     """Requests that change something come only from the server's own pages or an allowed
-    origin (server/origins.py); an allowed other origin also gets the CORS headers it needs."""
+    origin (server/entrypoints/origins.py); an allowed other origin also gets the CORS headers it
+    needs."""
 
     @app.before_request
     def check_origin() -> None:
@@ -226,15 +233,15 @@ def start_clock(socketio: SocketIO, service: GameService, tick_s: float) -> None
 
 
 def start_cluster(socketio: SocketIO, app: Flask) -> None:
-    """With a message queue, two more background tasks: the append feed (server.feed) and the
-    heartbeat that renews this process's presence entries and match leases (server.cluster);
-    and a clean stop (SIGTERM, SIGINT) that releases the leases before the process ends, so that
-    another process drives its matches at its next heartbeat instead of after they lapse. Call
-    from the main thread (signal handlers)."""
+    """With a message queue, two more background tasks: the append feed (server.adapters.feed) and
+    the heartbeat that renews this process's presence entries and match leases
+    (server.adapters.cluster); and a clean stop (SIGTERM, SIGINT) that releases the leases before
+    the process ends, so that another process drives its matches at its next heartbeat instead of
+    after they lapse. Call from the main thread (signal handlers)."""
     cluster = app.extensions.get("crapette_cluster")
     if cluster is None:
         return
-    from server.cluster import HEARTBEAT_S
+    from server.adapters.cluster import HEARTBEAT_S
 
     service: GameService = app.extensions["crapette"]
     socketio.start_background_task(app.extensions["crapette_feed"].run)
@@ -277,7 +284,8 @@ def _store_options(url: str) -> dict[str, Any]:
     beside the loop."""
     if not url.startswith("sqlite:"):
         return {}
-    # Its WAL checkpoints happen in a thread of their own (server.checkpoint), not in a commit.
+    # Its WAL checkpoints happen in a thread of their own (server.adapters.checkpoint), not in a
+    # commit.
     options: dict[str, Any] = {"wal_autocheckpoint": 0}
     if "group_commit=" not in url:
         options["group_commit"] = True

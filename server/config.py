@@ -6,7 +6,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from server.fairuse import KINDS
+from server.entrypoints.fairuse import KINDS
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class ServerConfig:
     # Pause before a seated bot plays: None = each table's "bot pace" (normal: 1 s), so that
     # people can follow its moves; a number overrides every table (tests, benchmarks).
     bot_delay_s: float | None = None
-    # Allow the test-only bots of server/testbots.py (never listed in the lobby).
+    # Allow the test-only bots of server/services/testbots.py (never listed in the lobby).
     test_bots: bool = False
     # Period of the clock/bot ticker; deadlines themselves come from event times.
     tick_s: float = 0.1
@@ -27,12 +27,12 @@ class ServerConfig:
     # Origins besides the server's own whose pages may connect and change things ("*": any).
     allowed_origins: tuple[str, ...] = ()
     # Host names besides its addresses, localhost, the machine's names and the mDNS name that
-    # the server answers for (server/security.py; "*": any, the Host check off).
+    # the server answers for (server/entrypoints/security.py; "*": any, the Host check off).
     allowed_hosts: tuple[str, ...] = ()
-    # Overrides of server.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve` keeps the
-    # defaults, an app made here for a test has every limit off unless it asks.
+    # Overrides of server.entrypoints.fairuse.DEFAULT_LIMITS by kind (None: off); `crapette serve`
+    # keeps the defaults, an app made here for a test has every limit off unless it asks.
     rate_limits: Mapping[str, str | None] = field(default_factory=lambda: dict.fromkeys(KINDS))
-    # How long a request over its rate limit waits for its 429 (server.fairuse).
+    # How long a request over its rate limit waits for its 429 (server.entrypoints.fairuse).
     refusal_pause_s: float = 1.0
     # Where the lobby projection is saved between runs (None: rebuilt from the store each start).
     lobby_file: str | None = None
@@ -45,31 +45,32 @@ class ServerConfig:
     # lobby's "Live games" leaves it out (None: never idle).
     idle_after_s: float | None = 600
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))
-    # Several processes as one server (server.cluster): the Redis URL of the Socket.IO message
-    # queue, presence and leases, and this process's name there (default: host-pid-random).
+    # Several processes as one server (server.adapters.cluster): the Redis URL of the Socket.IO
+    # message queue, presence and leases, and this process's name there (default: host-pid-random).
     message_queue: str | None = None
     node_id: str | None = None
     # Behind one reverse proxy (HAProxy, deploy/haproxy.cfg): a request's address, scheme and host
     # are the ones the proxy says it received (X-Forwarded-For/-Proto/-Host), not the proxy's own.
     behind_proxy: bool = False
     # Worker processes building the reads that fold a whole match (replays, records, options;
-    # server/workers.py), and how many such builds may wait for one before a 503 `busy`.
+    # server/adapters/workers.py), and how many such builds may wait for one before a 503 `busy`.
     # 0, or a store in memory: built in the server process instead.
     read_workers: int = 1
-    # The lobby's address by name when the server announces itself by mDNS (server/announce.py),
-    # as `crapette serve` prints it: http://crapette.local:8000/; None when it does not.
+    # The lobby's address by name when the server announces itself by mDNS
+    # (server/adapters/announce.py), as `crapette serve` prints it: http://crapette.local:8000/;
+    # None when it does not.
     announced_url: str | None = None
     read_queue: int = 16
     # engine.io's heartbeat (python-engineio's defaults): a ping every `ping_interval_s`, and a
     # connection whose client answers none for `ping_timeout_s` more is closed as gone.
     ping_interval_s: float = 25.0
     ping_timeout_s: float = 20.0
-    # Worker processes of the analyses of finished matches (server/analyses.py): a pool of its
-    # own, so that a long analysis never holds up a replay. 0, or a store in memory: a thread
-    # of the server process instead. Built analyses are kept in `analysis_dir` (None: memory).
+    # Worker processes of the analyses of finished matches (server/services/analyses.py): a pool of
+    # its own, so that a long analysis never holds up a replay. 0, or a store in memory: a thread of
+    # the server process instead. Built analyses are kept in `analysis_dir` (None: memory).
     analysis_workers: int = 1
     analysis_dir: str | None = None
     # Which function judges a record (`module:function`; tests name a fixture).
-    analyser: str = "server.records.judge:analyse_record"
+    analyser: str = "records.judge:analyse_record"
     # Which function gives a try's win chance in the learning mode (`module:function`).
-    try_judge: str = "server.analysis_try:chance_after"
+    try_judge: str = "server.readmodels.analysis_try:chance_after"

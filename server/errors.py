@@ -136,8 +136,8 @@ class NotPlayingError(ServerError):
 
 
 class MatchRunningError(ServerError):
-    """An analysis asked of a match still in play (server/analyses.py): its judgements would
-    say something of the cards nobody may see yet."""
+    """An analysis asked of a match still in play (server/services/analyses.py): its judgements
+    would say something of the cards nobody may see yet."""
 
     code = "match_running"
     http_status = 409
@@ -157,14 +157,14 @@ class ReadsBusyError(ServerError):
 
 
 class ReadFailedError(ServerError):
-    """A heavy read's worker process failed twice in a row (server/workers.py)."""
+    """A heavy read's worker process failed twice in a row (server/adapters/workers.py)."""
 
     code = "unavailable"
     http_status = 503
 
 
 class AnalysisUnavailableError(ServerError):
-    """This server has no evaluator to analyse matches with (server/analyses.py): its
+    """This server has no evaluator to analyse matches with (server/services/analyses.py): its
     configured analyser cannot be imported."""
 
     code = "analysis_unavailable"

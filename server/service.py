@@ -2,25 +2,26 @@
 append → publish for its own operations, and holds no rules: `domain.decide` judges, the store
 records, the publisher delivers.
 
-| part | module | job |
+| part | module (in `server`) | job |
 |---|---|---|
-| `repo` | `server.matches` | the cache of every match, reading newer events, appending |
-| `presence` | `server.presence` | which seats have a client connected, since when away |
-| (leases) | `server.leases` | which matches this process drives on its clock |
-| `autopilot` | `server.autopilot` | what the server does alone: start games, time-outs, bots |
-| `reads` | `server.reads` | reconnect backlog, view at a version; replay, record, options |
-| `lobby` | `server.lobby` | presets, tables, seats, a seat's clients (joining: reads), claims |
-| `play` | `server.play` | a player's command: parse, check the seat, decide, append |
-| `projection` | `server.lobbyview` | the lobby from the store's global order, saved between runs |
-| `upkeep` | `server.upkeep` | each second: lobby caught up, open tables expire, idle ones unload |
-| `tournaments` | `server.tournaments` | the director's orders, claims, rounds' tables, results |
-| `analyses` | `server.analyses` | finished matches' win chances and judgements, built in workers |
-| `practice` | `server.practice` | play on from a position of a finished match, against a bot |
+| `repo` | `adapters.matches` | the cache of every match, reading newer events, appending |
+| `presence` | `adapters.presence` | which seats have a client connected, since when away |
+| (leases) | `adapters.leases` | which matches this process drives on its clock |
+| `autopilot` | `services.autopilot` | what the server does alone: start games, time-outs, bots |
+| `reads` | `services.reads` | reconnect backlog, view at a version; replay, record, options |
+| `lobby` | `services.lobby` | presets, tables, seats, a seat's clients (joining: reads), claims |
+| `play` | `services.commands` | a player's command: parse, check the seat, decide, append |
+| `projection` | `readmodels.lobbyview` | the lobby from the store's global order, saved |
+| `upkeep` | `services.upkeep` | each second: lobby caught up, open tables expire, idle unload |
+| `tournaments` | `services.tournaments` | the director's orders, claims, rounds' tables, results |
+| `analyses` | `services.analyses` | finished matches' win chances and judgements, in workers |
+| `practice` | `services.practice` | play on from a position of a finished match, against a bot |
 
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
 wired in after the fact. So do presence and leases when several processes share them (in
-Redis, `server.cluster`). HTTP routes and Socket.IO handlers call the part whose job it is."""
+Redis, `server.adapters.cluster`). HTTP routes and Socket.IO handlers call the part whose job it
+is."""
 
 from __future__ import annotations
 
@@ -28,22 +29,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 from eventstore import EventStore
-from server.analyses import Analyses
-from server.analysis_build import DEFAULT_ANALYSER, DEFAULT_TRY_JUDGE
-from server.autopilot import Autopilot
-from server.leases import Leases
-from server.lobby import Lobby
-from server.lobbyview import LobbyProjection
-from server.matches import MatchRepository, now_ms
-from server.play import Play
-from server.practice import Practice
-from server.presence import Presence
-from server.publisher import NoPublisher, Publisher
-from server.reads import Reads
-from server.tournaments.repo import TournamentRepository
-from server.tournaments.service import Tournaments
-from server.upkeep import Upkeep
-from server.workers import ReadWorkers
+from server.adapters.leases import Leases
+from server.adapters.matches import MatchRepository, now_ms
+from server.adapters.presence import Presence
+from server.adapters.publisher import NoPublisher, Publisher
+from server.adapters.tournament_repo import TournamentRepository
+from server.adapters.workers import ReadWorkers
+from server.readmodels.analysis_build import DEFAULT_ANALYSER, DEFAULT_TRY_JUDGE
+from server.readmodels.lobbyview import LobbyProjection
+from server.services.analyses import Analyses
+from server.services.autopilot import Autopilot
+from server.services.commands import Play
+from server.services.lobby import Lobby
+from server.services.practice import Practice
+from server.services.reads import Reads
+from server.services.tournaments import Tournaments
+from server.services.upkeep import Upkeep
 
 
 class GameService:

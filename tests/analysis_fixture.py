@@ -1,4 +1,4 @@
-"""A stand-in analyser with the shape of `server.records.judge.analyse_record` (docs/records.md
+"""A stand-in analyser with the shape of `records.judge.analyse_record` (docs/records.md
 § analysis), for the tests of the server and the replay page: they are about the plumbing (the
 worker, the cache, the refusals, what the page draws), not about how good the judgements are,
 and must not take the real evaluator's seconds. Deterministic: its figures come from a hash of
@@ -20,7 +20,7 @@ from typing import Any
 import domain
 from domain.analysis import Fault, analyse
 from domain.bots import make_bot
-from server.records.verify import verify_record
+from records.verify import verify_record
 
 THRESHOLDS = ((0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy"))
 # The match ids of the records analysed in this process (a test counts the analyses a cache saved).
@@ -86,7 +86,7 @@ def analyse_record(
 
 
 def _played(batch: list[domain.Event]) -> domain.Action | None:
-    from server.records.decisions import action_of
+    from records.decisions import action_of
 
     if not batch or isinstance(batch[0], domain.GameStarted | domain.MatchStarted):
         return None

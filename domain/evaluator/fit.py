@@ -1,5 +1,5 @@
 """Fitting the value function on self-play, and measuring it: pure computation (the command
-that writes `weights.py` is ``crapette bench eval --fit``, in server/bench/evaluator_bench.py).
+that writes `weights.py` is ``crapette bench eval --fit``, in bench/evaluator_bench.py).
 
 Games are played by bots of mixed strength (`PAIRINGS`), each a single classic game from a seed
 derived from the run's seed. Every position where the player to move has a play action to choose

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from server.bench.browser import CHROMIUM_ARGS  # one set of flags for benchmarks and tests
+from bench.browser import CHROMIUM_ARGS  # one set of flags for benchmarks and tests
 from tests.conftest import service_unavailable
 from tests.integration.harness import ServerProcess
 
@@ -63,8 +63,9 @@ def new_page(browser: object) -> Iterator[object]:
 
     def make(viewport: dict[str, int] | None = None) -> object:
         # bypass_csp: Playwright's wait_for_function evaluates its predicate with eval(), which
-        # the pages' Content-Security-Policy refuses (no 'unsafe-eval', server/security.py);
-        # the policy itself is tested without it (test_security_headers.py).
+        # the pages' Content-Security-Policy refuses (no 'unsafe-eval',
+        # server/entrypoints/security.py); the policy itself is tested without it
+        # (test_security_headers.py).
         context = browser.new_context(  # type: ignore[attr-defined]
             viewport=viewport or DESKTOP, bypass_csp=True
         )

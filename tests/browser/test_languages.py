@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from domain import PRESETS
-from server import languages
+from server.wire import languages
 from tests.browser.ui import WAIT_MS, create_table, lobby_in
 from tests.integration.harness import ServerProcess
 

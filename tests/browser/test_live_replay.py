@@ -11,7 +11,7 @@ from typing import Any
 import requests
 import socketio
 
-from server.bench.browser import open_bot_match, play_until
+from bench.browser import open_bot_match, play_until
 from tests.browser.ui import WAIT_MS
 from tests.integration.harness import PROTOCOL, ServerProcess
 

@@ -12,8 +12,8 @@ import pytest
 
 import domain
 from domain import Act, Resign, Ruleset, StartGame, StartMatch, Turn
-from server.records.export import record_from_events
-from server.records.play import obedient_action
+from records.export import record_from_events
+from records.selfplay import obedient_action
 from tests.browser.ui import PILE_CODE, WAIT_MS
 from tests.integration.harness import ServerProcess
 
@@ -206,7 +206,7 @@ def test_the_players_pages(
 def test_a_running_game_shows_only_the_public_view(server: ServerProcess, new_page: Any) -> None:
     import random
 
-    from server.bench.browser import open_bot_match, play_until
+    from bench.browser import open_bot_match, play_until
 
     match_id, token = open_bot_match(server.url)
     play_until(server.url, match_id, token, 12, random.Random(5))

@@ -14,7 +14,7 @@ import pytest
 
 import domain
 from domain import Act, Resign, StartGame
-from server.records.export import record_from_events
+from records.export import record_from_events
 from tests.browser.test_replay_analysis import _missed_call_record
 from tests.browser.ui import WAIT_MS
 from tests.integration.harness import ServerProcess

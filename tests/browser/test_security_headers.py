@@ -1,6 +1,6 @@
-"""The pages under their Content-Security-Policy (server/security.py) in Chromium: each page of the
-client (lobby, table, replay, players, tournaments, rules, the replay file served from the
-server) renders with no `securitypolicyviolation` at all, and a page of another origin cannot
+"""The pages under their Content-Security-Policy (server/entrypoints/security.py) in Chromium: each
+page of the client (lobby, table, replay, players, tournaments, rules, the replay file served from
+the server) renders with no `securitypolicyviolation` at all, and a page of another origin cannot
 frame a table (`frame-ancestors 'self'`) while the server's own page can."""
 
 from __future__ import annotations

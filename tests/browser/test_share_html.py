@@ -197,9 +197,9 @@ def test_the_file_draws_the_engine_analysis_offline_when_one_is_kept(
     engine's seconds) is embedded by `crapette export --format html`; the file opened from disk
     draws its win-chance graph, judgements and accuracy with judgements.js, asking nothing."""
     from eventstore import open_store
-    from server.analysis_build import build_analysis
-    from server.commands.records import analysis_dir_of
-    from server.tables import match_stream
+    from records.streams import match_stream
+    from server.cli.records import analysis_dir_of
+    from server.readmodels.analysis_build import build_analysis
 
     cache = analysis_dir_of(server.store_url)
     store = open_store(server.store_url)

@@ -15,9 +15,9 @@ import pytest
 from PIL import Image
 from PIL.GifImagePlugin import GifImageFile
 
-from server.bench.browser import open_bot_match, play_until
-from server.share import picture
-from server.share.animate import MAX_FRAMES
+from bench.browser import open_bot_match, play_until
+from server.readmodels.share import picture
+from server.readmodels.share.animate import MAX_FRAMES
 from tests.browser.ui import WAIT_MS
 from tests.integration.harness import ServerProcess
 

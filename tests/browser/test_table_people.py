@@ -22,7 +22,7 @@ from tests.integration.harness import ServerProcess
 pytestmark = pytest.mark.browser
 
 PLAYS = ("CardMoved", "HandCardTurned", "CardDiscarded", "Passed", "WasteTurnedOver")
-NORMAL_PACE_MS = 1000  # server.tables.BOT_PACES["normal"]
+NORMAL_PACE_MS = 1000  # server.model.tables.BOT_PACES["normal"]
 GAME_WAIT_MS = 240_000  # upper bound for a whole game at a person's pace; never a speed check
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
 

@@ -1,10 +1,10 @@
-"""Run the store under eventlet the way the server does (`server.patches.eventlet_first()`:
+"""Run the store under eventlet the way the server does (`server.runtime.patches.eventlet_first()`:
 monkey_patch first, psycopg made to wait greenly; the store called directly from greenthreads)
 and print what happened as JSON. Used by test_eventlet.py in its own
 process, because monkey patching changes the whole interpreter.
 Usage: python -m tests.contract.eventlet_child STORE_URL"""
 
-from server import patches
+from server.runtime import patches
 
 patches.eventlet_first()
 

@@ -7,7 +7,7 @@ import json
 
 from click.testing import CliRunner
 
-from server.bench.store import store
+from bench.store import store
 
 
 def test_bench_store_prints_every_figure_as_json() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import requests
 
-from server.bench.procs import free_port, stop_process
+from bench.procs import free_port, stop_process
 from tests.conftest import REPO_ROOT
 
 RESOLVE = """
@@ -111,7 +111,7 @@ def _announcers(server_pid: int) -> list[int]:
         with open(f"/proc/{server_pid}/task/{task}/children") as children:
             for pid in children.read().split():
                 with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                    if b"server.announce" in cmdline.read():
+                    if b"server.adapters.announce" in cmdline.read():
                         found.append(int(pid))
     return found
 

@@ -16,7 +16,7 @@ import subprocess  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
-from server.announce import AnnounceConfig, AnnouncerProcess  # noqa: E402
+from server.adapters.announce import AnnounceConfig, AnnouncerProcess  # noqa: E402
 
 
 def longest_gap(seconds: float, during: Any = None) -> dict[str, float]:

@@ -15,8 +15,8 @@ import psycopg
 import redis
 import requests
 
-from server.bench import balancer as bench_balancer
-from server.bench.balancer import COOKIE, find_haproxy
+from bench import balancer as bench_balancer
+from bench.balancer import COOKIE, find_haproxy
 from tests.conftest import find_free_port, service_unavailable
 from tests.integration.harness import WAIT_S, ServerProcess
 

@@ -16,8 +16,8 @@ from typing import Any
 import requests
 import socketio
 
-from server.bench.procs import stop_process
-from server.protocol import CURRENT
+from bench.procs import stop_process
+from server.entrypoints.protocol import CURRENT
 from tests.conftest import REPO_ROOT, find_free_port
 
 PROTOCOL = CURRENT  # the protocol version these clients speak

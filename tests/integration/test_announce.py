@@ -1,5 +1,5 @@
-"""The server found by name on the LAN (server/announce.py), for real: mDNS packets between a
-real `crapette serve` and a resolver, inside a network namespace of this test's own whose only
+"""The server found by name on the LAN (server/adapters/announce.py), for real: mDNS packets between
+a real `crapette serve` and a resolver, inside a network namespace of this test's own whose only
 interface is loopback (`unshare -n`), so that no packet can leave the machine. Skipped where no
 namespace can be made (not root)."""
 

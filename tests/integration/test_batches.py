@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.reads import MAX_BACKLOG
+from server.services.reads import MAX_BACKLOG
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose
 

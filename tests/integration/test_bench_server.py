@@ -69,5 +69,5 @@ def test_bench_server_profiles_the_server_process(tmp_path: Path) -> None:
     stacks = out.read_text(encoding="utf-8").splitlines()
     assert stacks and all(line.rpartition(" ")[2].isdigit() for line in stacks)
     # The server's own move path is in the samples, and the summary went to stderr.
-    assert any("command (server/sockets.py)" in line for line in stacks)
+    assert any("command (server/entrypoints/sockets.py)" in line for line in stacks)
     assert "samples; inclusive:" in done.stderr

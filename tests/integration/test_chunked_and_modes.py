@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from server.bodies import MAX_JSON_BYTES
-from server.commands.serve import THREADING_WARNING
+from server.cli.serve import THREADING_WARNING
+from server.entrypoints.bodies import MAX_JSON_BYTES
 from tests.integration.harness import WAIT_S, ServerProcess
 
 

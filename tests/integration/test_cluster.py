@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from eventstore import open_store
-from server.cluster import LEASE_TTL_S
+from server.adapters.cluster import LEASE_TTL_S
 from tests.integration.cluster import Cluster, running_cluster
 from tests.integration.harness import Client, choose, view_of
 

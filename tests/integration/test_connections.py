@@ -1,5 +1,5 @@
 """Connections that last: an idle player or spectator stays connected through engine.io's
-heartbeats, whatever path the server's writes take (server/patches.py, (7)).
+heartbeats, whatever path the server's writes take (server/runtime/patches.py, (7)).
 
 Until this test, every WebSocket connection of `crapette serve` was closed after exactly
 ping_interval + ping_timeout (45 s): the pings were written straight to the socket, so

@@ -10,7 +10,7 @@ import pytest
 import requests
 import socketio
 
-from server.security import CSP
+from server.entrypoints.security import CSP
 from tests.integration.harness import ServerProcess
 
 

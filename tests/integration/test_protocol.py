@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import socketio
 
-from server import protocol
+from server.entrypoints import protocol
 from tests.integration.harness import PROTOCOL, Client, ServerProcess
 
 

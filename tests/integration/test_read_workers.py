@@ -15,9 +15,9 @@ import pytest
 import requests
 from click.testing import CliRunner
 
+from bench.history import finished_matches, long_live_match
+from bench.loopstall import replay as bench_replay
 from eventstore import open_store
-from server.bench.history import finished_matches, long_live_match
-from server.bench.loopstall import replay as bench_replay
 from tests.integration.cluster import Cluster
 from tests.integration.harness import ServerProcess
 
@@ -70,7 +70,7 @@ def test_reads_are_built_in_a_worker_process_with_etags(server: ServerProcess) -
     workers = _children(server.proc.pid)
     assert len(workers) == 1 and workers[0] != server.proc.pid
     cmdline = Path(f"/proc/{workers[0]}/cmdline").read_bytes().split(b"\0")
-    assert b"server.workers" in cmdline
+    assert b"server.readmodels.builds" in cmdline
     etag = replay.headers["ETag"]
     again = server.get("/api/matches/m-benchlong0/replay")
     assert again.headers["ETag"] == etag and again.content == replay.content

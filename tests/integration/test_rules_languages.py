@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from server import languages
+from server.wire import languages
 from tests.integration.harness import ServerProcess
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from server.share.preview import preview_tags, with_preview
+from server.readmodels.share.preview import preview_tags, with_preview
 from tests.conftest import REPO_ROOT
 from tests.integration.conftest import seat_two
 from tests.integration.harness import Client, ServerProcess, choose, table_of, view_of

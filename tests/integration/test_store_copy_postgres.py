@@ -20,8 +20,8 @@ import pytest
 import domain
 from eventstore import EventStore, NewEvent, open_store
 from eventstore.postgres import PostgresStore
-from server.records.export import export_match
-from server.records.play import random_match
+from records.export import export_match
+from records.selfplay import random_match
 from server.service import GameService
 from tests.conftest import REPO_ROOT
 

@@ -104,7 +104,7 @@ class Chart {
     players.forEach((name, seat) => {
       const item = el("span", { class: `key seat${seat}` });
       const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
-      // Through the CSSOM: the page's policy refuses style attributes (server/security.py).
+      // Through the CSSOM: the page's policy refuses style attributes (server/entrypoints/security.py).
       swatch.style.background = SEAT_COLOURS[seat];
       item.append(swatch, name);
       key.append(item);

@@ -172,7 +172,7 @@ export class Board {
     // The longest word sets the label's size: a long one ("KÄÄNNETTY") shrinks to fit the slot.
     const longest = Math.max(1, ...label.split(/\s+/).map((word) => word.length));
     el.innerHTML = `<span class="slot"><span class="slot-label">${label}</span></span>`;
-    // Set through the CSSOM: the pages' policy (server/security.py) refuses inline style attributes.
+    // Set through the CSSOM: the pages' policy (server/entrypoints/security.py) refuses inline style attributes.
     el.querySelector(".slot-label").style.setProperty("--label-chars", String(longest));
     // Always-visible names, for piles a sentence names and a card may cover: each house's number,
     // and the letters H, I, J of three hands (shown only with three, rules.md §10).

@@ -1,5 +1,5 @@
 // The replay page opened from one file (docs/records.md § HTML): what the page asks the server
-// for is in the file, embedded as JSON by the server (server/share/html.py). This module runs
+// for is in the file, embedded as JSON by the server (server/readmodels/share/html.py). This module runs
 // before any other and answers those requests from there, so the page's own modules work
 // unchanged and nothing is asked of any network. Anything else is a structured 404.
 

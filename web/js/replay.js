@@ -31,7 +31,7 @@ const MARKED = new Set(["fault", "call", "voided"]);
 const REAL_TIME_CAP_MS = 20000; // a long think is shown as at most 20 s of waiting
 const SPEEDS = ["0.5", "1", "2", "5", "15", "real"];
 const GAME_ENDS = new Set(["GameWon", "GameStalemated", "GameResigned"]);
-// The keys of a spectator's view a frame keeps (server/updates.py REPLAY_VIEW_KEYS).
+// The keys of a spectator's view a frame keeps (server/readmodels/updates.py REPLAY_VIEW_KEYS).
 const VIEW_KEYS = [
   "piles", "to_move", "turn_number", "totals", "game_scores", "over", "result", "last_action",
   "call_window", "clock", "commitment", "seed", "game_index",

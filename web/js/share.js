@@ -6,7 +6,7 @@
 import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-const GIF_SPEEDS = [0.5, 1, 2, 4]; // server/share/animate.py SPEEDS
+const GIF_SPEEDS = [0.5, 1, 2, 4]; // server/readmodels/share/animate.py SPEEDS
 
 function link(text, testid) {
   const a = document.createElement("a");

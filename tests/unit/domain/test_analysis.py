@@ -17,7 +17,7 @@ from domain import Act, Call, Resign, Ruleset, StartGame, StartMatch, Turn
 from domain.analysis import Fault, MatchAnalysis, SkippedMove, analyse
 from domain.bots import make_bot
 from domain.bots.arena import derive_seed, play_match
-from server.records.verify import verify_record
+from records.verify import verify_record
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 NAMES = sorted(path.stem for path in GOLDEN.glob("*.json"))
@@ -197,7 +197,7 @@ def test_the_analysis_reads_states_it_is_given() -> None:
 def test_verify_recomputes_the_analysis_on_request() -> None:
     from click.testing import CliRunner
 
-    from server.commands.records import verify_cmd
+    from server.cli.records import verify_cmd
 
     path = str(GOLDEN / "classic-calls-resign.txt")
     plain = CliRunner().invoke(verify_cmd, [path])

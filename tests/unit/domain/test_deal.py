@@ -255,7 +255,7 @@ def test_unknown_first_player_option_is_refused() -> None:
 def run_deal(*args: str) -> tuple[int, str]:
     from click.testing import CliRunner
 
-    from server.commands.deal import deal as deal_command
+    from server.cli.deal import deal as deal_command
 
     result = CliRunner().invoke(deal_command, list(args))
     return result.exit_code, result.output

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from eventstore import ANY, EventStore, NewEvent, open_store
 from eventstore.copy import CopyError, compare_stores, copy_store
-from server.commands.store import store as store_group
+from server.cli.store import store as store_group
 
 
 def _fill(url: str, events: int = 40) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.records import judge
+from records import judge
 from tests.unit.records.evaluator_fake import CardCount
 
 

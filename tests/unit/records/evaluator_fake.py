@@ -1,4 +1,4 @@
-"""A stand-in for `domain.evaluator` in the judge's tests (server/records/judge.py): a tiny,
+"""A stand-in for `domain.evaluator` in the judge's tests (records/judge.py): a tiny,
 deterministic heuristic with the evaluator's API, so that the judge's figures, thresholds and
 shapes can be checked without the real evaluator's seconds. A seat's chance is a logistic of the
 cards each seat still has to get rid of (a won game 1.0, a lost one 0.0), shifted by a small

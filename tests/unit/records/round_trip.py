@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import domain
-from server.records.export import record_from_events
-from server.records.schema import dump_record
-from server.records.text import from_text, to_text
-from server.records.verify import Verified, verify_record
+from records.export import record_from_events
+from records.schema import dump_record
+from records.text import from_text, to_text
+from records.verify import Verified, verify_record
 
 
 def round_trip(events: list[domain.Event]) -> tuple[dict[str, Any], Verified]:

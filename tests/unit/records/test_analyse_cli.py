@@ -1,4 +1,4 @@
-"""`crapette analyse` and `crapette verify --analysis` through click's runner (server/commands/
+"""`crapette analyse` and `crapette verify --analysis` through click's runner (server/cli/
 analyse.py, docs/records.md § How well it was played), on small generated records; the evaluator
 is the stand-in of evaluator_fake.py where a test is about the command, not the evaluator."""
 
@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from server.commands.analyse import analyse_cmd
-from server.commands.records import verify_cmd
-from server.records import judge
-from server.records.export import record_from_events
-from server.records.play import random_match
+from records import judge
+from records.export import record_from_events
+from records.selfplay import random_match
+from server.cli.analyse import analyse_cmd
+from server.cli.records import verify_cmd
 from tests.unit.records.evaluator_fake import CardCount
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
@@ -110,8 +110,8 @@ def test_analyse_json_with_the_real_evaluator(record_file: Path) -> None:
     """The default judge end to end at `quick` depth: `domain.evaluator`'s chances, the same
     twice for one seed, and a learning-mode try of any judged move gets the analysis's figure."""
     import domain
-    from server import analysis_try
-    from server.analysis_build import position_at
+    from server.readmodels import analysis_try
+    from server.readmodels.analysis_build import position_at
 
     runner = CliRunner()
     args = [str(record_file), "--json", "--depth", "quick"]
@@ -140,7 +140,7 @@ def test_a_terminal_gets_a_progress_bar_on_stderr(
     import io
     import sys
 
-    from server.commands.analyse import judged
+    from server.cli.analyse import judged
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -156,7 +156,7 @@ def test_a_terminal_gets_a_progress_bar_on_stderr(
 
 def test_analyse_reads_a_replay_file(fake: CardCount, tmp_path: Path) -> None:
     """A replay's HTML holds its record: `analyse` judges it as it would the JSON."""
-    from server.share.html import replay_html
+    from server.readmodels.share.html import replay_html
 
     record = json.loads((GOLDEN / "classic-calls-resign.json").read_text())
     replay = {"match_id": record["match_id"], "frames": [], "analysis": {}, "live": False}
@@ -172,7 +172,7 @@ def test_analyse_reads_a_replay_file(fake: CardCount, tmp_path: Path) -> None:
 def test_analyse_verifies_the_record_once(
     fake: CardCount, record_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.records import verify
+    from records import verify
 
     calls: list[str] = []
     real = verify.verify_record

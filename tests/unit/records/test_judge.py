@@ -1,4 +1,4 @@
-"""The judge (server/records/judge.py, docs/records.md § How well it was played): thresholds,
+"""The judge (records/judge.py, docs/records.md § How well it was played): thresholds,
 the accuracy formula, the JSON shape, missed calls, progress and determinism, with a stand-in
 evaluator (evaluator_fake.py) put in the judge's place: these tests are about the judging, not
 about how good the evaluator is."""
@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 import domain
-from server import analysis_try
-from server.records import judge
-from server.records.errors import RecordError
-from server.records.export import record_from_events
-from server.records.play import random_match
-from server.records.verify import verify_record
+from records import judge
+from records.errors import RecordError
+from records.export import record_from_events
+from records.selfplay import random_match
+from records.verify import verify_record
+from server.readmodels import analysis_try
 from tests.unit.records.evaluator_fake import CardCount
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
@@ -270,7 +270,7 @@ def test_deterministic_for_a_seed_and_the_seed_reaches_the_evaluator(fake: CardC
 
 
 def test_a_try_gets_the_figure_the_analysis_gave_that_move(fake: CardCount) -> None:
-    """server/analysis_try.py asks the same ranking: the best move's try gets the best's
+    """server/readmodels/analysis_try.py asks the same ranking: the best move's try gets the best's
     chance, the move played the chance after it."""
     record = _golden()
     verified = verify_record(record)
@@ -303,7 +303,7 @@ def test_an_unknown_depth_and_a_bad_record_are_refused(fake: CardCount) -> None:
 
 
 def test_the_judgements_in_words(fake: CardCount) -> None:
-    from server.analysis_text import judgement_lines
+    from server.readmodels.analysis_text import judgement_lines
 
     record = _uncalled()
     result = judge.analyse_record(record, depth="quick")

@@ -10,11 +10,11 @@ import pytest
 
 import domain
 from eventstore import NewEvent, open_store
-from server.records.export import export_match, record_from_events
-from server.records.importer import import_record
-from server.records.play import Table, play_obediently
-from server.records.text import to_text
-from server.records.verify import verify_record
+from records.export import export_match, record_from_events
+from records.importer import import_record
+from records.selfplay import Table, play_obediently
+from records.text import to_text
+from records.verify import verify_record
 from tests.unit.records.round_trip import round_trip
 
 

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 import domain
 from eventstore import NewEvent, open_store
-from server.commands.records import export_cmd, import_cmd, verify_cmd
-from server.records.play import random_match
+from records.selfplay import random_match
+from server.cli.records import export_cmd, import_cmd, verify_cmd
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 

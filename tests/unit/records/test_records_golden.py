@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from server.records.errors import (
+from records.errors import (
     RecordFormatError,
     RecordIncompleteError,
     RecordMismatchError,
     RecordRefusedError,
 )
-from server.records.importer import parse_record_file
-from server.records.schema import dump_record
-from server.records.text import from_text, to_text
-from server.records.verify import verify_record
+from records.importer import parse_record_file
+from records.schema import dump_record
+from records.text import from_text, to_text
+from records.verify import verify_record
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 NAMES = sorted(path.stem for path in GOLDEN.glob("*.json"))

@@ -15,15 +15,14 @@ from click.testing import CliRunner
 from flask import Flask
 
 from eventstore import EventStore, NewEvent, open_store
+from records.errors import MatchExistsError, RecordFormatError, error_reply
+from records.export import export_match
+from records.identity import events_hash, stored_hash
+from records.importer import CLOCK_SKEW_MS, SERVER_ID, import_record, store_record
 from server.app import create_app
 from server.config import ServerConfig
-from server.identity import events_hash, stored_hash
-from server.records.errors import MatchExistsError, RecordFormatError, error_reply
-from server.records.export import export_match
-from server.records.importer import CLOCK_SKEW_MS, SERVER_ID, import_record, store_record
+from server.readmodels.stats import StatsIndex
 from server.service import GameService
-from server.stats import StatsIndex
-from tests.http_kit import json_of
 from tests.unit.records.test_records_server import _play
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
@@ -44,7 +43,7 @@ def test_a_second_import_under_another_id_names_the_first() -> None:
     assert store.stream_version("match-second") == 0 and store.stream_version("table-second") == 0
     # The text form of the same match is the same record.
     text = (GOLDEN / "classic-calls-resign.txt").read_text(encoding="utf-8")
-    from server.records.importer import parse_record_file
+    from records.importer import parse_record_file
 
     with pytest.raises(MatchExistsError, match="'first'"):
         import_record(store, parse_record_file(text), match_id="third")
@@ -173,7 +172,7 @@ def test_http_answers_409_naming_the_first_match(app: Flask) -> None:
 
 
 def test_the_cli_import_refuses_the_same_record_twice(tmp_path: Path) -> None:
-    from server.commands.records import import_cmd
+    from server.cli.records import import_cmd
 
     url = f"sqlite:///{tmp_path / 'events.sqlite3'}"
     golden = str(GOLDEN / "classic-calls-resign.json")
@@ -186,7 +185,7 @@ def test_a_match_played_here_and_stored_again_counts_once_in_stats_and_ratings()
     """A store from before issue 28 may hold a match played here and its record imported under
     another id: the statistics count it once (one content hash), the ratings once (an import
     is never rated)."""
-    from server.ratings import rated_matches
+    from server.readmodels.ratings import rated_matches
 
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
@@ -279,7 +278,7 @@ def test_export_all_then_import_all_with_the_cli(
     tmp_path: Path, played: dict[str, list[NewEvent]], server_record: dict[str, Any]
 ) -> None:
     """The README's `crapette export --all > all.ndjson; crapette import all.ndjson`."""
-    from server.commands.records import export_cmd, import_cmd
+    from server.cli.records import export_cmd, import_cmd
 
     source = f"sqlite:///{tmp_path / 'played.sqlite3'}"
     with open_store(source) as server:

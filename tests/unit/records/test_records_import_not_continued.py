@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import domain
 from eventstore import open_store
-from server.records.export import record_from_events
-from server.records.importer import import_record
-from server.records.play import Table
+from records.export import record_from_events
+from records.importer import import_record
+from records.selfplay import Table
 from server.service import GameService
 
 

@@ -13,13 +13,13 @@ import pytest
 
 import domain
 from eventstore import open_store
-from server.records.errors import RecordFormatError, RecordMismatchError, RecordRefusedError
-from server.records.export import export_match, record_from_events
-from server.records.importer import import_record
-from server.records.play import Table
-from server.records.schema import dump_record, load_record
-from server.records.text import from_text, to_text
-from server.records.verify import verify_record
+from records.errors import RecordFormatError, RecordMismatchError, RecordRefusedError
+from records.export import export_match, record_from_events
+from records.importer import import_record
+from records.schema import dump_record, load_record
+from records.selfplay import Table
+from records.text import from_text, to_text
+from records.verify import verify_record
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records" / "italian-four-session.json"
 

@@ -12,12 +12,12 @@ import pytest
 import domain
 from domain import Act
 from eventstore import NewEvent, open_store
-from server.records.export import export_match, record_from_events
-from server.records.importer import import_record
-from server.records.play import random_match
-from server.records.schema import dump_record, load_record
-from server.records.text import from_text, to_text
-from server.records.verify import verify_record
+from records.export import export_match, record_from_events
+from records.importer import import_record
+from records.schema import dump_record, load_record
+from records.selfplay import random_match
+from records.text import from_text, to_text
+from records.verify import verify_record
 from tests.unit.records.round_trip import round_trip
 
 # italian-three-hands: random play names hands (`turn J1`) as often as it leaves the default.

@@ -8,11 +8,11 @@ import time
 
 import domain
 from eventstore import open_store
-from server.records.export import export_match
-from server.records.importer import import_record
-from server.records.play import obedient_action
-from server.records.text import from_text, to_text
-from server.records.verify import verify_record
+from records.export import export_match
+from records.importer import import_record
+from records.selfplay import obedient_action
+from records.text import from_text, to_text
+from records.verify import verify_record
 from server.service import GameService
 
 

@@ -14,12 +14,12 @@ import pytest
 
 import domain
 from eventstore import open_store
-from server.records.errors import RecordMismatchError, RecordRefusedError
-from server.records.export import export_match, record_from_events
-from server.records.importer import import_record
-from server.records.play import Table
-from server.records.text import from_text, to_text
-from server.records.verify import verify_record
+from records.errors import RecordMismatchError, RecordRefusedError
+from records.export import export_match, record_from_events
+from records.importer import import_record
+from records.selfplay import Table
+from records.text import from_text, to_text
+from records.verify import verify_record
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 ISSUE_SEED = "d76d4330f1446beab0c11fdecb91ce375bc8fbbcbde5c0994164d8399f767c45"

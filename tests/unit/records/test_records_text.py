@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from server.records.errors import RecordFormatError
-from server.records.schema import dump_record, load_record
-from server.records.text import from_text, to_text
+from records.errors import RecordFormatError
+from records.schema import dump_record, load_record
+from records.text import from_text, to_text
 
 PACK = [r + s for s in "SHDC" for r in "A23456789TJQK"]
 

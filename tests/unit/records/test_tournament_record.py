@@ -14,11 +14,8 @@ from click.testing import CliRunner
 from domain import Ruleset
 from domain.tournament import TournamentCreated, fold
 from eventstore import NewEvent, open_store
-from server.commands.records import export_cmd, import_cmd, verify_cmd
-from server.commands.tournament import simulate, tournament
-from server.ratings import ratings_of
-from server.records.errors import MatchExistsError, RecordError, RecordFormatError
-from server.records.tournament import (
+from records.errors import MatchExistsError, RecordError, RecordFormatError
+from records.tournament import (
     TournamentMismatchError,
     export_tournament,
     import_tournament,
@@ -26,6 +23,9 @@ from server.records.tournament import (
     tournament_record,
     verify_tournament,
 )
+from server.cli.records import export_cmd, import_cmd, verify_cmd
+from server.cli.tournament import simulate, tournament
+from server.readmodels.ratings import ratings_of
 
 ONE_GAME = Ruleset.from_json({"preset": "classic", "match": "wins:1"})
 

@@ -1,0 +1,336 @@
+"""Heavy reads in worker processes: the builds that fold a whole match (a replay, a record
+download, a seat's options) run in a small fixed pool of processes of their own, so that the
+server's event loop never stops for them: it sends a short request over a socket and waits for
+the answer greenly (docs/architecture.md § Read workers, docs/benchmarks.md for the figures).
+
+A worker loads the match itself from the store (its own connection: the server sends the store
+URL, the match id and the version, never the events) and answers the encoded bytes and their
+ETag. Built in the server process instead, in 3 ms slices, the loop turned at a fifth of its
+idle rate and the server's core did the whole build (in a thread the GIL stopped the loop for
+30-90 ms; `crapette bench replay`).
+
+- The pool starts its processes lazily, on the first heavy read, with fork+exec of
+  `python -m server.adapters.workers FD` (a fresh interpreter: nothing of eventlet's hub or the
+  server's locks is inherited); FD is its end of a Unix socket pair.
+- A worker ends by itself when the server does: its socket reads end-of-file (the kernel closes
+  the server's end whatever way the server ended), and a watchdog sees it re-parented.
+- A worker that dies or stalls mid-build is killed and replaced, and the build tried once more
+  on the new one; a second failure is a structured 503 (`ReadFailedError`).
+- At most `max_waiting` builds wait for a free worker; one more is a structured 503
+  (`ReadsBusyError`), answered at once.
+
+Frames on the socket: a 4-byte big-endian length, then that many bytes. A request is one JSON
+frame (`{"id", "kind", "store", "match_id", "version", ...}`); an answer is a JSON header frame
+(`{"id", "ok": true, "etag", "live", "pid"}` or `{"id", "ok": false, "status", "error"}`) naming
+the request it answers, then, if ok, one frame with the body. A long build (an analysis,
+server/readmodels/analysis_build.py) may send progress frames before its answer: `{"id", "progress":
+[done, total]}`; the pool hands each to the caller's `progress` callback."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from eventstore import EventStore, open_store
+from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
+
+log = logging.getLogger(__name__)
+
+_LENGTH = struct.Struct(">I")
+# A build longer than this is taken for a stalled worker (a 3,000-event replay: ~0.5-1 s).
+TIMEOUT_S = 60.0
+
+# How much lower a worker's CPU priority is than the server's (os.nice).
+NICENESS = 10
+
+Job = dict[str, Any]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A worker's build: the body, its strong ETag, whether the match was in play, and which
+    process built it."""
+
+    body: bytes
+    etag: str
+    live: bool
+    pid: int
+
+
+# What a worker runs for a request: server.readmodels.builds.run_job.
+Build = Callable[[EventStore, Job, "Progress | None"], Answer]
+
+
+# -- the worker process ------------------------------------------------------------------------
+
+
+def _send(sock: socket.socket, *frames: bytes) -> None:
+    for frame in frames:
+        sock.sendall(_LENGTH.pack(len(frame)))
+        sock.sendall(frame)
+
+
+def _receive(sock: socket.socket) -> bytes | None:
+    """One frame, or None at end-of-file before its first byte."""
+    head = _exactly(sock, _LENGTH.size)
+    if head is None:
+        return None
+    (length,) = _LENGTH.unpack(head)
+    data = _exactly(sock, length)
+    if data is None:
+        raise ConnectionError("the other end closed mid-frame")
+    return data
+
+
+def _exactly(sock: socket.socket, length: int) -> bytes | None:
+    buffer = bytearray(length)
+    view = memoryview(buffer)
+    done = 0
+    while done < length:
+        n = sock.recv_into(view[done:], min(length - done, 1 << 20))
+        if n == 0:
+            if done == 0:
+                return None
+            raise ConnectionError("the other end closed mid-frame")
+        done += n
+    return bytes(buffer)
+
+
+def _open(stores: dict[str, EventStore], url: str) -> EventStore:
+    store = stores.get(url)
+    if store is None:
+        options = {"pool_size": 1} if url.startswith(("postgresql:", "postgres:")) else {}
+        store = stores[url] = open_store(url, **options)
+    return store
+
+
+def _watch_parent(parent: int) -> None:
+    """End this process once the server that started it is gone (re-parented)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def serve_socket(fd: int, run_job: Build) -> None:
+    """A worker's life: answer requests on the socket `fd` with `run_job` (the builds of
+    server/readmodels/builds.py) until it reads end-of-file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server; its end stops us
+    # On a busy machine the server's own loop (moves) comes first, a heavy read after it.
+    os.nice(NICENESS)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    sock = socket.socket(fileno=fd)
+    sock.setblocking(True)
+    stores: dict[str, EventStore] = {}
+    while True:
+        try:
+            request = _receive(sock)
+        except ConnectionError:
+            return
+        if request is None:
+            return
+        job = json.loads(request)
+
+        def progress(done: int, total: int, job_id: object = job.get("id")) -> None:
+            _send(sock, json.dumps({"id": job_id, "progress": [done, total]}).encode())
+
+        try:
+            answer = run_job(_open(stores, job["store"]), job, progress)
+            header = {"ok": True, "etag": answer.etag, "live": answer.live, "pid": answer.pid}
+            header["id"] = job.get("id")
+            frames: tuple[bytes, ...] = (json.dumps(header).encode(), answer.body)
+        except ReadRefusedError as exc:
+            refusal = {"ok": False, "status": exc.http_status, "error": exc.to_json()}
+            refusal["id"] = job.get("id")
+            frames = (json.dumps(refusal).encode(),)
+        except Exception:  # a bug: the client gets a 500, this worker goes on
+            traceback.print_exc()
+            error = {"code": "internal", "message": "The server failed to build this read."}
+            failure = {"ok": False, "status": 500, "error": error, "id": job.get("id")}
+            frames = (json.dumps(failure).encode(),)
+        try:
+            _send(sock, *frames)
+        except OSError:
+            return
+
+
+# -- the pool, in the server process -----------------------------------------------------------
+
+
+class _Worker:
+    def __init__(self, argv: list[str], timeout_s: float) -> None:
+        parent_end, child_end = socket.socketpair()
+        try:
+            fd = child_end.fileno()
+            self.proc = subprocess.Popen(
+                [*argv, str(fd)], pass_fds=(fd,), stdin=subprocess.DEVNULL, close_fds=True
+            )
+        finally:
+            child_end.close()
+        self.sock = parent_end
+        self.sock.settimeout(timeout_s)
+        self.calls = 0
+
+    def call(self, job: Job, progress: Progress | None = None) -> Answer:
+        """The worker's answer to `job`; ConnectionError (or OSError) if it died, ValueError if
+        it answered something else (the answer to another request: never reuse it then).
+        Progress frames before the answer go to `progress`."""
+        self.calls += 1
+        _send(self.sock, json.dumps({**job, "id": self.calls}).encode())
+        while True:
+            raw = _receive(self.sock)
+            if raw is None:
+                raise ConnectionError("the worker closed its socket")
+            header = json.loads(raw)
+            if "progress" not in header or header.get("id") != self.calls:
+                break
+            if progress is not None:
+                progress(*header["progress"])
+        if header.get("id") != self.calls:
+            raise ValueError(f"answer {header.get('id')} to request {self.calls}")
+        if not header["ok"]:
+            raise ReadRefusedError(header["status"], header["error"])
+        body = _receive(self.sock)
+        if body is None:
+            raise ConnectionError("the worker closed its socket")
+        return Answer(body, header["etag"], header["live"], header["pid"])
+
+    def stop(self) -> None:
+        self.sock.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            log.warning("read worker %d did not end", self.proc.pid)
+
+
+class ReadWorkers:
+    """A fixed pool of `size` worker processes reading `store_url`; `run(job)` waits (greenly
+    under eventlet) for one to build it."""
+
+    def __init__(
+        self,
+        store_url: str,
+        size: int = 1,
+        max_waiting: int = 16,
+        timeout_s: float = TIMEOUT_S,
+        argv: list[str] | None = None,
+    ) -> None:
+        if size < 1:
+            raise ValueError("a pool of read workers has at least one")
+        self.store_url = store_url
+        self.size = size
+        self.max_waiting = max_waiting
+        self.timeout_s = timeout_s
+        self.argv = argv or [sys.executable, "-m", "server.readmodels.builds"]
+        self._idle: list[_Worker] = []
+        self._all: list[_Worker] = []
+        self._free = size
+        self._waiting = 0
+        self._closed = False
+        self._cond = threading.Condition()
+        self.restarts = 0  # workers replaced after they died (tests)
+
+    def pids(self) -> list[int]:
+        """The worker processes running now."""
+        with self._cond:
+            return [w.proc.pid for w in self._all if w.proc.poll() is None]
+
+    def run(self, job: Job, progress: Progress | None = None) -> Answer:
+        worker = self._acquire()
+        try:
+            for attempt in (1, 2):
+                if worker is None:
+                    worker = self._start()
+                try:
+                    return worker.call({**job, "store": self.store_url}, progress)
+                except ReadRefusedError:  # an answer: the worker is fine
+                    raise
+                except (OSError, ConnectionError, ValueError) as exc:  # died, stalled, garbled
+                    code = worker.proc.poll()
+                    log.warning(
+                        "read worker %d failed on %s (%s, exit %s)%s",
+                        worker.proc.pid, job["kind"], exc, code,
+                        "; trying a new one" if attempt == 1 else "",
+                    )  # fmt: skip
+                    self._forget(worker)
+                    worker = None
+                except BaseException:  # this greenthread was killed mid-call: the worker's
+                    self._forget(worker)  # answer would wait in its socket for the next call
+                    worker = None
+                    raise
+            raise ReadFailedError(
+                "The server could not build this read (its worker failed twice); try again.",
+                retry_after_s=1,
+            )
+        finally:
+            self._release(worker)
+
+    def _acquire(self) -> _Worker | None:
+        deadline = time.monotonic() + self.timeout_s
+        with self._cond:
+            if self._closed:
+                raise ReadsBusyError("The server is stopping.", retry_after_s=1)
+            if self._free == 0 and self._waiting >= self.max_waiting:
+                raise ReadsBusyError(
+                    f"The server is building {self.size + self._waiting} reads already; try "
+                    "again in a moment.",
+                    retry_after_s=1,
+                )
+            self._waiting += 1
+            try:
+                while self._free == 0:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or self._closed:
+                        raise ReadsBusyError(
+                            "The server's read workers stayed busy; try again.", retry_after_s=1
+                        )
+                    self._cond.wait(left)
+            finally:
+                self._waiting -= 1
+            self._free -= 1
+            return self._idle.pop() if self._idle else None
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self.argv, self.timeout_s)
+        with self._cond:
+            self._all.append(worker)
+        return worker
+
+    def _forget(self, worker: _Worker) -> None:
+        worker.stop()
+        with self._cond:
+            self._all.remove(worker)
+            self.restarts += 1
+
+    def _release(self, worker: _Worker | None) -> None:
+        with self._cond:
+            if worker is not None:
+                if self._closed:
+                    worker.stop()
+                else:
+                    self._idle.append(worker)
+            self._free += 1
+            self._cond.notify()
+
+    def close(self) -> None:
+        """Stop every worker (each also ends by itself when the server process ends)."""
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for worker in idle:
+            worker.stop()

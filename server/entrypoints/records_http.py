@@ -1,0 +1,137 @@
+"""HTTP endpoints for match records (registered by the app factory as `records_bp`).
+
+- `GET /api/matches/<match_id>/record?format=json|text` (also `record.json`, `record.txt`) —
+  download the record (a live match with public information only);
+- `POST /api/records?match_id=ID` — upload a record (JSON body, text body, or a multipart form
+  with a `file` field): it is verified and stored as a match; `201` with its id and replay URL;
+- `POST /api/records/verify` — the same check without storing anything.
+
+Errors follow docs/protocol.md: `{"code", "message", ...}` with 400 `invalid` (not a record),
+404 `not_found`, 409 `conflict` (the id is taken: `same_record` says whether by this very match,
+`existing_replay_url` links to it, `free_id` is an id to import under instead), 422 `mismatch`
+(the engine disagrees; the body names the game and action).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from eventstore import EventStore
+from records.errors import (
+    RecordError,
+    RecordFormatError,
+    error_reply,
+)
+from server.entrypoints.bodies import read_body
+from server.errors import TooLargeError, bounded
+
+if TYPE_CHECKING:
+    from server.service import GameService
+
+records_bp = Blueprint("records", __name__)
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+def _store() -> EventStore:
+    store: EventStore = current_app.extensions["crapette_store"]
+    return store
+
+
+def _error(exc: RecordError) -> tuple[Response, int]:
+    body, status = error_reply(exc)
+    # A record's values quoted in a message or a mismatch, cut (server/errors.py `bounded`).
+    return jsonify(bounded(body)), status
+
+
+@records_bp.get("/api/matches/<match_id>/record.txt")
+def download_text(match_id: str) -> Response | tuple[Response, int]:
+    return _download(match_id, "text")
+
+
+@records_bp.get("/api/matches/<match_id>/record.json")
+def download_json(match_id: str) -> Response | tuple[Response, int]:
+    return _download(match_id, "json")
+
+
+@records_bp.get("/api/matches/<match_id>/record")
+def download(match_id: str) -> Response | tuple[Response, int]:
+    return _download(match_id, request.args.get("format", "json"))
+
+
+def _download(match_id: str, fmt: str) -> Response | tuple[Response, int]:
+    """Built once per version of the match, off the event loop (server.services.reads), and sent
+    with a strong ETag: a request naming it gets 304 and no body."""
+    if fmt not in ("json", "text"):
+        return jsonify({"code": "invalid", "message": "format is json or text"}), 400
+    service: GameService = current_app.extensions["crapette"]
+    record = service.reads.record(match_id, fmt)
+    if fmt == "json":
+        mimetype, suffix = "application/json", "json"
+    else:
+        mimetype, suffix = "text/plain; charset=utf-8", "txt"
+    response = Response(record.body, mimetype=mimetype)
+    response.set_etag(record.etag)
+    response.headers["Cache-Control"] = "no-cache" if record.live else "public, max-age=3600"
+    if request.args.get("inline") is None:
+        response.headers["Content-Disposition"] = (
+            f'attachment; filename="crapette-{_safe(match_id)}.{suffix}"'
+        )
+    response.make_conditional(request)
+    return response
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:80]
+
+
+def _uploaded_text() -> str:
+    """The record's text from a multipart `file`, a JSON body, or a plain text body."""
+    too_large = f"An upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB."
+    if request.content_length is not None and request.content_length > MAX_UPLOAD_BYTES:
+        raise TooLargeError(too_large)
+    if request.mimetype.startswith("multipart/"):
+        upload = request.files.get("file")
+        raw = upload.read(MAX_UPLOAD_BYTES + 1) if upload is not None else b""
+    else:  # a JSON or text body, chunked or not
+        raw = read_body(request, MAX_UPLOAD_BYTES, too_large)
+    if len(raw) > MAX_UPLOAD_BYTES:
+        raise TooLargeError(too_large)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordFormatError("a record is UTF-8 text") from None
+
+
+@records_bp.post("/api/records")
+def upload() -> tuple[Response, int]:
+    from records.importer import parse_record_file, store_record
+
+    match_id = request.args.get("match_id") or request.form.get("match_id") or None
+    try:
+        record = parse_record_file(_uploaded_text())
+        stored = store_record(_store(), record, match_id=match_id)
+    except RecordError as exc:
+        return _error(exc)
+    body = {
+        "match_id": stored.match_id,
+        # The record's own id when it was stored under another (one of a server's own form).
+        "renamed_from": stored.record_id if stored.renamed else None,
+        "summary": stored.summary,
+        "replay_url": f"/replay/{stored.match_id}",
+    }
+    return jsonify(body), 201
+
+
+@records_bp.post("/api/records/verify")
+def verify() -> tuple[Response, int]:
+    from records.importer import parse_record_file
+    from records.verify import verify_record
+
+    try:
+        result = verify_record(parse_record_file(_uploaded_text()))
+    except RecordError as exc:
+        return _error(exc)
+    return jsonify({"ok": True, "summary": result.summary, "actions": result.actions}), 200

@@ -1,0 +1,407 @@
+"""Every change this server makes to how a library behaves, in one place, each with what it does
+and why. Nothing else in the project monkey-patches; a new patch goes here, with its reason and
+its figure.
+
+1. `eventlet_first()`: `eventlet.monkey_patch()`, before anything else is imported.
+   `crapette serve` runs under eventlet (DESIGN.md); sockets, locks and `select` must be green
+   before Flask, python-socketio or psycopg create any, so `server.cli` calls this at import,
+   ahead of every other import, when the command is `serve` (`wants_eventlet`). It also hides
+   eventlet's deprecation notice (it would only alarm players) and applies (2).
+2. `green_psycopg()`: psycopg's `waiting.wait` becomes `waiting.wait_select`.
+   psycopg 3 waits for the database in C (`poll()`), which eventlet cannot see: every PostgreSQL
+   query froze every greenthread until its answer (measured: during a 0.3 s `pg_sleep` another
+   greenthread got zero ticks; `tests/contract/test_eventlet.py`). psycopg detects gevent, not
+   eventlet; `wait_select` calls `select.select`, which eventlet has made green, and psycopg
+   looks `waiting.wait` up at each call. It targets the event store's driver, but eventstore must
+   not know about the server's concurrency, so it is applied from here (docs/eventstore.md).
+3. `fast_websocket_unmask()`: eventlet's `RFC6455WebSocket._apply_mask` becomes `apply_mask`.
+   eventlet XORs every client frame with its mask one byte at a time in a generator: 68 µs for a
+   250-byte command, 3.3 µs as one big-integer XOR (server CPU per move 0.85-0.95 ms before,
+   0.72-0.78 ms after; a property test keeps the two equal, tests/unit/server/runtime/
+   test_server_fastpaths.py). Installed by `run_options("eventlet")`.
+4. `run_options()`: TCP_NODELAY on every accepted connection, through `socketio.run`.
+   A command's reply is two small writes (the `update`, then the ack); with Nagle's algorithm
+   the second waited for the client's delayed ACK, a flat 40 ms per command on Linux loopback.
+5. `json_packet()`: the Socket.IO packet class, given to `SocketIO(serializer=...)`.
+   It encodes with orjson (the standard library's encoder cost about as much as deciding the
+   move, for a view of some 3 KB; orjson's option for non-str keys only when needed, as it
+   doubles the time of every encoding) and skips python-socketio's recursive scan of each outgoing
+   payload for bytes (on a 24-pile view that scan cost more than deciding the move): everything
+   this server sends is JSON. It decodes with the standard library, which accepts all a client
+   may send (numbers beyond 64 bits, NaN): the handlers' schemas refuse what they must. What it
+   cannot decode at all (not JSON, a number of over 4,300 digits) python-socketio drops before
+   any handler: logged, with no answer to the client (docs/protocol.md).
+6. `coalesced_websocket_writes()`: engine.io's WebSocket writer sends what it found queued in
+   one `sendall` instead of one per packet. A command's `update`s and its ack are queued
+   together (the handler does not yield in between) and went out in a system call each; the
+   frames are the same bytes in the same order, so a client sees no difference. Installed by
+   `run_options("eventlet")`, for the server and the bench's echo server alike.
+7. `immediate_websocket_writes()`: engine.io's `Socket.send` writes a packet to the WebSocket
+   at once, in the greenthread that sends it, when nothing is queued before it and no write is
+   under way; otherwise it queues it for the writer, as before. A queued packet waited until
+   the writer's turn came, behind every greenthread already ready: at human pace, when a few
+   commands arrive together, each command's update left only after all of them had been
+   decided (measured at 100 tables: the slowest 1 % of round trips spent 3.3 ms between the
+   end of their command and the client's receipt, against 0.5 ms for the median). The write
+   never waits for room: what a slow (or stalled) client's connection does not take at once is
+   queued for the writer as frame bytes. Frames and their order are the same; a command's
+   update and ack now leave in two writes instead of one. Only Socket.IO messages take this
+   path: engine.io's own packets (ping, close, noop) still go through the queue, because the
+   writer's `poll` waits for its queue at most ping_interval + ping_timeout (45 s) and closes the
+   connection when nothing came; on an idle connection the ping every 25 s is what it gets (when
+   the pings too were written at once, every idle connection dropped after exactly 45 s; tests/
+   integration/test_connections.py). Installed by `run_options("eventlet")`, for the server and
+   the echo alike.
+
+8. `quiet_undecodable_packets()`: a Socket.IO packet python-socketio cannot decode (not JSON,
+   a number of over 4,300 digits, JSON nested deeper than the recursion limit) is still dropped
+   with no answer, but logged as one warning line per client address per minute (with the count
+   of those dropped since), not as engine.io's 27-line traceback each time: a client sending a
+   packet nested 5,000 deep in a loop filled the log at the rate it sent. `JsonPacket.decode`
+   raises `UndecodablePacketError` for it, and the engine.io `message` handler is wrapped to
+   catch that one error. Installed by the app factory (tests/integration/test_malformed.py).
+
+Not patches, so they stay where they are: `server.entrypoints.sockets` registers its handlers on the
+python-socketio server itself (no Flask request context per message, about 15 % of the server's
+time), and eventstore's own fast paths (`tuple.__new__` for `RecordedEvent`, one C-level JSON
+decode per payload, a wake-up of subscribers that never blocks) are that package's code.
+
+This module imports only the standard library at import time: `server.cli` imports it before
+eventlet has patched anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json as _stdlib
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+# -- 1. eventlet, before anything else -----------------------------------------------------------
+
+
+def wants_eventlet(argv: list[str]) -> bool:
+    """`crapette serve …` under eventlet (not `--async-mode threading`, not `pytest -k serve`)."""
+    if not argv or argv[0] != "serve":
+        return False
+    return not any(a in ("threading", "--async-mode=threading") for a in argv)
+
+
+def eventlet_first() -> None:
+    """Monkey-patch the whole process for eventlet, then make psycopg wait greenly (2)."""
+    # Eventlet is mandated (DESIGN.md); its deprecation notice would only alarm players.
+    warnings.filterwarnings("ignore", message=r"\s*Eventlet is deprecated")
+    import eventlet
+
+    eventlet.monkey_patch()
+    green_psycopg()
+
+
+# -- 2. psycopg under eventlet -------------------------------------------------------------------
+
+
+def green_psycopg() -> bool:
+    """Make psycopg yield to other greenthreads while it waits, if eventlet has patched
+    `select`; True if it did (in a process without eventlet nothing changes)."""
+    patcher = sys.modules.get("eventlet.patcher")
+    if patcher is None or not patcher.is_monkey_patched("select"):
+        return False
+    import psycopg.waiting
+
+    psycopg.waiting.wait = psycopg.waiting.wait_select
+    return True
+
+
+# -- 3. WebSocket unmasking ----------------------------------------------------------------------
+
+
+def apply_mask(data: bytes, mask: Any, length: int | None = None, offset: int = 0) -> bytes:
+    """XOR the first `length` bytes of `data` with the 4-byte `mask` starting at mask byte
+    `offset`: what eventlet's `RFC6455WebSocket._apply_mask` computes, as one operation on big
+    integers."""
+    if length is None:
+        length = len(data)
+    if length <= 0:
+        return b""
+    key = bytes(mask[(offset + i) % 4] for i in range(4)) * (length // 4 + 1)
+    masked = int.from_bytes(data[:length], "big") ^ int.from_bytes(key[:length], "big")
+    return masked.to_bytes(length, "big")
+
+
+def fast_websocket_unmask() -> None:
+    from eventlet.websocket import RFC6455WebSocket
+
+    RFC6455WebSocket._apply_mask = staticmethod(apply_mask)
+
+
+# -- 4. TCP_NODELAY ------------------------------------------------------------------------------
+
+
+def _no_delay(connection: Any) -> None:
+    import socket
+
+    # Not a TCP socket (tests, unix sockets): nothing to tune.
+    with contextlib.suppress(OSError, AttributeError):
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def run_options(async_mode: str) -> dict[str, Any]:
+    """Extra keyword arguments for `socketio.run` in this async mode (and, under eventlet, the
+    faster unmasking (3) and the coalesced writes (6), which both the server and the bench's
+    echo server get this way)."""
+    if async_mode == "eventlet":
+        import eventlet.wsgi
+
+        fast_websocket_unmask()
+        coalesced_websocket_writes()
+        immediate_websocket_writes()
+
+        class NoDelayProtocol(eventlet.wsgi.HttpProtocol):  # type: ignore[misc]
+            def setup(self) -> None:
+                _no_delay(self.request)
+                super().setup()
+
+        return {"protocol": NoDelayProtocol}
+    from werkzeug.serving import WSGIRequestHandler
+
+    class NoDelayHandler(WSGIRequestHandler):
+        def setup(self) -> None:
+            _no_delay(self.request)
+            super().setup()
+
+    return {"request_handler": NoDelayHandler}
+
+
+# -- 5. Socket.IO packets: orjson, no bytes scan -------------------------------------------------
+
+
+@functools.cache
+def _orjson() -> Any:
+    """orjson, imported on first use (after (1)), or None where it is not installed."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a dependency, but the server runs without it
+        return None
+    return orjson
+
+
+def dumps(obj: Any, **_options: Any) -> str:
+    orjson = _orjson()
+    if orjson is not None:
+        # Non-str keys (marshmallow reports errors of list items under int keys) need an option
+        # that makes every encoding nearly twice as slow: only for what fails without it.
+        for option in (0, orjson.OPT_NON_STR_KEYS):
+            try:
+                encoded: bytes = orjson.dumps(obj, option=option)
+            except TypeError:
+                # What orjson refuses and a client may make us echo: a lone surrogate (JSON's
+                # "\ud800", in a field name or an error message) or an integer beyond 64 bits.
+                continue
+            return encoded.decode()
+    return _stdlib.dumps(obj, separators=(",", ":"))
+
+
+def loads(text: str | bytes, **_options: Any) -> Any:
+    return _stdlib.loads(text)
+
+
+class _Codec:
+    """The `json` a packet uses: python-socketio calls its `dumps` and `loads`."""
+
+    dumps = staticmethod(dumps)
+    loads = staticmethod(loads)
+
+
+@functools.cache
+def json_packet() -> type:
+    """The packet class (made on first use: python-socketio is imported only after (1))."""
+    from socketio.packet import Packet
+
+    class JsonPacket(Packet):  # type: ignore[misc]
+        uses_binary_events = False
+        json = _Codec
+
+        def decode(self, encoded_packet: Any) -> Any:
+            try:
+                return super().decode(encoded_packet)
+            except (ValueError, RecursionError, TypeError) as exc:  # see (8)
+                raise UndecodablePacketError(f"{type(exc).__name__}: {str(exc)[:80]}") from None
+
+    return JsonPacket
+
+
+# -- 8. one log line per client and minute for what cannot be decoded ----------------------------
+
+
+class UndecodablePacketError(ValueError):
+    """A Socket.IO packet python-socketio cannot decode (dropped, see (8))."""
+
+
+UNDECODABLE_LOG_EVERY_S = 60.0
+_MAX_CLIENTS_REMEMBERED = 10_000
+
+
+def quiet_undecodable_packets(
+    server: Any, clock: Callable[[], float] | None = None, every_s: float = UNDECODABLE_LOG_EVERY_S
+) -> None:
+    """Wrap `server.eio`'s `message` handler (a python-socketio Server): an undecodable packet
+    is dropped and logged once per client address per `every_s` seconds."""
+    import logging
+    import time
+
+    now = time.monotonic if clock is None else clock
+    log = logging.getLogger("server.entrypoints.sockets")
+    handler = server.eio.handlers["message"]
+    last: dict[str, float] = {}
+    dropped: dict[str, int] = {}
+
+    def message(eio_sid: str, data: Any) -> Any:
+        try:
+            return handler(eio_sid, data)
+        except UndecodablePacketError as exc:
+            environ = server.environ.get(eio_sid) or {}
+            client = str(environ.get("REMOTE_ADDR") or eio_sid)
+            at = now()
+            if at - last.get(client, -every_s) < every_s:
+                dropped[client] = dropped.get(client, 0) + 1
+                return None
+            if len(last) >= _MAX_CLIENTS_REMEMBERED:  # forget the quiet ones
+                for known in [c for c, t in last.items() if at - t >= every_s]:
+                    last.pop(known, None)
+                    dropped.pop(known, None)
+            more = dropped.pop(client, 0)
+            last[client] = at
+            since = f"; {more} more dropped since the last line" if more else ""
+            log.warning(
+                "dropped a Socket.IO packet from %s that cannot be decoded (%s)%s; "
+                "at most one line a minute per client",
+                client,
+                exc,
+                since,
+            )
+            return None
+
+    server.eio.on("message", message)
+
+
+# -- 6. one write per batch of queued packets ----------------------------------------------------
+
+
+class Frames(bytes):
+    """WebSocket frames packed already: `RFC6455WebSocket.send` writes them as they are."""
+
+
+class _PackedBatch:
+    """What the writer gets from `poll` in place of a batch of packets: its `encode()` (the
+    writer's only call) is the batch's frames."""
+
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+
+    def encode(self) -> Frames:
+        return self.frames
+
+
+def coalesced_websocket_writes() -> None:
+    """engineio's writer (in `Socket._websocket_handler`) does `for pkt in self.poll():
+    ws.send(pkt.encode())`: `poll` now packs a batch of two or more packets into one `Frames`,
+    which `send` writes with one `sendall`. Only on an upgraded socket whose WebSocket is
+    eventlet's RFC 6455 one (long-polling and the threading mode are untouched)."""
+    from engineio.socket import Socket
+    from eventlet.websocket import RFC6455WebSocket
+
+    if getattr(Socket.poll, "coalesces", False):
+        return
+    handler, poll, send = Socket._websocket_handler, Socket.poll, RFC6455WebSocket.send
+
+    def websocket_handler(self: Any, ws: Any) -> Any:
+        self.coalescing_ws = ws if isinstance(ws, RFC6455WebSocket) else None
+        try:
+            return handler(self, ws)
+        finally:
+            self.coalescing_ws = None
+
+    def coalescing_poll(self: Any) -> list[Any]:
+        packets: list[Any] = poll(self)
+        ws = getattr(self, "coalescing_ws", None)
+        if ws is None or not self.upgraded or len(packets) < 2:
+            return packets
+        # What `send` does with each packet (a text or binary frame, compressed if the client
+        # asked for it), in order: a compressor's shared context sees the same sequence.
+        frames = b"".join(
+            p.frames if type(p) is _PackedBatch else ws._pack_message(p.encode(), masked=ws.client)
+            for p in packets
+        )
+        return [_PackedBatch(Frames(frames))]
+
+    def frames_send(self: Any, message: Any, **kw: Any) -> None:
+        if type(message) is Frames:
+            self._send(message)
+        else:
+            send(self, message, **kw)
+
+    coalescing_poll.coalesces = True  # type: ignore[attr-defined]
+    Socket._websocket_handler = websocket_handler
+    Socket.poll = coalescing_poll
+    RFC6455WebSocket.send = frames_send
+
+
+# -- 7. a packet written at once when nothing waits before it -------------------------------------
+
+
+def immediate_websocket_writes() -> None:
+    """`Socket.send` writes a Socket.IO message itself when the socket is an upgraded eventlet
+    WebSocket (`coalescing_ws`, set by (6)), its queue is empty and no frame is being written:
+    every packet sent before it has then left, so the order holds. Engine.io's own packets
+    (ping, close, noop) are always queued: they keep the writer's `poll` awake, whose timeout
+    would otherwise close an idle connection. The write never waits: what the
+    connection does not take at once (a client that reads slowly, or not at all) is queued for
+    the writer as frame bytes, and the sender goes on; so a command publishing to such a client
+    under its match's lock is not held by it. Else, or if the write fails (the writer then meets
+    the same error and closes the connection), the packet is queued as before."""
+    from engineio import packet
+    from engineio.socket import Socket
+
+    if getattr(Socket.send, "immediate", False):
+        return
+    queued_send = Socket.send
+    message = packet.MESSAGE
+
+    def send(self: Any, pkt: Any) -> None:
+        ws = getattr(self, "coalescing_ws", None)
+        if (
+            pkt.packet_type != message
+            or ws is None
+            or not self.upgraded
+            or self.upgrading
+            or self.closed
+            or not self.queue.empty()
+            or ws._sendlock.locked()
+        ):
+            queued_send(self, pkt)
+            return
+        if not self.check_ping_timeout():
+            return
+        frame = ws._pack_message(pkt.encode(), masked=ws.client)
+        sent = _send_without_waiting(ws.socket, frame)
+        if sent < len(frame):
+            self.queue.put(_PackedBatch(Frames(frame[sent:])))
+
+    send.immediate = True  # type: ignore[attr-defined]
+    Socket.send = send
+
+
+def _send_without_waiting(sock: Any, data: bytes) -> int:
+    """Bytes of `data` the connection took at once (a green socket's own non-blocking socket,
+    `fd`, written directly: eventlet's `sendall` would wait for room)."""
+    raw = getattr(sock, "fd", sock)
+    try:
+        sent: int = raw.send(data)
+    except (BlockingIOError, InterruptedError):
+        return 0
+    except OSError:  # a broken connection: the writer meets it too, and closes the socket
+        return 0
+    return sent

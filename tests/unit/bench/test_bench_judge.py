@@ -1,0 +1,54 @@
+"""`crapette bench judge` (bench/judge_bench.py): the game it plays, the agreement it
+computes, and its JSON, with the stand-in evaluator (the real one's figures are in
+docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bench.judge_bench import agreement, judge, judged_game
+from records import judge as judge_module
+from records.verify import verify_record
+from tests.unit.records.evaluator_fake import CardCount
+
+
+def _result(*labels: str) -> dict[str, object]:
+    decisions = [{"version": v, "judgement": j} for v, j in enumerate(labels)]
+    return {"games": [{"decisions": decisions, "missed_calls": []}]}
+
+
+def test_agreement_counts_the_decisions_either_labels_a_mistake_or_worse() -> None:
+    one = _result("best", "mistake", "blunder", "mistake", "good", "inaccuracy")
+    two = _result("best", "mistake", "mistake", "inaccuracy", "good", "blunder")
+    figures = agreement(one, two)
+    assert figures["labelled"] == 4  # versions 1, 2, 3 and 5
+    assert figures["agreement"] == 0.25  # only version 1 is labelled the same
+    assert figures["flagged_agreement"] == 0.5  # 1 and 2 are a mistake or worse in both
+    assert figures["agreement_all"] == 0.5  # 0, 1, 4 of the 6
+    assert agreement(_result("best"), _result("good"))["agreement"] == 1.0  # nothing labelled
+
+
+def test_the_game_has_the_decisions_asked_for_and_verifies() -> None:
+    record = judged_game(120, seed=3)
+    verified = verify_record(record)
+    [game] = record["games"]
+    assert game["result"]["outcome"] == "resign"  # at the last decision asked for
+    plays = [a for a in game["actions"] if a["do"] in ("move", "turn", "discard")]
+    assert len(plays) == 120
+    assert verified.summary.startswith("ok: ")
+    assert judged_game(120, seed=3) == record  # the same game for the same seed
+
+
+def test_the_bench_s_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judge_module, "evaluator", CardCount)
+    result = CliRunner().invoke(judge, ["--decisions", "60", "--depth", "quick", "--json"])
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["decisions"] == 60 and body["depth"] == "quick" and body["seeds"] == [0, 1]
+    assert len(body["wall_s"]) == 2 and body["wall_s_max"] == max(body["wall_s"])
+    assert 0 <= body["agreement"] <= 1 and 0 <= body["agreement_all"] <= 1
+    bad = CliRunner().invoke(judge, ["--seeds", "0"])
+    assert bad.exit_code == 2 and "--seeds" in bad.output
