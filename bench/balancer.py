@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench.procs import stop_process
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 HAPROXY_CONFIG = REPO_ROOT / "deploy" / "haproxy.cfg"
 COOKIE = "CRAPETTE_NODE"  # the sticky-session cookie the config inserts
 

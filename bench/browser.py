@@ -93,7 +93,7 @@ class _Server:
             sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
             "--port", str(self.port), "--store", store, "--bot-delay", "0", "--quiet",
         ]  # fmt: skip
-        repo = Path(__file__).resolve().parents[2]
+        repo = Path(__file__).resolve().parents[1]
         self.log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes until stopped
         self.proc = subprocess.Popen(command, cwd=repo, stdout=self.log, stderr=self.log)
 

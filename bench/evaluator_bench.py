@@ -26,7 +26,7 @@ from typing import Any
 import click
 
 DEFAULT_FIT_SEED = "crapette-evaluator-fit"
-WEIGHTS_FILE = Path(__file__).resolve().parents[2] / "domain" / "evaluator" / "weights.py"
+WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "domain" / "evaluator" / "weights.py"
 
 
 def _say(text: str) -> None:
