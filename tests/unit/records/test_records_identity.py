@@ -23,6 +23,7 @@ from server.app import create_app
 from server.config import ServerConfig
 from server.readmodels.stats import StatsIndex
 from server.service import GameService
+from tests.http_kit import json_of
 from tests.unit.records.test_records_server import _play
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
