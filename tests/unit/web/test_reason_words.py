@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from domain.events import CLOSED_FIELDS, EVENT_TYPES
-from server import languages
+from server.wire import languages
 
 WEB = Path(__file__).resolve().parents[3] / "web"
 # Words of the same families that name no event reason: a resignation (GameResigned has no
