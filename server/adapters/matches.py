@@ -92,8 +92,9 @@ class MatchEntry:
             return "expired"
         return "playing" if self.table.full else "open"
 
-    def seat_of(self, token: str) -> int:
-        """The seat this token owns at this table."""
+    def authorised_seat(self, token: str) -> int:
+        """The seat this token owns at this table, or the refusal that says why it owns none
+        (the fact itself is `Table.seat_of`, None for no seat)."""
         seat = self.table.seat_of(token)
         if seat is None:
             if self.table.place_of(token) is not None:
@@ -182,7 +183,7 @@ class MatchRepository:
             entry.table = table
         self._fold_new(entry, publish=True)
 
-    def seat_of(self, entry: MatchEntry, token: str) -> int:
+    def authorise(self, entry: MatchEntry, token: str) -> int:
         """The seat a token owns; a token not (yet) known to this cache may be one just handed
         out by another process: the table is read again once before it is refused."""
         seat = entry.table.seat_of(token)
@@ -190,7 +191,7 @@ class MatchRepository:
             return seat
         with entry.lock:
             self.refresh(entry)
-        return entry.seat_of(token)
+        return entry.authorised_seat(token)
 
     def learned(self, stream: str, version: int) -> None:
         """The seam through which appends reach this cache when several processes share the

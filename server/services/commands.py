@@ -44,8 +44,8 @@ class Play:
         self, match_id: str, token: str, command_id: str, action_json: JsonObject
     ) -> CommandDone:
         entry = self.repo.find(match_id)
-        seat = self.repo.seat_of(entry, token)
-        action = parse_action(action_json)
+        seat = self.repo.authorise(entry, token)
+        action = action_of_command(action_json)
         if action.seat != seat:
             raise ForbiddenError(f"This seat token plays seat {seat}, not seat {action.seat}.")
         # Each seat's ids live in a namespace of their own (the schema forbids ":"), so a client
@@ -73,7 +73,7 @@ class Play:
                 self.repo.refresh(entry, with_table=False)
             if command_id in entry.commands:
                 return entry.commands[command_id]
-            if entry.seat_of(token) != action.seat:
+            if entry.authorised_seat(token) != action.seat:
                 raise ForbiddenError(f"This seat token no longer plays seat {action.seat}.")
             try:
                 events = self._decide(entry, action)
@@ -103,8 +103,10 @@ class Play:
             ) from None
 
 
-def parse_action(action_json: JsonObject) -> domain.Action:
-    """The domain action of a command's JSON (its display `text`, if echoed back, ignored)."""
+def action_of_command(action_json: JsonObject) -> domain.Action:
+    """The domain action of a command's JSON (its display `text`, if echoed back, ignored),
+    an `invalid` error for JSON no action reads from (`domain.action_from_json` does the
+    reading; `domain.parse_action` reads the text notation)."""
     data = {k: v for k, v in action_json.items() if k != "text"}
     try:
         return domain.action_from_json(data)

@@ -219,7 +219,7 @@ class Lobby:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)
-            seat = entry.seat_of(token)
+            seat = entry.authorised_seat(token)
             table = entry.table
             if table.rematch is not None:
                 raise SeatTakenError(f"A rematch is already open: {table.rematch}.")
@@ -657,7 +657,7 @@ class Lobby:
     def seat_for(self, match_id: str, token: str | None) -> int | None:
         """The seat a token owns at this table; None for a spectator (no token)."""
         entry = self.repo.find(match_id)
-        return None if token is None else self.repo.seat_of(entry, token)
+        return None if token is None else self.repo.authorise(entry, token)
 
     def person_for(self, match_id: str, token: str | None) -> tuple[int, int | None] | None:
         """(place, seat now or None while waiting) of the person a token is at this table;
@@ -742,7 +742,7 @@ class Lobby:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)  # what other processes wrote: decide on the latest table
-            seat = self.repo.seat_of(entry, token)
+            seat = self.repo.authorise(entry, token)
             absent = 1 - seat
             if not entry.live:
                 raise NotPlayingError("There is no match in play at this table.")
@@ -775,7 +775,7 @@ class Lobby:
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)  # first: a seat change folded now moves the token's person
-            seat = entry.seat_of(token)
+            seat = entry.authorised_seat(token)
             state = entry.state
             if state is None or state.finished or state.game is None or not state.game.over:
                 raise NotPlayingError("There is no finished game to go on from.")
@@ -808,7 +808,7 @@ class Lobby:
             if entry.table.rotation != "off":
                 self._leave_queue(entry, token)
                 return {"ok": True, "version": entry.version}
-            seat = entry.seat_of(token)
+            seat = entry.authorised_seat(token)
             for _attempt in range(_QUEUE_ATTEMPTS):
                 if command_id is not None and command_id in entry.commands:  # written elsewhere
                     return {"ok": True, "version": entry.commands[command_id], "duplicate": True}

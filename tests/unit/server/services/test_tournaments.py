@@ -37,7 +37,7 @@ def _tick(service: GameService) -> None:
 
 def _resign(service: GameService, match_id: str, token: str) -> None:
     entry = service.repo.find(match_id)
-    seat = entry.seat_of(token)
+    seat = entry.authorised_seat(token)
     service.play.execute(match_id, token, f"resign-{seat}-x", {"do": "resign", "seat": seat})
 
 
@@ -64,7 +64,7 @@ def test_a_swiss_runs_by_itself_from_the_matches_results() -> None:
             assert mine["match_id"] == table["match_id"] and mine["seat"] == 1
             assert mine["opponent"] == seat0
             match = service.repo.find(table["match_id"])
-            assert match.seat_of(tokens[seat0]) == 0 and match.live
+            assert match.authorised_seat(tokens[seat0]) == 0 and match.live
             _resign(service, table["match_id"], tokens[seat1])  # seat 0 wins every match
         _tick(service)
     view = _view(service, tid)
@@ -104,16 +104,18 @@ def test_a_name_claimed_after_the_pairing_is_seated_with_its_new_token() -> None
     service.tournaments.direct(tid, created["director_token"], "start")
     table = _view(service, tid)["rounds"][0]["tables"][0]
     bob = service.tournaments.claim(tid, "Bob")["player_token"]
-    assert service.repo.find(table["match_id"]).seat_of(bob) == table["players"].index("Bob")
+    assert service.repo.find(table["match_id"]).authorised_seat(bob) == table["players"].index(
+        "Bob"
+    )
     with pytest.raises(SeatTakenError):
         service.tournaments.claim(tid, "Bob")
     # The director frees the name (a lost phone): a new claim, a new token, the same seat.
     service.tournaments.direct(tid, created["director_token"], "release", name="Bob")
     again = service.tournaments.claim(tid, "Bob")["player_token"]
     match = service.repo.find(table["match_id"])
-    assert match.seat_of(again) == table["players"].index("Bob")
+    assert match.authorised_seat(again) == table["players"].index("Bob")
     with pytest.raises(ForbiddenError):
-        match.seat_of(bob)
+        match.authorised_seat(bob)
 
 
 def test_a_no_show_forfeits_the_table_and_its_match() -> None:
