@@ -12,7 +12,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class OptionHelp:
-    name: str  # the ruleset's JSON key (RULES §9)
+    name: str  # the ruleset's JSON key (docs/spec/rules.md §9)
     label: str
     help: str  # one line
     kind: str  # "choice" (one of `values`), "seconds" (a whole number or null), "match"

@@ -3,10 +3,11 @@ and why. Nothing else in the project monkey-patches; a new patch goes here, with
 its figure.
 
 1. `eventlet_first()`: `eventlet.monkey_patch()`, before anything else is imported.
-   `crapette serve` runs under eventlet (DESIGN.md); sockets, locks and `select` must be green
-   before Flask, python-socketio or psycopg create any, so `server.cli` calls this at import,
-   ahead of every other import, when the command is `serve` (`wants_eventlet`). It also hides
-   eventlet's deprecation notice (it would only alarm players) and applies (2).
+   `crapette serve` runs under eventlet (docs/architecture.md, "The layers"); sockets, locks
+   and `select` must be green before Flask, python-socketio or psycopg create any, so
+   `server.cli` calls this at import, ahead of every other import, when the command is `serve`
+   (`wants_eventlet`). It also hides eventlet's deprecation notice (it would only alarm
+   players) and applies (2).
 2. `green_psycopg()`: psycopg's `waiting.wait` becomes `waiting.wait_select`.
    psycopg 3 waits for the database in C (`poll()`), which eventlet cannot see: every PostgreSQL
    query froze every greenthread until its answer (measured: during a 0.3 s `pg_sleep` another
@@ -20,8 +21,9 @@ its figure.
    0.72-0.78 ms after; a property test keeps the two equal, tests/unit/server/runtime/
    test_server_fastpaths.py). Installed by `run_options("eventlet")`.
 4. `run_options()`: TCP_NODELAY on every accepted connection, through `socketio.run`.
-   A command's reply is two small writes (the `update`, then the ack); with Nagle's algorithm
-   the second waited for the client's delayed ACK, a flat 40 ms per command on Linux loopback.
+   A command's reply is two small writes (the `updates` message, then the ack); with Nagle's
+   algorithm the second waited for the client's delayed ACK, a flat 40 ms per command on Linux
+   loopback.
 5. `json_packet()`: the Socket.IO packet class, given to `SocketIO(serializer=...)`.
    It encodes with orjson (the standard library's encoder cost about as much as deciding the
    move, for a view of some 3 KB; orjson's option for non-str keys only when needed, as it
@@ -32,7 +34,7 @@ its figure.
    cannot decode at all (not JSON, a number of over 4,300 digits) python-socketio drops before
    any handler: logged, with no answer to the client (docs/protocol.md).
 6. `coalesced_websocket_writes()`: engine.io's WebSocket writer sends what it found queued in
-   one `sendall` instead of one per packet. A command's `update`s and its ack are queued
+   one `sendall` instead of one per packet. A command's `updates` message and its ack are queued
    together (the handler does not yield in between) and went out in a system call each; the
    frames are the same bytes in the same order, so a client sees no difference. Installed by
    `run_options("eventlet")`, for the server and the bench's echo server alike.
@@ -40,12 +42,12 @@ its figure.
    at once, in the greenthread that sends it, when nothing is queued before it and no write is
    under way; otherwise it queues it for the writer, as before. A queued packet waited until
    the writer's turn came, behind every greenthread already ready: at human pace, when a few
-   commands arrive together, each command's update left only after all of them had been
+   commands arrive together, each command's `updates` left only after all of them had been
    decided (measured at 100 tables: the slowest 1 % of round trips spent 3.3 ms between the
    end of their command and the client's receipt, against 0.5 ms for the median). The write
    never waits for room: what a slow (or stalled) client's connection does not take at once is
    queued for the writer as frame bytes. Frames and their order are the same; a command's
-   update and ack now leave in two writes instead of one. Only Socket.IO messages take this
+   `updates` and ack now leave in two writes instead of one. Only Socket.IO messages take this
    path: engine.io's own packets (ping, close, noop) still go through the queue, because the
    writer's `poll` waits for its queue at most ping_interval + ping_timeout (45 s) and closes the
    connection when nothing came; on an idle connection the ping every 25 s is what it gets (when
@@ -92,7 +94,8 @@ def wants_eventlet(argv: list[str]) -> bool:
 
 def eventlet_first() -> None:
     """Monkey-patch the whole process for eventlet, then make psycopg wait greenly (2)."""
-    # Eventlet is mandated (DESIGN.md); its deprecation notice would only alarm players.
+    # Eventlet is the server's loop (docs/architecture.md); its deprecation notice would only
+    # alarm players.
     warnings.filterwarnings("ignore", message=r"\s*Eventlet is deprecated")
     import eventlet
 

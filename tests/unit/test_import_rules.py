@@ -1,4 +1,4 @@
-"""DESIGN.md's dependency rules, checked on the source text.
+"""The dependency rules of docs/architecture.md ("The layers"), checked on the source text.
 
 - `domain` imports nothing outside the standard library, and of the standard library only modules
   without I/O or hidden state (an allow-list: `sqlite3`, `socket`, `os`, `time`... are refused),

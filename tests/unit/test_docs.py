@@ -1,0 +1,152 @@
+"""The docs hold (issue 27): every repository path they name exists, they cite the repository's
+own docs and never a directory beside it, and the "Follow a move" walk of docs/architecture.md
+names functions that import and resolve, parsed from the doc itself so the two cannot drift."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = sorted(
+    [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "docs" / "spec").glob("*.md")]
+)
+
+# Paths the docs name that are made by running something, not kept in the repository.
+GENERATED = ("test-artifacts/", ".venv/", "tests/browser/artifacts/")
+
+# The repository's top-level entries: a path the docs name starting with one of these is a
+# repository path and must exist.
+TRACKED = subprocess.run(
+    ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+).stdout.split()
+TOP = sorted({name.split("/", 1)[0] for name in TRACKED if "/" in name})
+
+# `server/services/lobby.py`, `domain/evaluator/`, `tests/unit/...`: a top-level directory, then
+# path characters; not inside a URL or an absolute path (no `/`, `.` or word character before).
+PATH = re.compile(r"(?<![\w./:-])((?:" + "|".join(map(re.escape, TOP)) + r")/[\w./*<>@-]*)")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+SIBLING = "../" + "shared"  # spelt in two so this file does not name it
+
+
+def named_paths(text: str) -> list[str]:
+    """The repository paths `text` names, trailing punctuation and `...` taken off."""
+    found = []
+    for match in PATH.finditer(text):
+        path = match.group(1)
+        while path.endswith((".", ",", ":")):
+            path = path[:-1]
+        found.append(path)
+    return found
+
+
+def exists(path: str) -> bool:
+    """Whether `path` is in the repository; `*` and a `<placeholder>` stand for any name."""
+    path = re.sub(r"<[^>]*>", "*", path)
+    if "*" in path:
+        return any(ROOT.glob(path))
+    return (ROOT / path).exists()
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: str(doc.relative_to(ROOT)))
+def test_every_named_path_exists(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    missing = sorted(
+        {
+            path
+            for path in named_paths(text)
+            if not path.startswith(GENERATED) and not exists(path)
+        }
+    )
+    assert not missing, f"{doc.relative_to(ROOT)} names paths that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: str(doc.relative_to(ROOT)))
+def test_every_relative_link_exists(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    missing = []
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue  # a URL, or an anchor in the same page
+        path = target.split("#", 1)[0]
+        if not (doc.parent / path).exists():
+            missing.append(target)
+    assert not missing, f"{doc.relative_to(ROOT)} links to files that do not exist: {missing}"
+
+
+def test_named_paths_are_found() -> None:
+    """The path pattern itself: what it must take, and what it must leave."""
+    text = (
+        "see `server/services/lobby.py`, tests/unit/..., `domain/evaluator/` and"
+        " docs/spec/rules.md."
+        " Not https://example.org/server/x.py nor /work/server/y.py."
+    )
+    assert named_paths(text) == [
+        "server/services/lobby.py",
+        "tests/unit/",
+        "domain/evaluator/",
+        "docs/spec/rules.md",
+    ]
+
+
+def test_no_file_cites_a_directory_beside_the_repository() -> None:
+    """The repository cites its own docs (docs/, docs/spec/), never ../shared or DESIGN.md."""
+    citing = []
+    for name in TRACKED:
+        path = ROOT / name
+        if path.suffix not in (".py", ".md", ".toml", ".js", ".html", ".sh", ".txt", ".cfg"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if SIBLING in text or "DESIGN" + ".md" in text:
+            citing.append(name)
+    assert not citing
+
+
+# -- the "Follow a move" walk ------------------------------------------------------------------
+
+WALK_HEADING = "## Follow a move"
+DOTTED = re.compile(r"`((?:domain|eventstore|server|records|bench)(?:\.\w+)+)`")
+
+
+def walk_names() -> list[str]:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    start = text.find(WALK_HEADING)
+    if start == -1:
+        return []
+    end = text.find("\n## ", start + len(WALK_HEADING))
+    section = text[start : end if end != -1 else len(text)]
+    return DOTTED.findall(section)
+
+
+def resolve(dotted: str) -> object:
+    """The object a `package.module.name[.attribute]` names: the longest prefix that imports,
+    then attributes."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name)
+        return found
+    raise ModuleNotFoundError(dotted)
+
+
+def test_the_walk_names_enough() -> None:
+    names = walk_names()
+    assert len(names) >= 10, names
+    assert any(name.startswith("server.entrypoints.") for name in names)
+    assert any(name.startswith("domain.") for name in names)
+    assert any(name.startswith("eventstore.") for name in names)
+    assert any(name.startswith("server.readmodels.updates.") for name in names)
+
+
+@pytest.mark.parametrize("dotted", walk_names())
+def test_each_walk_name_resolves(dotted: str) -> None:
+    found = resolve(dotted)
+    assert callable(found), f"{dotted} is not a function, method or class"
