@@ -20,7 +20,9 @@ records, the publisher delivers.
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
 wired in after the fact. So do presence and leases when several processes share them (in
-Redis, `server.adapters.cluster`). HTTP routes and Socket.IO handlers call the part whose job it
+Redis, `server.adapters.cluster`). The one thing handed on afterwards is the lobby's table view,
+which the Socket.IO publisher gets from `server.entrypoints.sockets.register`
+(docs/architecture.md). HTTP routes and Socket.IO handlers call the part whose job it
 is."""
 
 from __future__ import annotations

@@ -1,2 +1,2 @@
-"""The JSON the server sends: one TypedDict per shape (`payloads`) and the per-viewer update of
-an event (`updates`)."""
+"""The JSON the server sends: one TypedDict per shape (`payloads`), and the client's languages
+(`languages`). The per-viewer update of an event is `server.readmodels.updates`."""

@@ -30,7 +30,8 @@ TOP = sorted({name.split("/", 1)[0] for name in TRACKED if "/" in name})
 # path characters; not inside a URL or an absolute path (no `/`, `.` or word character before).
 PATH = re.compile(r"(?<![\w./:-])((?:" + "|".join(map(re.escape, TOP)) + r")/[\w./*<>@-]*)")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
-SIBLING = "../" + "shared"  # spelt in two so this file does not name it
+SIBLING = "../" + "shared"  # spelt in two so that this file does not cite it
+OUTSIDE = "DESIGN" + ".md"
 
 
 def named_paths(text: str) -> list[str]:
@@ -56,11 +57,7 @@ def exists(path: str) -> bool:
 def test_every_named_path_exists(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
     missing = sorted(
-        {
-            path
-            for path in named_paths(text)
-            if not path.startswith(GENERATED) and not exists(path)
-        }
+        {path for path in named_paths(text) if not path.startswith(GENERATED) and not exists(path)}
     )
     assert not missing, f"{doc.relative_to(ROOT)} names paths that do not exist: {missing}"
 
@@ -94,14 +91,15 @@ def test_named_paths_are_found() -> None:
 
 
 def test_no_file_cites_a_directory_beside_the_repository() -> None:
-    """The repository cites its own docs (docs/, docs/spec/), never ../shared or DESIGN.md."""
+    """The repository cites its own docs (docs/, docs/spec/), never a sibling directory's
+    (`SIBLING`) nor a design file kept outside it (`OUTSIDE`)."""
     citing = []
     for name in TRACKED:
         path = ROOT / name
         if path.suffix not in (".py", ".md", ".toml", ".js", ".html", ".sh", ".txt", ".cfg"):
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        if SIBLING in text or "DESIGN" + ".md" in text:
+        if SIBLING in text or OUTSIDE in text:
             citing.append(name)
     assert not citing
 
@@ -148,5 +146,8 @@ def test_the_walk_names_enough() -> None:
 
 @pytest.mark.parametrize("dotted", walk_names())
 def test_each_walk_name_resolves(dotted: str) -> None:
+    """Each name imports and resolves; a lower-case one is a function, method or class (an
+    upper-case one, like `MAX_BACKLOG`, a constant)."""
     found = resolve(dotted)
-    assert callable(found), f"{dotted} is not a function, method or class"
+    last = dotted.rsplit(".", 1)[-1]
+    assert last.isupper() or callable(found), f"{dotted} is not a function, method or class"
