@@ -107,6 +107,7 @@ def test_no_file_cites_a_directory_beside_the_repository() -> None:
 # -- the "Follow a move" walk ------------------------------------------------------------------
 
 WALK_HEADING = "## Follow a move"
+FILE_SUFFIXES = ("py", "md", "json", "txt", "toml", "js", "html")
 DOTTED = re.compile(r"`((?:domain|eventstore|server|records|bench)(?:\.\w+)+)`")
 
 
@@ -142,6 +143,22 @@ def test_the_walk_names_enough() -> None:
     assert any(name.startswith("domain.") for name in names)
     assert any(name.startswith("eventstore.") for name in names)
     assert any(name.startswith("server.readmodels.updates.") for name in names)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: str(doc.relative_to(ROOT)))
+def test_every_named_module_resolves(doc: Path) -> None:
+    """Every `package.module[.name]` the docs name, in the walk or anywhere else, imports and
+    resolves (a file name such as `records.py` is a path, not a module)."""
+    text = doc.read_text(encoding="utf-8")
+    missing = []
+    for dotted in sorted(set(DOTTED.findall(text))):
+        if dotted.rsplit(".", 1)[-1] in FILE_SUFFIXES:
+            continue
+        try:
+            resolve(dotted)
+        except (ImportError, AttributeError):
+            missing.append(dotted)
+    assert not missing, f"{doc.relative_to(ROOT)} names what does not exist: {missing}"
 
 
 @pytest.mark.parametrize("dotted", walk_names())
