@@ -28,7 +28,7 @@ BOT_DESCRIPTIONS: dict[str, str] = {
     "random": "Plays any legal action; misses half the Crapette calls.",
     "steady": "Plays sound moves one at a time: reserve first, loads you, no idle shuffles.",
     "sharp": "Looks ahead through its whole turn before it turns a card; rarely misses a call.",
-    "expert": "Plays for the best chance of winning the game, as the evaluator reckons it.",
+    "expert": "Looks ahead through its turn and the opponent's reply to it; rarely misses a call.",
 }
 
 

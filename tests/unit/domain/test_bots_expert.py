@@ -50,3 +50,64 @@ def test_expert_decides_from_its_view_alone() -> None:
         assert chosen is not None
         now += 100
         _, state = domain.play(state, domain.Act(chosen, now))
+
+
+def test_expert_shuffle_cap_starts_afresh_each_turn() -> None:
+    """The cap of 12 house-to-house moves is per turn: the view's turn number opens a new one
+    (the mirror's own turn number never changes, so keying on it capped the whole game)."""
+    import dataclasses
+
+    from domain.bots.expert import ExpertBot
+    from domain.bots.mirror import mirror_game
+
+    _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
+    _, state = domain.play(state, domain.StartGame(derive_seed("expert-cap"), None, 2))
+    seen = domain.view(state, state.game.to_move)
+    bot = make_bot("expert", seed=1)
+    assert isinstance(bot, ExpertBot)
+    game = mirror_game(seen)
+    bot._no_shuffling_back(seen, game, [])
+    bot._shuffles = ExpertBot.SHUFFLES_PER_TURN
+    bot._no_shuffling_back(seen, game, [])
+    assert bot._shuffles == ExpertBot.SHUFFLES_PER_TURN  # same turn: the count holds
+    later = dataclasses.replace(seen, turn_number=seen.turn_number + 1)
+    bot._no_shuffling_back(later, mirror_game(later), [])
+    assert bot._shuffles == 0
+
+
+def test_expert_judges_an_end_of_turn_after_the_opponents_reply() -> None:
+    """At an end of turn the expert's search looks at the opponent's best reply (sharp's own
+    search from his seat) and scores the table it leaves: the table as handed over when he has
+    no move to make, another figure somewhere along a game where he has some."""
+    from domain.bots.expert import _ReplySearch
+    from domain.bots.mirror import mirror_game
+    from domain.bots.sharp import _Search, evaluate
+
+    _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
+    _, state = domain.play(state, domain.StartGame(derive_seed("expert-reply"), None, 2))
+    bots = (make_bot("steady", seed=1), make_bot("steady", seed=2))
+    now, differed = 2, 0
+    for _ in range(150):
+        game = state.game
+        assert game is not None
+        if game.over:
+            break
+        seat = game.to_move
+        mirror = mirror_game(domain.view(state, seat))
+        search = _ReplySearch(mirror, seat, 120, True, 40)
+        value = search.after_reply(mirror, mirror.p)
+        assert search.after_reply(mirror, mirror.p) == value  # kept for the decision
+        start = mirror._evolved(p=mirror.p, to_move=1 - seat, seen=frozenset(), emptied=frozenset())
+        reply = _Search(start, 1 - seat, 40, True)
+        reply.value(start)
+        as_handed = evaluate(start, mirror.p, seat, turn_over=True)
+        planned = reply.best.get(mirror.p)
+        if planned is None or isinstance(planned, str):
+            assert value == as_handed
+        else:
+            differed += value != as_handed
+        chosen = bots[seat].choose(domain.view(state, seat))
+        assert chosen is not None
+        now += 100
+        _, state = domain.play(state, domain.Act(chosen, now))
+    assert differed > 0
