@@ -62,17 +62,32 @@ def test_every_named_path_exists(doc: Path) -> None:
     assert not missing, f"{doc.relative_to(ROOT)} names paths that do not exist: {missing}"
 
 
+def anchors(doc: Path) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them (lower case, punctuation
+    but `-` and `_` dropped, spaces as `-`); headings inside code blocks are not headings."""
+    text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+    headings = re.findall(r"^#+ (.*)$", text, flags=re.M)
+    return {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings
+    }
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=lambda doc: str(doc.relative_to(ROOT)))
 def test_every_relative_link_exists(doc: Path) -> None:
+    """A link to a file of the repository finds it, and its `#anchor` one of its headings."""
     text = doc.read_text(encoding="utf-8")
     missing = []
     for target in LINK.findall(text):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
-            continue  # a URL, or an anchor in the same page
-        path = target.split("#", 1)[0]
-        if not (doc.parent / path).exists():
+        if re.match(r"[a-z]+:", target):
+            continue  # a URL
+        path, _, anchor = target.partition("#")
+        linked = doc.parent / path if path else doc
+        found = linked.exists() and (
+            not anchor or linked.suffix != ".md" or anchor in anchors(linked)
+        )
+        if not found:
             missing.append(target)
-    assert not missing, f"{doc.relative_to(ROOT)} links to files that do not exist: {missing}"
+    assert not missing, f"{doc.relative_to(ROOT)} links to what does not exist: {missing}"
 
 
 def test_named_paths_are_found() -> None:
