@@ -18,6 +18,7 @@ from server.app import create_app
 from server.config import ServerConfig
 from server.errors import TooEarlyError
 from server.service import GameService
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 
@@ -42,7 +43,7 @@ def test_a_claim_sees_the_player_connected_to_the_other_process_until_it_dies(
     store = open_store("memory://")
     on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
     opened = on_a.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
-    match_id, ann = opened["match_id"], opened["seat_token"]
+    match_id, ann = opened["match_id"], token_of(opened)
     on_b.lobby.join_seat(match_id, "Bob")
     on_b.lobby.connect(match_id, 1)  # Bob's socket is on b
     try:
@@ -160,17 +161,17 @@ def test_a_release_waits_for_the_renewal_on_its_way_and_leaves_no_key_behind(
         pipe = pipeline(*args, **kwargs)
         execute = pipe.execute
 
-        def answered_late() -> Any:
-            result = execute()  # the renewal reached Redis and took the key
+        def answered_late(raise_on_error: bool = True) -> Any:
+            result = execute(raise_on_error)  # the renewal reached Redis and took the key
             reached.set()
             answer.wait(5)  # its answer is on its way back
             return result
 
-        pipe.execute = answered_late
+        pipe.execute = answered_late  # type: ignore[method-assign]  # only this pipeline's
         return pipe
 
     a.redis.pipeline = slow_once  # type: ignore[method-assign]
-    at_exit: list[str | None] = []
+    at_exit: list[bytes | str | None] = []
 
     def stop() -> None:
         a.release()

@@ -24,6 +24,7 @@ from server.app import create_app
 from server.config import ServerConfig
 from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
 from server.readmodels.replays import build
+from tests.http_kit import json_of
 
 WAIT_S = 15.0  # an upper bound of a wait, never an assertion about speed
 CRASHING = [sys.executable, "-c", "import sys; sys.exit(3)"]  # a worker that dies at once
@@ -144,11 +145,11 @@ def test_a_worker_that_keeps_dying_is_a_structured_503_and_the_next_request_work
     try:
         workers.argv = CRASHING
         failed = client.get("/api/matches/m-old000000/replay")
-        assert failed.status_code == 503 and failed.json["code"] == "unavailable"
+        assert failed.status_code == 503 and json_of(failed)["code"] == "unavailable"
         assert failed.headers["Retry-After"] == "1" and workers.restarts == 2
         workers.argv = [sys.executable, "-m", "server.readmodels.builds"]
         replay = client.get("/api/matches/m-old000000/replay")
-        assert replay.status_code == 200 and replay.json["version"] > 100
+        assert replay.status_code == 200 and json_of(replay)["version"] > 100
         # Built once for its version, then answered from the cache, 304 for its ETag.
         etag = replay.headers["ETag"]
         assert client.get("/api/matches/m-old000000/replay").headers["ETag"] == etag

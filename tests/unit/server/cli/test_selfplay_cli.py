@@ -37,7 +37,7 @@ def test_same_seed_same_run_other_seed_other_run() -> None:
     def run(seed: str) -> dict[str, object]:
         code, out = selfplay("--games", "2", "--bots", "steady,steady", "--seed", seed, "--json")
         assert code == 0, out
-        summary = json.loads(out)
+        summary: dict[str, object] = json.loads(out)
         summary.pop("seconds"), summary.pop("games_per_second")
         return summary
 

@@ -17,6 +17,7 @@ from domain.errors import QUOTE_CHARS, quote
 from server.app import create_app
 from server.config import ServerConfig
 from server.errors import InvalidInputError, bounded
+from tests.http_kit import json_of
 
 HUGE = "x" * 900_000
 LIMIT = 1024
@@ -83,7 +84,7 @@ def test_a_huge_field_gets_a_small_http_answer(served: tuple[Flask, SocketIO]) -
     app, _socketio = served
     client = app.test_client()
     big = "x" * 200_000  # a JSON body is at most 256 KB (server/entrypoints/bodies.py)
-    match_id = client.post("/api/tables", json={"name": "Ann"}).json["match_id"]
+    match_id = json_of(client.post("/api/tables", json={"name": "Ann"}))["match_id"]
     for path, body in (
         ("/api/tables", {"name": "Ann", "preset": big}),
         ("/api/tables", {"name": big}),

@@ -47,6 +47,8 @@ from server.entrypoints import schemas
 from server.errors import InvalidInputError, ServerError
 from server.runtime import patches
 from server.service import GameService
+from tests.http_kit import json_of
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
@@ -459,7 +461,7 @@ def test_whole_numbers_written_as_floats_are_read_as_ints_and_the_match_deals(
     service = GameService(open_store("memory://"))
     opened = service.lobby.open_table(name="Ann", options=options, bot="random")
     state = service.repo.find(opened["match_id"]).state
-    assert state.game is not None  # dealt
+    assert state is not None and state.game is not None  # dealt
     ((key, value),) = options.items()
     assert getattr(state.ruleset, key) == value and type(getattr(state.ruleset, key)) is int
 
@@ -576,7 +578,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
     ):  # the same deals for the same example
         opened = service.lobby.open_table(name="Ann", preset=preset)
         match_id = opened["match_id"]
-        tokens = (opened["seat_token"], service.lobby.join_seat(match_id, "Bob")["seat_token"])
+        tokens = (token_of(opened), token_of(service.lobby.join_seat(match_id, "Bob")))
         entry = service.repo.find(match_id)
         for step, choice in enumerate(walk):  # a random position, reached through the service
             if not entry.live:
@@ -638,6 +640,7 @@ def _played_record() -> dict[str, Any]:
         batch, state = domain.play(state, domain.Act(rng.choice(legal), at_ms))
         events += batch
     if not state.finished:
+        assert state.game is not None
         resign = domain.Resign(seat=state.game.to_move)
         batch, state = domain.play(state, domain.Act(resign, at_ms + 500))
         events += batch
@@ -682,7 +685,7 @@ _plausible = st.one_of(
 def mutated_records(draw: st.DrawFn) -> dict[str, Any]:
     """A real record with one to three random edits: a field deleted or replaced, a game's
     actions truncated, reordered or repeated."""
-    record = json.loads(json.dumps(draw(st.sampled_from(_base_records()))))
+    record: dict[str, Any] = json.loads(json.dumps(draw(st.sampled_from(_base_records()))))
     for _ in range(draw(st.integers(1, 3))):
         paths = [p for p in _paths(record) if p]
         path = draw(st.sampled_from(paths))
@@ -831,7 +834,7 @@ def test_an_upload_is_answered_and_a_refused_one_writes_nothing(
             event(f"upload: {response.status_code}")
             assert response.status_code in (201, 400, 404, 409, 422), response.json
             if response.status_code == 201:
-                stored = response.json["match_id"]
+                stored = json_of(response)["match_id"]
                 assert app.test_client().get(f"/api/matches/{stored}/replay").status_code == 200
             else:
                 _structured(response.json)

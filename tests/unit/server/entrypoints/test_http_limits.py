@@ -17,6 +17,7 @@ from server.config import ServerConfig
 from server.entrypoints.bodies import MAX_JSON_BYTES, json_depth_over, parse_json
 from server.entrypoints.origins import OriginPolicy
 from server.errors import InvalidInputError
+from tests.http_kit import json_of
 
 DEEP = b"[" * 100_000
 DEEP_OBJECT = b'{"a":' * 40_000
@@ -36,7 +37,7 @@ def app(tmp_path: Path) -> Iterator[Flask]:
 
 def _structured(response: Any, status: int, code: str | None = None) -> None:
     assert response.status_code == status, (response.status_code, response.data[:300])
-    body = response.json
+    body = json_of(response)
     assert isinstance(body["code"], str) and isinstance(body["message"], str), body
     if code is not None:
         assert body["code"] == code, body
@@ -55,7 +56,7 @@ def _routes(app: Flask, match_id: str) -> list[tuple[str, str]]:
 
 def test_json_nested_100000_deep_gets_a_structured_400_on_every_route(app: Flask) -> None:
     client = app.test_client()
-    opened = client.post("/api/tables", json={"name": "Ann"}).json
+    opened = json_of(client.post("/api/tables", json={"name": "Ann"}))
     match_id = opened["match_id"]
     posts = 0
     for method, path in _routes(app, match_id):
@@ -71,7 +72,7 @@ def test_json_nested_100000_deep_gets_a_structured_400_on_every_route(app: Flask
 
 def test_json_body_limits(app: Flask) -> None:
     client = app.test_client()
-    match_id = client.post("/api/tables", json={"name": "Ann"}).json["match_id"]
+    match_id = json_of(client.post("/api/tables", json={"name": "Ann"}))["match_id"]
     for path in ("/api/tables", f"/api/tables/{match_id}/join", f"/api/tables/{match_id}/rematch"):
         for body in (b"", b"  ", b"{", b"\xff\xfe", b"1e99999", b"9" * 5000, b"[1]" * 3, b"NaN]"):
             _structured(client.post(path, data=body, content_type="application/json"), 400)
@@ -115,7 +116,7 @@ def test_changing_requests_come_only_from_allowed_origins(app: Flask) -> None:
     # Reading stays open to any page (the lobby and replays are public).
     listed = client.get("/api/tables", headers={"Origin": "http://evil.example"})
     assert listed.status_code == 200 and "Access-Control-Allow-Origin" not in listed.headers
-    assert len(listed.json["tables"]) == 3
+    assert len(json_of(listed)["tables"]) == 3
 
 
 def _limited_app(tmp_path: Path, **limits: str | None) -> Flask:
@@ -137,10 +138,10 @@ def test_table_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
     assert [r.status_code for r in created] == [201, 201, 201]
     refused = client.post("/api/tables", json={"name": "Ann"}, **_from("10.0.0.1"))
     _structured(refused, 429, "rate_limited")
-    assert 1 <= refused.json["retry_after_s"] <= 61  # within the minute (rounded up)
+    assert 1 <= json_of(refused)["retry_after_s"] <= 61  # within the minute (rounded up)
     assert int(refused.headers["Retry-After"]) >= 1
-    assert "try again in" in refused.json["message"]
-    assert len(client.get("/api/tables").json["tables"]) == 3  # nothing opened
+    assert "try again in" in json_of(refused)["message"]
+    assert len(json_of(client.get("/api/tables"))["tables"]) == 3  # nothing opened
     # Another address has its own budget; moves and the lobby are never limited.
     assert client.post("/api/tables", json={"name": "Bo"}, **_from("10.0.0.2")).status_code == 201
     assert all(client.get("/api/tables", **_from("10.0.0.1")).status_code == 200 for _ in "abcd")
@@ -178,7 +179,9 @@ def test_behind_a_proxy_each_player_has_a_budget_of_his_own(tmp_path: Path) -> N
 def test_expensive_reads_are_rate_limited(tmp_path: Path) -> None:
     app = _limited_app(tmp_path, replay="2/minute", view="2/minute", record="1/minute")
     client = app.test_client()
-    match_id = client.post("/api/tables", json={"name": "Ann", "bot": "random"}).json["match_id"]
+    match_id = json_of(client.post("/api/tables", json={"name": "Ann", "bot": "random"}))[
+        "match_id"
+    ]
     for path, allowed in (
         (f"/api/matches/{match_id}/replay", 2),
         (f"/api/matches/{match_id}/view?version=1", 2),

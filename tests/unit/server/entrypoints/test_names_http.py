@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 
 from server.app import create_app
 from server.config import ServerConfig
+from tests.http_kit import json_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 
@@ -41,7 +42,7 @@ def client() -> Iterator[FlaskClient]:
 
 def _refused(response: Any, rule: str, said: str) -> None:
     assert response.status_code == 400, response.json
-    body = response.json
+    body = json_of(response)
     assert body["code"] == "invalid" and body["rule"] == rule, body
     assert body["message"].startswith("name: A name ") and said in body["message"], body
     assert said in body["details"]["name"][0]
@@ -52,49 +53,49 @@ def test_each_refused_name_is_a_400_naming_its_rule(
     client: FlaskClient, name: str, rule: str, said: str
 ) -> None:
     _refused(client.post("/api/tables", json={"name": name}), rule, said)
-    opened = client.post("/api/tables", json={"name": "Ann"}).json
+    opened = json_of(client.post("/api/tables", json={"name": "Ann"}))
     joined = client.post(f"/api/tables/{opened['match_id']}/join", json={"name": name})
     _refused(joined, rule, said)
 
 
 def test_names_are_stored_in_nfc_without_surrounding_spaces(client: FlaskClient) -> None:
-    opened = client.post("/api/tables", json={"name": " E\u0301mile "}).json
-    table = client.get(f"/api/tables/{opened['match_id']}").json
+    opened = json_of(client.post("/api/tables", json={"name": " E\u0301mile "}))
+    table = json_of(client.get(f"/api/tables/{opened['match_id']}"))
     assert "\u00c9mile" in json.dumps(table, ensure_ascii=False)
     assert "E\u0301mile" not in json.dumps(table, ensure_ascii=False)
 
 
 def test_a_rotation_table_takes_one_name_once_however_it_is_spelt(client: FlaskClient) -> None:
-    opened = client.post(
-        "/api/tables", json={"name": "Ann", "preset": "italian-four", "options": {}}
-    ).json
+    opened = json_of(
+        client.post("/api/tables", json={"name": "Ann", "preset": "italian-four", "options": {}})
+    )
     url = f"/api/tables/{opened['match_id']}/join"
     assert client.post(url, json={"name": "Bob"}).status_code == 200
     for spoof in ("\u0410nn", "\u0391nn", "\uff21nn"):  # Cyrillic, Greek, fullwidth A
         refused = client.post(url, json={"name": spoof})
         assert refused.status_code == 409, refused.json
-        assert refused.json["code"] == "conflict" and refused.json["taken_by"] == "Ann"
-        assert "Ann is already at this table" in refused.json["message"]
+        assert json_of(refused)["code"] == "conflict" and json_of(refused)["taken_by"] == "Ann"
+        assert "Ann is already at this table" in json_of(refused)["message"]
     _refused(client.post(url, json={"name": "Ann\u200b"}), "invisible", "ZERO WIDTH SPACE")
     queued = client.post(url, json={"name": "Cid"})
-    assert queued.status_code == 200 and queued.json["waiting"] is True
+    assert queued.status_code == 200 and json_of(queued)["waiting"] is True
     assert client.post(url, json={"name": "C\u0456d"}).status_code == 409  # Cyrillic і
 
 
 def test_a_tournament_takes_one_name_once(client: FlaskClient) -> None:
-    body = {"name": "Club", "format": "round-robin", "players": [{"name": "Ann"}]}
+    body: dict[str, Any] = {"name": "Club", "format": "round-robin", "players": [{"name": "Ann"}]}
     body["players"].append({"name": "\u0410nn"})
     refused = client.post("/api/tournaments", json=body)
-    assert refused.status_code == 422 and refused.json["rule"] == "name taken", refused.json
-    assert "Ann is already registered" in refused.json["message"]
+    assert refused.status_code == 422 and json_of(refused)["rule"] == "name taken", refused.json
+    assert "Ann is already registered" in json_of(refused)["message"]
     bad = {**body, "players": [{"name": "Ann"}, {"name": "B\u202eob"}]}
     response = client.post("/api/tournaments", json=bad)
-    assert response.status_code == 400 and response.json["rule"] == "bidi"
-    assert response.json["message"].startswith("players.1.name: A name may not contain a bidi")
+    assert response.status_code == 400 and json_of(response)["rule"] == "bidi"
+    assert json_of(response)["message"].startswith("players.1.name: A name may not contain a bidi")
     title = {**body, "name": "Club\x00", "players": [{"name": "Ann"}, {"name": "Bob"}]}
     response = client.post("/api/tournaments", json=title)
-    assert response.status_code == 400 and response.json["rule"] == "control"
-    assert "A tournament's name may not contain" in response.json["message"]
+    assert response.status_code == 400 and json_of(response)["rule"] == "control"
+    assert "A tournament's name may not contain" in json_of(response)["message"]
 
 
 def _upload(client: FlaskClient, record: dict[str, Any], match_id: str) -> Any:
@@ -118,7 +119,7 @@ def test_a_record_names_people_as_the_lobby_does(client: FlaskClient) -> None:
         assert len(refused.data) < 2_000
     stored = _upload(client, {**record, "players": [" Ann ", "Bo\u0308b"]}, "nfc")
     assert stored.status_code == 201, stored.json
-    names = client.get("/api/players").json
+    names = json_of(client.get("/api/players"))
     assert "B\u00f6b" in json.dumps(names, ensure_ascii=False)
 
 

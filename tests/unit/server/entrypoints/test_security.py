@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from flask import Flask
@@ -14,6 +14,7 @@ from flask import Flask
 from server.app import create_app
 from server.config import ServerConfig
 from server.entrypoints.security import CSP, HostPolicy, host_name
+from tests.http_kit import json_of
 
 EVIL = "evil.example:8000"
 
@@ -29,7 +30,7 @@ def app(tmp_path: Path) -> Iterator[Flask]:
     app = _make(tmp_path)
 
     @app.get("/test-only/boom")
-    def boom() -> None:
+    def boom() -> NoReturn:
         raise RuntimeError("a bug")
 
     yield app
@@ -51,7 +52,7 @@ def _fill(rule: str, match_id: str) -> str:
 
 def test_every_route_carries_the_security_headers(app: Flask) -> None:
     client = app.test_client()
-    match_id = client.post("/api/tables", json={"name": "Ann"}).json["match_id"]
+    match_id = json_of(client.post("/api/tables", json={"name": "Ann"}))["match_id"]
     seen = 0
     for rule in app.url_map.iter_rules():
         path = _fill(rule.rule, match_id)
@@ -125,6 +126,7 @@ def test_host_names() -> None:
     assert host_name("192.168.1.20:8000") == "192.168.1.20"
     assert host_name("::1") == "::1"
     policy = HostPolicy(("play.example.org",), "http://club.local:8000/", own_names=("box",))
+    host: str | None
     for host in (
         "localhost:8000",
         "127.0.0.1:8000",
@@ -136,7 +138,14 @@ def test_host_names() -> None:
         "PLAY.example.org",
     ):
         assert policy.accepts(host), host
-    for host in (EVIL, "play.example.org.evil.example", "localhost.evil.example", "", None):
+    refused_hosts: tuple[str | None, ...] = (
+        EVIL,
+        "play.example.org.evil.example",
+        "localhost.evil.example",
+        "",
+        None,
+    )
+    for host in refused_hosts:
         assert not policy.accepts(host), host
     assert HostPolicy(("*",)).accepts(EVIL)
 
@@ -149,7 +158,7 @@ def _status(client: Any, path: str, headers: dict[str, str]) -> int:
 
 
 def _tables(app: Flask) -> list[Any]:
-    tables: list[Any] = app.test_client().get("/api/tables?all=1").json["tables"]
+    tables: list[Any] = json_of(app.test_client().get("/api/tables?all=1"))["tables"]
     return tables
 
 
@@ -158,8 +167,8 @@ def test_a_rebound_host_opens_no_table_and_is_never_echoed(app: Flask) -> None:
     evil = {"Host": EVIL, "Origin": f"http://{EVIL}"}
     refused = client.post("/api/tables", json={"name": "Ann"}, headers=evil)
     assert refused.status_code == 421
-    assert refused.json["code"] == "misdirected_host"
-    assert "--allowed-host" in refused.json["message"]
+    assert json_of(refused)["code"] == "misdirected_host"
+    assert "--allowed-host" in json_of(refused)["message"]
     _assert_headers(refused, "421")
     assert _tables(app) == []
     for path in ("/", "/api/tables", "/socket.io/?EIO=4&transport=polling"):
@@ -169,7 +178,7 @@ def test_a_rebound_host_opens_no_table_and_is_never_echoed(app: Flask) -> None:
         own = {"Host": host, "Origin": f"http://{host}"}
         opened = client.post("/api/tables", json={"name": "Ann"}, headers=own)
         assert opened.status_code == 201, (host, opened.json)
-        assert "evil" not in opened.json["invite_url"]
+        assert "evil" not in json_of(opened)["invite_url"]
     assert len(_tables(app)) == 4
 
 
@@ -184,7 +193,7 @@ def test_allowed_hosts_and_the_announced_name(tmp_path: Path) -> None:
         headers = {"Host": host, "Origin": f"http://{host}"}
         opened = client.post("/api/tables", json={"name": "Ann"}, headers=headers)
         assert opened.status_code == 201, opened.json
-        assert opened.json["invite_url"].startswith(f"http://{host}/table/")
+        assert json_of(opened)["invite_url"].startswith(f"http://{host}/table/")
     assert _status(client, "/", {"Host": EVIL}) == 421
     app.extensions["crapette_store"].close()
 
@@ -198,7 +207,7 @@ def test_behind_a_proxy_the_forwarded_host_is_checked(tmp_path: Path) -> None:
     headers = {**public, "Origin": "https://play.example.org"}
     opened = client.post("/api/tables", json={"name": "Ann"}, headers=headers)
     assert opened.status_code == 201, opened.json
-    assert opened.json["invite_url"].startswith("https://play.example.org/table/")
+    assert json_of(opened)["invite_url"].startswith("https://play.example.org/table/")
     # HAProxy passes the client's Host on as is (deploy/haproxy.cfg): the cluster tests' case.
     assert _status(client, "/", through) == 200
     app.extensions["crapette_store"].close()

@@ -15,6 +15,7 @@ from server.app import create_app
 from server.config import ServerConfig
 from server.entrypoints.bodies import MAX_JSON_BYTES
 from server.entrypoints.records_http import MAX_UPLOAD_BYTES
+from tests.http_kit import json_of
 
 
 def _make(tmp_path: Path, **config: Any) -> Flask:
@@ -58,8 +59,8 @@ def test_an_upload_over_the_limit_is_413_too_large(app: Flask) -> None:
     for path in ("/api/records", "/api/records/verify"):
         answer = client.post(path, data=body, content_type="application/json")
         assert answer.status_code == 413, answer.data[:200]
-        assert answer.json["code"] == "too_large"
-        assert "20 MB" in answer.json["message"]
+        assert json_of(answer)["code"] == "too_large"
+        assert "20 MB" in json_of(answer)["message"]
 
 
 def _chunked(client: Any, path: str, body: bytes, content_type: str = "application/json") -> Any:
@@ -95,12 +96,14 @@ def test_seat_joins_are_rate_limited_per_address(tmp_path: Path) -> None:
     app = _make(tmp_path, rate_limits={"join": "3/minute"})
     client = app.test_client()
     here = {"environ_base": {"REMOTE_ADDR": "10.0.0.1"}}
-    tables = [client.post("/api/tables", json={"name": "Ann"}).json["match_id"] for _ in "abcde"]
+    tables = [
+        json_of(client.post("/api/tables", json={"name": "Ann"}))["match_id"] for _ in "abcde"
+    ]
     answers = [client.post(f"/api/tables/{t}/join", json={"name": "Bob"}, **here) for t in tables]
     assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
     refused = answers[3]
-    assert refused.json["code"] == "rate_limited"
-    assert refused.json["retry_after_s"] >= 1
+    assert json_of(refused)["code"] == "rate_limited"
+    assert json_of(refused)["retry_after_s"] >= 1
     assert int(refused.headers["Retry-After"]) >= 1
     # Another address has its own budget; the refused join took no seat.
     there = {"environ_base": {"REMOTE_ADDR": "10.0.0.2"}}

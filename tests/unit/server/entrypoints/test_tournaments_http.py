@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from server.app import create_app
 from server.config import ServerConfig
+from tests.http_kit import json_of
 
 PLAYERS = [{"name": "Ann"}, {"name": "Bob"}, {"name": "steady bot", "bot": "steady"}]
 
@@ -28,7 +29,7 @@ def _create(client: FlaskClient, **body: Any) -> dict[str, Any]:
     body = {"name": "Club night", "format": "swiss", "rounds": 2, "players": PLAYERS, **body}
     response = client.post("/api/tournaments", json=body)
     assert response.status_code == 201, response.json
-    created: dict[str, Any] = response.json
+    created: dict[str, Any] = json_of(response)
     return created
 
 
@@ -37,25 +38,27 @@ def test_create_follow_and_direct(client: FlaskClient) -> None:
     tid = created["tournament_id"]
     assert created["url"] == f"/tournament/{tid}"
     view = client.get(f"/api/tournaments/{tid}")
-    assert view.status_code == 200 and view.json["format_version"] == 1
-    assert view.json["status"] == "registering" and view.json["ruleset"]["match"] == "wins:1"
+    assert view.status_code == 200 and json_of(view)["format_version"] == 1
+    assert (
+        json_of(view)["status"] == "registering" and json_of(view)["ruleset"]["match"] == "wins:1"
+    )
     # Unchanged: 304, no body.
     again = client.get(f"/api/tournaments/{tid}", headers={"If-None-Match": view.headers["ETag"]})
     assert again.status_code == 304 and again.data == b""
-    ann = client.post(f"/api/tournaments/{tid}/claim", json={"name": "Ann"}).json
+    ann = json_of(client.post(f"/api/tournaments/{tid}/claim", json={"name": "Ann"}))
     assert ann["name"] == "Ann" and len(ann["player_token"]) > 20
     refused = client.post(f"/api/tournaments/{tid}/director", json={
         "director_token": ann["player_token"], "action": "start"})  # fmt: skip
-    assert refused.status_code == 403 and refused.json["code"] == "forbidden"
+    assert refused.status_code == 403 and json_of(refused)["code"] == "forbidden"
     start = {"director_token": created["director_token"], "action": "start"}
     assert client.post(f"/api/tournaments/{tid}/director", json=start).status_code == 200
     changed = client.get(f"/api/tournaments/{tid}", headers={"If-None-Match": view.headers["ETag"]})
-    assert changed.status_code == 200 and changed.json["current_round"] == 1
+    assert changed.status_code == 200 and json_of(changed)["current_round"] == 1
     me = client.post(f"/api/tournaments/{tid}/me", json={"player_token": ann["player_token"]})
-    table = me.json["next_table"]
+    table = json_of(me)["next_table"]
     if table is not None:  # Ann may have the bye
         assert table["table_url"] == f"/table/{table['match_id']}"
-    listed = client.get("/api/tournaments").json["tournaments"]
+    listed = json_of(client.get("/api/tournaments"))["tournaments"]
     assert [row["tournament_id"] for row in listed] == [tid]
 
 
@@ -70,16 +73,16 @@ def test_create_follow_and_direct(client: FlaskClient) -> None:
 )
 def test_malformed_bodies_are_structured_400s(client: FlaskClient, body: dict[str, Any]) -> None:
     response = client.post("/api/tournaments", json=body)
-    assert response.status_code == 400 and response.json["code"] == "invalid", response.json
+    assert response.status_code == 400 and json_of(response)["code"] == "invalid", response.json
 
 
 def test_the_rules_refusals_say_why(client: FlaskClient) -> None:
     swiss_without_rounds = {"name": "x", "format": "swiss", "players": PLAYERS}
     response = client.post("/api/tournaments", json=swiss_without_rounds)
-    assert response.status_code == 422 and response.json["rule"] == "bad rounds"
+    assert response.status_code == 422 and json_of(response)["rule"] == "bad rounds"
     twice = {"name": "x", "format": "round-robin", "players": [{"name": "A"}, {"name": "A"}]}
     response = client.post("/api/tournaments", json=twice)
-    assert response.status_code == 422 and response.json["rule"] == "name taken"
+    assert response.status_code == 422 and json_of(response)["rule"] == "name taken"
 
 
 def test_orders_need_their_arguments_and_names_their_players(client: FlaskClient) -> None:
@@ -87,7 +90,7 @@ def test_orders_need_their_arguments_and_names_their_players(client: FlaskClient
     tid, director = created["tournament_id"], created["director_token"]
     url = f"/api/tournaments/{tid}/director"
     missing = client.post(url, json={"director_token": director, "action": "withdraw"})
-    assert missing.status_code == 400 and "name" in missing.json["details"]
+    assert missing.status_code == 400 and "name" in json_of(missing)["details"]
     nobody = client.post(f"/api/tournaments/{tid}/claim", json={"name": "Zed"})
     assert nobody.status_code == 404
     assert client.get("/api/tournaments/t-nothere").status_code == 404

@@ -12,6 +12,8 @@ import domain
 from eventstore import open_store
 from records.importer import import_record
 from server.service import GameService
+from tests.http_kit import json_of
+from tests.seat_kit import seat_of, token_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 
@@ -51,12 +53,13 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
     opened = service.lobby.open_table(name="Ann", bot="random")
     match_id = opened["match_id"]
-    service.lobby.connect(match_id, opened["seat"])  # Ann is at the table: the bot plays
+    service.lobby.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
     for number in range(40):
         state = service.repo.find(match_id).state
+        assert state is not None
         if state.game is not None and state.game.to_move == 0:
             action = domain.legal_actions(state, 0)[0]
-            service.play.execute(match_id, opened["seat_token"], f"c-{number}", action.to_json())
+            service.play.execute(match_id, token_of(opened), f"c-{number}", action.to_json())
         else:
             service.autopilot.tick()
     replay = service.reads.replay(match_id).data()
@@ -66,7 +69,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     hands = [f["view"]["piles"]["H0"] for f in replay["frames"][2:] if f["view"]]
     assert all(set(cards) <= {None} for cards in hands)  # the running game: face down
     resign = domain.Resign(0).to_json()
-    service.play.execute(match_id, opened["seat_token"], "c-resign", resign)
+    service.play.execute(match_id, token_of(opened), "c-resign", resign)
     replay = service.reads.replay(match_id).data()
     assert replay["live"] is True  # the match goes on to its target
     (game,) = replay["analysis"]["games"]
@@ -86,8 +89,10 @@ def test_the_options_route() -> None:
     import_record(app.extensions["crapette_store"], record, match_id="m-golden")
     client = app.test_client()
     answer = client.get("/api/matches/m-golden/options?seat=1")
-    assert answer.status_code == 200 and answer.json["seat"] == 1 and answer.json["options"]
+    assert answer.status_code == 200 and json_of(answer)["seat"] == 1 and json_of(answer)["options"]
     for bad in ("", "?seat=2", "?seat=x"):
         refused = client.get(f"/api/matches/m-golden/options{bad}")
-        assert refused.status_code == 400 and refused.json["details"] == {"seat": ["Not a seat."]}
+        assert refused.status_code == 400 and json_of(refused)["details"] == {
+            "seat": ["Not a seat."]
+        }
     assert client.get("/api/matches/m-nothing/options?seat=0").status_code == 404

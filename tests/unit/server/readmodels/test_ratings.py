@@ -47,7 +47,7 @@ def test_a_rating_change_does_not_depend_on_where_the_scale_starts(shift: float,
 
 def test_the_uncorrected_library_drifts_with_the_rating() -> None:
     """Why `_Player` exists: the same streak 400 points higher moves the volatility less."""
-    results = [[1900.0] * 10, [50.0] * 10, [1] * 10]
+    results: list[list[float]] = [[1900.0] * 10, [50.0] * 10, [1] * 10]
     low, high = glicko2.Player(1500, 50, 0.06), glicko2.Player(1900, 50, 0.06)
     low.update_player(*results)
     high.update_player([r + 400 for r in results[0]], results[1], results[2])
@@ -86,7 +86,7 @@ def _store_match(store, match_id: str, players, winner: int, bots=(None, None), 
     ruleset = Ruleset.preset("classic")
     if rotation:
         ruleset = Ruleset.from_json({"preset": "classic", "rotation": "winner_out"})
-    events = [
+    events: list[domain.Event] = [
         domain.MatchStarted(match_id, ruleset, players, 1_000),
         domain.MatchWon(winner, (100, 40) if winner == 0 else (40, 100), 5_000),
     ]

@@ -11,6 +11,8 @@ from server.config import ServerConfig
 from server.readmodels.ratings import ratings_of
 from server.readmodels.ratings_index import RatingsIndex
 from server.service import GameService
+from tests.http_kit import json_of
+from tests.seat_kit import token_of
 
 
 def _match(service: GameService, first: str, second: str, loser: int | None) -> str:
@@ -18,7 +20,7 @@ def _match(service: GameService, first: str, second: str, loser: int | None) -> 
     opened = service.lobby.open_table(name=first, match="wins:1")
     joined = service.lobby.join_seat(opened["match_id"], second)
     if loser is not None:
-        token = (opened["seat_token"], joined["seat_token"])[loser]
+        token = (token_of(opened), token_of(joined))[loser]
         action = {"do": "resign", "seat": loser}
         service.play.execute(opened["match_id"], token, f"resign-{loser}-x", action)
     return opened["match_id"]
@@ -37,7 +39,8 @@ def test_the_index_equals_the_full_fold_and_reads_only_what_moved() -> None:
     assert got.leaderboard() == reference.leaderboard()
     assert [row["name"] for row in got.leaderboard()][0] == "Ann"
     assert got.history_json("Bob") == reference.history_json("Bob")
-    assert got.history_json("Cid") is not None and got.history_json("Cid")["matches"] == 1
+    cid = got.history_json("Cid")
+    assert cid is not None and cid["matches"] == 1
     reads = index.reads
     assert index.ratings(store) is got and index.reads == reads  # nothing moved: nothing read
     _match(service, "Dee", "Ann", 0)
@@ -53,15 +56,15 @@ def test_the_leaderboard_and_one_name_over_http() -> None:
     _match(service, "Ann", "Bob", 1)
     _match(service, "Ann", "Bob", 1)
     client = app.test_client()
-    board = client.get("/api/ratings").json["ratings"]
+    board = json_of(client.get("/api/ratings"))["ratings"]
     assert [(row["rank"], row["name"], row["wins"]) for row in board] == [
         (1, "Ann", 2),
         (2, "Bob", 0),
     ]
     assert board[0]["rating"] > 1500 > board[1]["rating"] and board[0]["provisional"]
-    ann = client.get("/api/ratings/Ann").json
+    ann = json_of(client.get("/api/ratings/Ann"))
     assert [p["opponent"] for p in ann["history"]] == ["Bob", "Bob"]
     assert ann["history"][0]["rating"] < ann["history"][1]["rating"] == ann["rating"]
     missing = client.get("/api/ratings/Zed")
-    assert missing.status_code == 404 and missing.json["code"] == "not_found"
+    assert missing.status_code == 404 and json_of(missing)["code"] == "not_found"
     app.extensions["crapette_store"].close()

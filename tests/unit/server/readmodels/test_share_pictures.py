@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 from PIL import Image
+from PIL.GifImagePlugin import GifImageFile
 
 import domain
 from domain.piles import HAND_SET, RESERVE, SECOND_RESERVE
@@ -27,6 +28,7 @@ from server.readmodels.share import picture
 from server.readmodels.share.animate import HOLD_MS, MAX_FRAMES, sampled
 from server.readmodels.share.build import game_frames, position_frame
 from server.service import GameService
+from tests.seat_kit import seat_of, token_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 
@@ -59,6 +61,7 @@ def test_the_gif_of_a_finished_game_has_a_frame_per_event(client: FlaskClient) -
     assert response.status_code == 200, response.get_json()
     assert response.mimetype == "image/gif"
     gif = Image.open(io.BytesIO(response.data))
+    assert isinstance(gif, GifImageFile)
     assert gif.size == (picture.WIDTH, picture.HEIGHT)
     assert gif.n_frames == min(MAX_FRAMES, _events_of_game(client, match_id, 0))
     assert gif.info["duration"] == 800
@@ -66,6 +69,7 @@ def test_the_gif_of_a_finished_game_has_a_frame_per_event(client: FlaskClient) -
     assert gif.info["duration"] == HOLD_MS  # the end is held
     fast = client.get(f"/api/matches/{match_id}/game.gif?game=0&speed=4")
     fast_gif = Image.open(io.BytesIO(fast.data))
+    assert isinstance(fast_gif, GifImageFile)
     assert fast_gif.n_frames == gif.n_frames and fast_gif.info["duration"] == 200
     tag = {"If-None-Match": response.get_etag()[0]}
     again = client.get(f"/api/matches/{match_id}/game.gif?game=0", headers=tag)
@@ -118,15 +122,16 @@ def _running_match() -> tuple[GameService, str, str]:
     service = GameService(open_store("memory://"), bot_delay_s=0, clock=lambda: next(ticks))
     opened = service.lobby.open_table(name="Ann", bot="random")
     match_id = opened["match_id"]
-    service.lobby.connect(match_id, opened["seat"])  # Ann is at the table: the bot plays
+    service.lobby.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
     for number in range(30):
         state = service.repo.find(match_id).state
+        assert state is not None
         if state.game is not None and state.game.to_move == 0:
             action = domain.legal_actions(state, 0)[0]
-            service.play.execute(match_id, opened["seat_token"], f"c-{number}", action.to_json())
+            service.play.execute(match_id, token_of(opened), f"c-{number}", action.to_json())
         else:
             service.autopilot.tick()
-    return service, match_id, opened["seat_token"]
+    return service, match_id, token_of(opened)
 
 
 def test_a_running_game_s_picture_never_shows_a_face_down_card() -> None:
@@ -137,6 +142,7 @@ def test_a_running_game_s_picture_never_shows_a_face_down_card() -> None:
     players = [seat.name or "" for seat in entry.table.seats]
     for at in range(1, upto + 1):
         state = service.repo.state_at(entry, at)
+        assert state is not None
         frame = position_frame(entry, upto, at)
         assert frame is not None
         drawn = picture.draw_view(frame["view"], players)

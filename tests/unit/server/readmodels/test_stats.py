@@ -21,6 +21,7 @@ from records.importer import import_record, parse_record_file
 from records.selfplay import random_match
 from server.cli.stats import stats_cmd
 from server.readmodels.stats import StatsIndex, match_stats
+from tests.http_kit import json_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 DAY = 86_400_000
@@ -175,16 +176,16 @@ def test_the_players_routes(store_url: str) -> None:
     client = app.test_client()
     everyone = client.get("/api/players")
     assert everyone.status_code == 200
-    assert [p["name"] for p in everyone.json["players"]] == ["Ann", "Bob", "Cy"]
+    assert [p["name"] for p in json_of(everyone)["players"]] == ["Ann", "Bob", "Cy"]
     bob = client.get("/api/players/Bob")
-    assert bob.status_code == 200 and bob.json["matches"] == 3
-    assert {m["match_id"] for m in bob.json["recent"]} == {"r0", "r1", "golden-calls"}
+    assert bob.status_code == 200 and json_of(bob)["matches"] == 3
+    assert {m["match_id"] for m in json_of(bob)["recent"]} == {"r0", "r1", "golden-calls"}
     later = client.get("/api/players/Bob?since=2025-12-01T12:00")
-    assert later.json["matches"] == 1
+    assert json_of(later)["matches"] == 1
     missing = client.get("/api/players/Nobody")
-    assert missing.status_code == 404 and missing.json["code"] == "not_found"
+    assert missing.status_code == 404 and json_of(missing)["code"] == "not_found"
     bad = client.get("/api/players?since=yesterday")
-    assert bad.status_code == 400 and bad.json["details"] == {"since": ["Not a date."]}
+    assert bad.status_code == 400 and json_of(bad)["details"] == {"since": ["Not a date."]}
     with client.get("/players/Bob") as page:
         assert page.status_code == 200 and b"players.js" in page.data
     app.extensions["crapette_store"].close()

@@ -67,7 +67,8 @@ def test_psycopg_is_left_alone_without_eventlet() -> None:
 def test_packets_encode_with_orjson_and_fall_back_to_the_standard_library() -> None:
     packet_class = patches.json_packet()
     assert packet_class is patches.json_packet()  # made once
-    assert packet_class.uses_binary_events is False
+    packet: Any = packet_class  # a socketio Packet subclass: socketio is untyped
+    assert packet.uses_binary_events is False
     assert patches.dumps({"a": [1, "é"]}) == '{"a":[1,"é"]}'
     # What orjson refuses (a lone surrogate, an integer beyond 64 bits) still encodes.
     assert json.loads(patches.dumps({"x": "\ud800"})) == {"x": "\ud800"}

@@ -13,6 +13,7 @@ from records.verify import verify_record
 from server.errors import NotPlayingError
 from server.readmodels.stats import match_stats
 from server.service import GameService
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 
@@ -21,7 +22,7 @@ def _table() -> tuple[GameService, str, dict[int, str]]:
     service.autopilot.start()
     opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
     joined = service.lobby.join_seat(opened["match_id"], "Bob")
-    return service, opened["match_id"], {0: opened["seat_token"], 1: joined["seat_token"]}
+    return service, opened["match_id"], {0: token_of(opened), 1: token_of(joined)}
 
 
 def _events(service: GameService, match_id: str) -> list[domain.Event]:
@@ -86,7 +87,7 @@ def test_abandon_between_games_deals_nothing() -> None:
     service.lobby.abandon(match_id, tokens[1])  # the winner of game 1 leaves before game 2
     events = _events(service, match_id)
     assert sum(isinstance(e, domain.GameStarted) for e in events) == 1
-    assert events[-1] == domain.MatchWon(0, totals, events[-1].at_ms, abandoned_by=1)  # type: ignore[union-attr]
+    assert events[-1] == domain.MatchWon(0, totals, events[-1].at_ms, abandoned_by=1)
     record = export_match(service.repo.store, match_id)
     assert len(record["games"]) == 1 and record["result"]["winner"] == 0
     verify_record(record)
@@ -110,7 +111,7 @@ def test_abandon_as_a_command_goes_the_abandon_message_s_way() -> None:
     service.autopilot.start()
     opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
     match_id = opened["match_id"]
-    tokens = {0: opened["seat_token"], 1: service.lobby.join_seat(match_id, "Bob")["seat_token"]}
+    tokens = {0: token_of(opened), 1: token_of(service.lobby.join_seat(match_id, "Bob"))}
     _play(service, match_id, tokens, 2)
     publisher.tables.clear()
     done = service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
@@ -136,7 +137,7 @@ def test_abandon_as_a_command_at_a_rotation_table_is_the_message_s_answer() -> N
     match_id = opened["match_id"]
     service.lobby.join_seat(match_id, "Bob")
     with pytest.raises(CommandConflictError, match="You are seated") as by_message:
-        service.lobby.abandon(match_id, opened["seat_token"])
+        service.lobby.abandon(match_id, token_of(opened))
     with pytest.raises(CommandConflictError, match="You are seated") as by_command:
-        service.play.execute(match_id, opened["seat_token"], "q", {"do": "abandon", "seat": 0})
+        service.play.execute(match_id, token_of(opened), "q", {"do": "abandon", "seat": 0})
     assert by_command.value.message == by_message.value.message

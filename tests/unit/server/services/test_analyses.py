@@ -20,6 +20,7 @@ from server.config import ServerConfig
 from server.errors import MatchRunningError
 from server.readmodels.analysis_build import build_analysis, record_hash
 from tests import analysis_fixture
+from tests.http_kit import json_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 FIXTURE = "tests.analysis_fixture:analyse_record"
@@ -36,7 +37,7 @@ def _import(client: FlaskClient, name: str = "classic-win-recycle", as_id: str =
     query = f"?match_id={as_id}" if as_id else ""
     answer = client.post(f"/api/records{query}", data=body, content_type="application/json")
     assert answer.status_code == 201, answer.json
-    match_id: str = answer.json["match_id"]
+    match_id: str = json_of(answer)["match_id"]
     return match_id
 
 
@@ -48,7 +49,7 @@ def _analysed(client: FlaskClient, match_id: str, depth: str = "normal") -> dict
         time.sleep(0.05)
         answer = client.get(f"/api/matches/{match_id}/analysis?depth={depth}")
     assert answer.status_code == 200, answer.json
-    body: dict[str, Any] = answer.json
+    body: dict[str, Any] = json_of(answer)
     assert body["status"] == "done"
     return body
 
@@ -197,10 +198,10 @@ def test_the_server_s_own_analyser_and_try_judge_use_the_evaluator() -> None:
     for d in decisions[:2] + worse[:2]:
         url = f"/api/matches/{match_id}/analysis/try?depth=quick"
         best = client.post(url, json={"version": d["version"], "action": d["best"]})
-        assert best.status_code == 200 and best.json["verdict"] == "best", best.json
+        assert best.status_code == 200 and json_of(best)["verdict"] == "best", best.json
         played = client.post(url, json={"version": d["version"], "action": d["played"]})
         assert played.status_code == 200, played.json
-        assert played.json["win_chance"]["tried"] == d["win_chance"]["after"]
+        assert json_of(played)["win_chance"]["tried"] == d["win_chance"]["after"]
 
 
 @pytest.mark.parametrize("kept", [False, True])

@@ -16,6 +16,7 @@ from records.importer import import_record
 from server.adapters.matches import now_ms
 from server.errors import SeatTakenError
 from server.service import GameService
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
@@ -33,7 +34,7 @@ def _finished_match(service: GameService) -> str:
     """A match against a bot, won by the bot at once (one game to win)."""
     opened = service.lobby.open_table(name="Ann", bot="random", match="wins:1")
     resign = domain.Resign(seat=0).to_json()
-    service.play.execute(opened["match_id"], opened["seat_token"], "c-resign-01", resign)
+    service.play.execute(opened["match_id"], token_of(opened), "c-resign-01", resign)
     assert service.repo.find(opened["match_id"]).status == "finished"
     return opened["match_id"]
 
@@ -145,7 +146,7 @@ def test_an_idle_table_leaves_memory_and_comes_back_on_demand(tmp_path: Path) ->
     store = open_store(f"sqlite:///{tmp_path}/idle.sqlite3")
     service = _service(store, tmp_path, clock, unload_idle_s=600)
     opened = service.lobby.open_table(name="Kim", bot="random")
-    match_id, token = opened["match_id"], opened["seat_token"]
+    match_id, token = opened["match_id"], token_of(opened)
     busy = service.lobby.open_table(name="Lou", bot="random")["match_id"]
     service.lobby.connect(busy, 0)  # Lou's client is at her table
     version = service.repo.find(match_id).version
@@ -175,8 +176,10 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
     _finished_match(service)  # finished
     between = service.lobby.open_table(name="Oz", bot="random")  # a game over, match not
     resign = domain.Resign(seat=0).to_json()
-    service.play.execute(between["match_id"], between["seat_token"], "c-resign-02", resign)
-    assert service.repo.find(between["match_id"]).state.game.over
+    service.play.execute(between["match_id"], token_of(between), "c-resign-02", resign)
+    between_state = service.repo.find(between["match_id"]).state
+    assert between_state is not None and between_state.game is not None
+    assert between_state.game.over
     service.lobby.connect(playing["match_id"], 0)
     listed = service.lobby.tables(include_all=True)
     assert len(listed) == 4
@@ -214,7 +217,7 @@ def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) ->
     after = {r["table"]["match_id"]: r for r in saved_rows()}
     assert after[waiting]["table"]["people"][1]["name"] == "Eve"
     resign = domain.Resign(seat=0).to_json()  # match events only: the same Table object
-    service.play.execute(cy["match_id"], cy["seat_token"], "c-resign-01", resign)
+    service.play.execute(cy["match_id"], token_of(cy), "c-resign-01", resign)
     over = {r["table"]["match_id"]: r for r in saved_rows()}[cy["match_id"]]
     assert over["finished"] and over["version"] > before[cy["match_id"]]["version"]
     store.close()

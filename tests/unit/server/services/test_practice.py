@@ -18,6 +18,7 @@ from server.adapters.matches import MatchRepository
 from server.app import create_app
 from server.cli import main
 from server.config import ServerConfig
+from tests.http_kit import json_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 FIXTURE = "tests.analysis_fixture"
@@ -39,7 +40,7 @@ def _import(client: FlaskClient, name: str = "classic-win-recycle") -> str:
     body = (GOLDEN / f"{name}.json").read_bytes()
     answer = client.post("/api/records", data=body, content_type="application/json")
     assert answer.status_code == 201, answer.json
-    match_id: str = answer.json["match_id"]
+    match_id: str = json_of(answer)["match_id"]
     return match_id
 
 
@@ -67,6 +68,8 @@ def test_a_practice_table_starts_at_the_position_and_says_so() -> None:
     # The very position of the source, at once playable by the same rules.
     origin = MatchRepository.state_at(service.repo.find(source), 40)
     now = service.repo.find(ticket["match_id"]).state
+    assert origin is not None and origin.game is not None
+    assert now is not None and now.game is not None
     assert now.game.piles == origin.game.piles and now.game.to_move == origin.game.to_move
     assert not now.finished and now.players == ("steady bot", "Cleo")
     # The source's table is no practice.
@@ -124,7 +127,7 @@ def _analysed(client: FlaskClient, match_id: str) -> dict[str, Any]:
         time.sleep(0.05)
         answer = client.get(f"/api/matches/{match_id}/analysis")
     assert answer.status_code == 200, answer.json
-    result: dict[str, Any] = answer.json["analysis"]
+    result: dict[str, Any] = json_of(answer)["analysis"]
     return result
 
 

@@ -3,6 +3,7 @@ changes (decoding it gives back the whole view of every frame), and the replay c
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 
@@ -98,7 +99,7 @@ def test_the_cache_builds_once_and_stays_within_its_bytes(entry: MatchEntry) -> 
     for version in (100, 200, 300):
         small.get_or_build(
             ("replay", "m-reads", version, "live"),
-            lambda v=version: build(entry, v, None, True, [], {}),
+            functools.partial(build, entry, version, None, True, [], {}),
         )
     assert small._size <= small.max_bytes
     assert ("replay", "m-reads", 100, "live") not in small._items  # the oldest went first
@@ -122,6 +123,7 @@ def test_a_client_far_behind_gets_a_snapshot_not_every_update() -> None:
     publisher = RecordingPublisher()
     service = GameService(store, publisher=publisher)
     top = service.repo.find(match_id).version
+    last: int | None
     for last, backlog in ((top - MAX_BACKLOG, MAX_BACKLOG), (top - 1, 1), (top, 0)):
         assert service.reads.join("sid", match_id, None, last).version == top
         catch_up = publisher.joins[-1][3]

@@ -9,6 +9,7 @@ from eventstore import open_store
 from server.errors import ForbiddenError, NoRematchOfferError, NotPlayingError, SeatTakenError
 from server.service import GameService
 from server.services.lobby import REMATCH_OFFER_MS
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 
@@ -19,9 +20,9 @@ def _finished(clock: Clock, bot: str | None = None) -> tuple[GameService, str, s
     opened = service.lobby.open_table(name="Ann", options={"match": "wins:1"}, bot=bot)
     match_id = opened["match_id"]
     bob = None if bot else service.lobby.join_seat(match_id, "Bob")["seat_token"]
-    service.play.execute(match_id, opened["seat_token"], "c-resign-0", {"do": "resign", "seat": 0})
+    service.play.execute(match_id, token_of(opened), "c-resign-0", {"do": "resign", "seat": 0})
     assert service.repo.find(match_id).status == "finished"
-    return service, match_id, opened["seat_token"], bob
+    return service, match_id, token_of(opened), bob
 
 
 def test_an_accepted_offer_opens_a_table_with_both_players_in_their_seats() -> None:
@@ -89,6 +90,7 @@ def test_a_declined_offer_says_so_and_a_new_offer_clears_it() -> None:
         service.lobby.rematch(match_id, ann, "accept")  # nothing left to accept
     service.lobby.rematch(match_id, bob)  # he changes his mind: his own offer
     table = service.lobby.table(match_id)
+    assert table["rematch_offer"] is not None
     assert table["rematch_declined"] is None and table["rematch_offer"]["seat"] == 1
 
 
@@ -119,6 +121,6 @@ def test_no_rematch_before_the_end_or_for_a_stranger() -> None:
     service.autopilot.start()
     opened = service.lobby.open_table(name="Ann", bot="random")
     with pytest.raises(NotPlayingError, match="once the match is over"):
-        service.lobby.rematch(opened["match_id"], opened["seat_token"])
+        service.lobby.rematch(opened["match_id"], token_of(opened))
     with pytest.raises(ForbiddenError):
         service.lobby.rematch(opened["match_id"], "not-a-token-at-all")

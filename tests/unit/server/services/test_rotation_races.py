@@ -15,6 +15,7 @@ from eventstore import NewEvent, open_store
 from server.errors import ForbiddenError
 from server.readmodels.lobbyview import LobbyProjection
 from server.service import GameService
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 
@@ -27,10 +28,10 @@ def _two_processes() -> tuple[GameService, GameService, str, dict[str, str]]:
     first.autopilot.start()
     opened = first.lobby.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
-    bob = first.lobby.join_seat(match_id, "Bob")["seat_token"]
-    cid = first.lobby.join_seat(match_id, "Cid")["seat_token"]
+    bob = token_of(first.lobby.join_seat(match_id, "Bob"))
+    cid = token_of(first.lobby.join_seat(match_id, "Cid"))
     assert bob is not None and cid is not None
-    tokens = {"Ann": opened["seat_token"], "Bob": bob, "Cid": cid}
+    tokens = {"Ann": token_of(opened), "Bob": bob, "Cid": cid}
     second = GameService(store, grace_s=60, clock=Clock())
     assert second.lobby.seat_for(match_id, tokens["Ann"]) == 0  # loaded before the change
     first.play.execute(match_id, tokens["Bob"], "c-resign", {"do": "resign", "seat": 1})

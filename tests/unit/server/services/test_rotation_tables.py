@@ -18,6 +18,7 @@ from server.errors import CommandConflictError, ForbiddenError, SeatTakenError
 from server.readmodels.lobbyview import LobbyProjection
 from server.readmodels.stats import match_stats
 from server.service import GameService
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records" / "italian-four-session.json"
@@ -37,7 +38,7 @@ def _table(
     cid = service.lobby.join_seat(match_id, "Cid")
     assert cid["seat"] is None and cid["waiting"] is True and cid["name"] == "Cid"
     assert bob["seat_token"] is not None and cid["seat_token"] is not None
-    tokens = {"Ann": opened["seat_token"], "Bob": bob["seat_token"], "Cid": cid["seat_token"]}
+    tokens = {"Ann": token_of(opened), "Bob": token_of(bob), "Cid": token_of(cid)}
     return service, match_id, tokens
 
 
@@ -87,6 +88,7 @@ def test_a_third_person_waits_and_takes_the_winners_seat() -> None:
 def test_loser_out_and_a_stalemate() -> None:
     service, match_id, tokens = _table("loser_out")
     seat = service.lobby.seat_for(match_id, tokens["Ann"])
+    assert seat is not None
     service.play.execute(match_id, tokens["Ann"], "c-draw-1", {"do": "offer-draw", "seat": seat})
     service.play.execute(
         match_id, tokens["Bob"], "c-draw-2", {"do": "accept-draw", "seat": 1 - seat}
@@ -155,8 +157,8 @@ def test_a_bot_rotates_out_and_back_in_and_plays_when_seated() -> None:
     service = GameService(open_store("memory://"), grace_s=60, clock=clock, bot_delay_s=0.0)
     service.autopilot.start()
     opened = service.lobby.open_table(name="Ann", preset="italian-four", bot="random")
-    match_id, ann = opened["match_id"], opened["seat_token"]
-    bob = service.lobby.join_seat(match_id, "Bob")["seat_token"]
+    match_id, ann = opened["match_id"], token_of(opened)
+    bob = token_of(service.lobby.join_seat(match_id, "Bob"))
     assert bob is not None
     _resign(service, match_id, ann, 1)  # the bot wins game 0 and leaves: Bob sits
     rotation = _rotation(service, match_id)

@@ -3,6 +3,8 @@ namespaces of command ids."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import domain
@@ -10,6 +12,8 @@ from eventstore import open_store
 from server.adapters.matches import now_ms
 from server.errors import InvalidInputError, NotFoundError, TooEarlyError
 from server.service import GameService
+from server.wire.payloads import SeatTicket
+from tests.seat_kit import seat_of, token_of
 from tests.unit.server.clock import Clock
 
 
@@ -19,7 +23,7 @@ def _table(clock: Clock) -> tuple[GameService, str, str, str]:
     clock.ms += 3_600_000  # the server has been up an hour when the table opens
     opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
     joined = service.lobby.join_seat(opened["match_id"], "Bob")
-    return service, opened["match_id"], opened["seat_token"], joined["seat_token"]
+    return service, opened["match_id"], token_of(opened), token_of(joined)
 
 
 def test_a_seat_just_taken_cannot_be_claimed_before_its_grace() -> None:
@@ -31,8 +35,11 @@ def test_a_seat_just_taken_cannot_be_claimed_before_its_grace() -> None:
     assert service.lobby.claim(match_id, ann, "resign") == {"ok": True}
 
 
-def _mover(service: GameService, match_id: str, tokens: dict[int, str]) -> tuple[int, str, dict]:
+def _mover(
+    service: GameService, match_id: str, tokens: dict[int, str]
+) -> tuple[int, str, dict[str, Any]]:
     state = service.repo.find(match_id).state
+    assert state is not None and state.game is not None
     seat = state.game.to_move
     action = domain.legal_actions(state, seat)[0]
     return seat, tokens[seat], action.to_json()
@@ -90,8 +97,9 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     service = GameService(open_store("memory://"), bot_delay_s=0.4, clock=clock)
     for _ in range(60):  # a deal where the human moves first and can break a priority
         opened = service.lobby.open_table(name="Ann", bot="steady", options={"enforcement": "call"})
-        match_id, seat = opened["match_id"], opened["seat"]
+        match_id, seat = opened["match_id"], seat_of(opened)
         state = service.repo.find(match_id).state
+        assert state is not None and state.game is not None
         faults = [
             a
             for a in domain.legal_actions(state, seat)
@@ -104,7 +112,7 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     entry = service.repo.find(match_id)
     service.lobby.connect(match_id, seat)  # Ann is at the table: the bot plays only then
     entry.bots[1 - seat] = make_bot("steady", miss_call_rate=0.0, seed=3)  # never misses
-    service.play.execute(match_id, opened["seat_token"], "fault-0001", faults[0].to_json())
+    service.play.execute(match_id, token_of(opened), "fault-0001", faults[0].to_json())
     faulted_at = entry.last_event_ms
     version = entry.version
 
@@ -115,7 +123,8 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     clock.ms = faulted_at + 5_000  # well past the longest hint
     service.autopilot.tick()
     called = [e for e, _ in entry.events[version:] if type(e).__name__ == "CrapetteCalled"]
-    assert called and called[0].verdict == "right"
+    assert called and isinstance(called[0], domain.CrapetteCalled)
+    assert called[0].verdict == "right"
 
 
 class _BrokenBot:
@@ -145,11 +154,12 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
     opened = service.lobby.open_table(name="Ann", preset="beginner", bot="steady")
     match_id = opened["match_id"]
     entry = service.repo.find(match_id)
-    service.lobby.connect(match_id, opened["seat"])  # Ann is at the table: the bot plays
-    bot_seat = 1 - opened["seat"]
+    service.lobby.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
+    bot_seat = 1 - seat_of(opened)
     played = 0
     for _ in range(400):  # Ann plays her turns with her first legal action; the bot its own
         state = entry.state
+        assert state is not None
         if state.game is None or state.game.over or played >= 3:
             break
         before = entry.version
@@ -161,7 +171,7 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
             played += 1
         else:
             action = domain.legal_actions(state, seat)[0].to_json()
-            service.play.execute(match_id, opened["seat_token"], f"ann-{before:06d}", action)
+            service.play.execute(match_id, token_of(opened), f"ann-{before:06d}", action)
     assert played == 3
     if failure == "make":  # tried once, said once; the stand-in keeps the seat
         assert caplog.text.count("bot steady cannot be made") == 1
@@ -175,7 +185,7 @@ def test_a_tables_time_limit_is_at_most_an_hour_however_it_is_given(where: str) 
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
 
-    def open_with(limit: int) -> dict:
+    def open_with(limit: int) -> SeatTicket:
         if where == "options":
             return service.lobby.open_table(name="Ann", options={"move_time_limit_s": limit})
         return service.lobby.open_table(name="Ann", move_time_limit_s=limit)
@@ -196,7 +206,7 @@ def test_no_time_limit_means_none_even_for_a_preset_that_has_one() -> None:
     finnish = domain.Ruleset.preset("finnish").move_time_limit_s
     assert finnish  # the preset has a limit
 
-    def limit_of(body: dict) -> object:
+    def limit_of(body: dict[str, Any]) -> object:
         opened = service.lobby.open_table(**schemas.load(schemas.CREATE_TABLE, body))
         return service.repo.find(opened["match_id"]).table.ruleset["move_time_limit_s"]
 
@@ -222,6 +232,7 @@ def test_the_clock_skips_a_quiet_game_until_a_bot_takes_a_seat() -> None:
     assert entry.quiet != (entry.version, entry.table)
     # Ann moves until it is the bot's turn (each move a new version: ticked again).
     for _ in range(200):
+        assert entry.state is not None and entry.state.game is not None
         if entry.state.game.to_move == 1:
             break
         legal = [a.to_json() for a in domain.legal_actions(entry.state, 0)]
@@ -229,6 +240,7 @@ def test_the_clock_skips_a_quiet_game_until_a_bot_takes_a_seat() -> None:
         # Ending the turn when she can (a discard), else any move: the bot's turn comes.
         action = next((a for a in legal if a["do"] == "discard"), legal[0])
         service.play.execute(match_id, ann, f"a{entry.version}", action)
+    assert entry.state is not None and entry.state.game is not None
     assert entry.state.game.to_move == 1
     before = entry.version
     clock.ms = now_ms() + 60_000  # past the bot's pace (event times are the wall clock's)

@@ -10,6 +10,7 @@ from server.adapters.matches import Applied
 from server.adapters.publisher import CatchUp
 from server.service import GameService
 from server.wire.payloads import TableJson
+from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
 
 
@@ -63,7 +64,7 @@ def test_every_part_tells_the_publisher_it_was_built_with() -> None:
     state = entry.state
     assert state is not None and state.game is not None
     seat = state.game.to_move
-    token = opened["seat_token"] if seat == opened["seat"] else joined["seat_token"]
+    token = token_of(opened) if seat == opened["seat"] else token_of(joined)
     action = domain.legal_actions(state, seat)[0]
     before = len(publisher.applied_items)
     done = service.play.execute(match_id, token, "wiring-0001", action.to_json())

@@ -25,7 +25,12 @@ def _service() -> tuple[GameService, Clock]:
 
 
 def _create(service: GameService, players: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
-    body = {"name": "Club night", "format": "swiss", "rounds": 2, "preset": "classic"}
+    body: dict[str, Any] = {
+        "name": "Club night",
+        "format": "swiss",
+        "rounds": 2,
+        "preset": "classic",
+    }
     body.update(match="wins:1", players=players, **kw)
     return service.tournaments.create(**body)
 
