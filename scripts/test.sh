@@ -58,6 +58,7 @@ run_gate "ruff check" ruff check .
 run_gate "ruff format" ruff format --check .
 run_gate "mypy strict (domain, eventstore)" mypy --strict domain eventstore
 run_gate "mypy (server, records, bench)" mypy server records bench
+run_gate "mypy strict (tests)" mypy --strict tests
 run_gate "import rules" lint-imports
 run_gate "pytest" run_pytest "$@"
 
