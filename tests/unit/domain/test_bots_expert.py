@@ -62,6 +62,7 @@ def test_expert_shuffle_cap_starts_afresh_each_turn() -> None:
 
     _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
     _, state = domain.play(state, domain.StartGame(derive_seed("expert-cap"), None, 2))
+    assert state.game is not None
     seen = domain.view(state, state.game.to_move)
     bot = make_bot("expert", seed=1)
     assert isinstance(bot, ExpertBot)
