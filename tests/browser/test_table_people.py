@@ -27,10 +27,10 @@ GAME_WAIT_MS = 240_000  # upper bound for a whole game at a person's pace; never
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": PHONE}
 
 # A test player living in the page: it reads the log as a person would, presses "Crapette!"
-# 700 ms after each of the bot's actions appears there (the call window of RULES §7 stays open
-# until the bot's next action, which a table at normal pace leaves for 1 s), and otherwise plays
-# its own turns through the page's controls. After every new log line it scans the page's
-# visible text for a pile code.
+# 700 ms after each of the bot's actions appears there (the call window of docs/spec/rules.md
+# §7 stays open until the bot's next action, which a table at normal pace leaves for 1 s), and
+# otherwise plays its own turns through the page's controls. After every new log line it scans
+# the page's visible text for a pile code.
 PLAYER = """
 const startPlayer = () => {
   const page = window.crapette;

@@ -942,7 +942,7 @@ function matchTarget(match) {
   return ` · ${m[2] === "1" ? t("option.match.value.wins:1") : t("option.match.wins", { n: m[2] })}`;
 }
 
-/** 2 per reserve card, 1 per hand, turned and waste card (RULES §8), from a revealed view. */
+/** 2 per reserve card, 1 per hand, turned and waste card (docs/spec/rules.md §8), from a revealed view. */
 function penaltyOf(view, seat) {
   const n = (p) => (view.piles?.[`${p}${seat}`] ?? []).length;
   return { reserve: n("R"), loose: n("H") + n("X") + n("W") };
