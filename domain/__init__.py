@@ -24,6 +24,7 @@ from domain.cards import Card
 from domain.commands import Act, Command, JoinQueue, LeaveQueue, StartGame, StartMatch
 from domain.engine import (
     STALEMATE_TURNS,
+    Decided,
     check,
     compulsory_moves,
     decide,
@@ -152,6 +153,7 @@ __all__ = [
     "legal_actions",
     "parse_action",
     "play",
+    "Decided",
     "position_from_text",
     "position_to_text",
     "public_view",

@@ -51,7 +51,7 @@ from domain.events import (
     WasteTurnedOver,
 )
 from domain.levels import Level, Step
-from domain.matchfold import evolve, fold, next_state, remember_chain
+from domain.matchfold import evolve, fold
 from domain.moves import explain
 from domain.piles import (
     ALL_PILES,
@@ -77,6 +77,38 @@ STALEMATE_TURNS = 400  # named in StalemateReason ("400 turns without a foundati
 # ---------------------------------------------------------------------------------------- decide
 
 
+class Decided(list[Event]):
+    """The events of one command (a list, as `decide` always returned), with the states they
+    fold into: `decide` computes each one to judge the next, and a caller that folds the events
+    onto the state it decided on (the server, after appending them) takes them from here
+    (`states_from`) instead of computing them twice. Nothing is kept anywhere else: the states
+    travel with the events and go when the caller drops them."""
+
+    __slots__ = ("chain",)
+
+    # (state before, event, state after) per event, in order.
+    chain: list[tuple[MatchState | None, Event, MatchState]]
+
+    @classmethod
+    def one(cls, before: MatchState | None, event: Event) -> tuple[Decided, MatchState]:
+        """A command's only event, and the state after it."""
+        decided = cls((event,))
+        after = evolve(before, event)
+        decided.chain = [(before, event, after)]
+        return decided, after
+
+    def states_from(self, state: MatchState | None) -> list[MatchState] | None:
+        """The state after each event, if these events were decided on exactly `state` and the
+        list still holds exactly them (None otherwise: fold them)."""
+        chain = self.chain
+        if len(chain) != len(self) or not chain or chain[0][0] is not state:
+            return None
+        for (_, event, _), held in zip(chain, self, strict=True):
+            if event is not held:
+                return None
+        return [after for _, _, after in chain]
+
+
 class _Scratch:
     """The events of one command so far, with the state they lead to."""
 
@@ -84,18 +116,14 @@ class _Scratch:
 
     def __init__(self, state: MatchState) -> None:
         self.state = state
-        self.events: list[Event] = []
-        self.chain: list[tuple[MatchState, Event, MatchState]] = []
+        self.events = Decided()
+        self.chain = self.events.chain = []
 
     def emit(self, event: Event) -> None:
         before = self.state
-        self.state = next_state(before, event)
+        self.state = after = evolve(before, event)
         self.events.append(event)
-        self.chain.append((before, event, self.state))
-
-    def remember(self) -> None:
-        """Offer the states reached to `evolve` (see `domain.matchfold.remember_chain`)."""
-        remember_chain(self.chain)
+        self.chain.append((before, event, after))
 
     @property
     def game(self) -> GameState:
@@ -104,12 +132,13 @@ class _Scratch:
         return game
 
 
-def decide(state: MatchState | None, command: Command) -> list[Event]:
-    """Every event the command causes, or `RulesError` if the rules refuse it."""
+def decide(state: MatchState | None, command: Command) -> Decided:
+    """Every event the command causes (with the states they lead to: `Decided`), or `RulesError`
+    if the rules refuse it."""
     return play(state, command)[0]
 
 
-def play(state: MatchState | None, command: Command) -> tuple[list[Event], MatchState]:
+def play(state: MatchState | None, command: Command) -> tuple[Decided, MatchState]:
     """`decide` plus the state its events fold into."""
     if isinstance(command, StartMatch):
         if state is not None:
@@ -117,30 +146,26 @@ def play(state: MatchState | None, command: Command) -> tuple[list[Event], Match
         if command.ruleset.rotation != "off" and command.players[0] == command.players[1]:
             raise RulesError("name taken", "at a rotation table every player has his own name")
         event = MatchStarted(command.match_id, command.ruleset, command.players, command.at_ms)
-        return [event], evolve(None, event)
+        return Decided.one(None, event)
     if state is None:
         raise RulesError("no match", "start the match first")
     if state.finished:
         raise RulesError("match over", "this match is over")
     if isinstance(command, (JoinQueue, LeaveQueue)):
-        queued = _queue_event(state, command)
-        return [queued], evolve(state, queued)
+        return Decided.one(state, _queue_event(state, command))
     scratch = _Scratch(state)
     if isinstance(command, StartGame):
         scratch.emit(_start_game(state, command))
-        scratch.remember()
         return scratch.events, scratch.state
     game = state.game
     if game is None:
         raise RulesError("no game", "no game has been dealt yet")
     if isinstance(command.action, Abandon):
         _abandon(scratch, command.action, command.at_ms)
-        scratch.remember()
         return scratch.events, scratch.state
     if game.over:
         raise RulesError("game over", "this game is over")
     _act(scratch, command)
-    scratch.remember()
     return scratch.events, scratch.state
 
 

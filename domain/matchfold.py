@@ -22,40 +22,12 @@ from domain.events import (
 from domain.gamefold import evolve_game, new_game
 from domain.state import MatchState, Session
 
-# The states `decide` reached while judging its last command, as (state, event, next state): folding
-# exactly that event onto exactly that state again gives the same state, so `evolve` reuses it
-# instead of computing it twice (the server decides, stores the events, then folds them). Only the
-# last command's chain (a few events) is kept, and a list scanned by identity is cheaper to build
-# than a dictionary.
-_last_chain: list[tuple[MatchState, Event, MatchState]] = []
-
-
-def remember_chain(chain: list[tuple[MatchState, Event, MatchState]]) -> None:
-    """Offer `evolve` the states `decide` reached for its last command."""
-    global _last_chain
-    _last_chain = chain
-
 
 def evolve(state: MatchState | None, event: Event) -> MatchState:
-    """The state after `event`. Pure; never raises for events that `decide` produced."""
-    for before, known, after in _last_chain:
-        if known is event and before is state:
-            return after
-    return next_state(state, event)
-
-
-def fold(events: Iterable[Event], state: MatchState | None = None) -> MatchState:
-    """Fold events, in order, into `state` (None: from nothing)."""
-    for event in events:
-        state = evolve(state, event)
-    if state is None:
-        raise RulesError("no match", "no events to fold")
-    return state
-
-
-def next_state(state: MatchState | None, event: Event) -> MatchState:
-    """`evolve` computed: the match-level function of the event's kind, or for a game event the
-    game's (`domain.gamefold`) inside the current game."""
+    """The state after `event`: the match-level function of the event's kind, or for a game event
+    the game's (`domain.gamefold`) inside the current game. Pure; never raises for events that
+    `decide` produced. It keeps nothing between calls: a caller that has the states `decide`
+    reached takes them from its answer (`domain.engine.Decided`) instead of folding again."""
     if state is None:
         if type(event) is MatchStarted:
             return _match_started(state, event)
@@ -68,6 +40,15 @@ def next_state(state: MatchState | None, event: Event) -> MatchState:
         raise RulesError("no game", f"{type(event).__name__} before GameStarted")
     index = state.version
     return state.with_game(evolve_game(game, event, index), index + 1)
+
+
+def fold(events: Iterable[Event], state: MatchState | None = None) -> MatchState:
+    """Fold events, in order, into `state` (None: from nothing)."""
+    for event in events:
+        state = evolve(state, event)
+    if state is None:
+        raise RulesError("no match", "no events to fold")
+    return state
 
 
 def _match_started(state: MatchState | None, event: MatchStarted) -> MatchState:

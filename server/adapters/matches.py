@@ -226,10 +226,18 @@ class MatchRepository:
         if publish and applied:
             self.on_applied(entry.match_id, applied)
 
-    def _apply(self, entry: MatchEntry, event: Event, at_ms: int, metadata: JsonObject) -> Applied:
+    def _apply(
+        self,
+        entry: MatchEntry,
+        event: Event,
+        at_ms: int,
+        metadata: JsonObject,
+        after: MatchState | None = None,
+    ) -> Applied:
+        """Fold one stored event into the entry (`after`: the state it leads to, when known)."""
         if type(event) is domain.SeatsRotated:
             self._seats_rotated(entry, event)
-        entry.state = domain.evolve(entry.state, event)
+        entry.state = after if after is not None else domain.evolve(entry.state, event)
         entry.version += 1
         entry.events.append((event, at_ms))
         if entry.version % SNAPSHOT_EVERY == 0:
@@ -280,7 +288,16 @@ class MatchRepository:
             )
         except (ConcurrencyError, DuplicateEventError):
             return False
-        applied = [self._apply(entry, event, at_ms, metadata) for event in events]
+        # The states `decide` reached, when it decided on this very state (domain.Decided):
+        # folding the events again would compute them twice.
+        states = events.states_from(entry.state) if isinstance(events, domain.Decided) else None
+        if states is None:
+            applied = [self._apply(entry, event, at_ms, metadata) for event in events]
+        else:
+            applied = [
+                self._apply(entry, event, at_ms, metadata, after)
+                for event, after in zip(events, states, strict=True)
+            ]
         self.on_applied(entry.match_id, applied)
         return True
 
