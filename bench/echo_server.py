@@ -40,7 +40,7 @@ def create_echo_app(
         # The game server's options (server/app.py): its codec, handlers run as their messages
         # are read.
         socketio = SocketIO(
-            app, async_mode=async_mode, serializer=patches.json_packet(), async_handlers=False
+            app, async_mode=async_mode, serializer=patches.serializer(), async_handlers=False
         )
     versions: dict[str, int] = {}
 

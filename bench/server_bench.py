@@ -30,16 +30,20 @@ import click
 
 from bench.procs import free_port, stop_process
 from server.entrypoints.protocol import CURRENT as PROTOCOL
+from server.runtime.patches import OPTIONAL as OPTIONAL_PATCHES
+from server.runtime.patches import WITHOUT_ENV
 
 _NEVER = {"resign", "offer-draw", "accept-draw", "call"}
 START_TIMEOUT_S = 30.0
 
 
-def _start(command: list[str], ping_url: str, log_path: Path) -> subprocess.Popen[bytes]:
+def _start(
+    command: list[str], ping_url: str, log_path: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     import requests
 
     with open(log_path, "ab") as log:  # the child keeps its own copy of the handle
-        proc = subprocess.Popen(command, stdout=log, stderr=log)
+        proc = subprocess.Popen(command, stdout=log, stderr=log, env=env)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -705,6 +709,15 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     "changes of server/runtime/patches.py that the server and the echo share, and reports the "
     "server's CPU per move against it too.",
 )
+@click.option(
+    "--without",
+    "without",
+    multiple=True,
+    type=click.Choice(OPTIONAL_PATCHES),
+    help="Each round also plays the games against a second `crapette serve` with this one patch "
+    "of server/runtime/patches.py left out, and reports the server's CPU per move with and "
+    "without it (repeatable: a server per patch).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def server(
     games: int,
@@ -729,6 +742,7 @@ def server(
     profile_path: str | None,
     floor_moves: int,
     stock_echo: bool,
+    without: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Bot-vs-bot games over Socket.IO against the server and a bare echo server, and the
@@ -757,12 +771,16 @@ def server(
         echo_url = f"http://127.0.0.1:{echo_port}"
         # With --profile the same `crapette serve`, under the CPU-time sampler.
         runner = ["server"] if profile_path is None else ["bench.cpuprofile", profile_path]
-        serve = [
-            sys.executable, "-m", *runner, "serve", "--host", "127.0.0.1",
-            "--port", str(server_port), "--store", store_url, "--async-mode", async_mode, "--quiet",
-            *(arg for limit in server_limits for arg in ("--rate-limit", limit)),
-            "--read-workers", str(read_workers),
-        ]  # fmt: skip
+
+        def serve_command(port: int, store: str) -> list[str]:
+            return [
+                sys.executable, "-m", *runner, "serve", "--host", "127.0.0.1",
+                "--port", str(port), "--store", store, "--async-mode", async_mode, "--quiet",
+                *(arg for limit in server_limits for arg in ("--rate-limit", limit)),
+                "--read-workers", str(read_workers),
+            ]  # fmt: skip
+
+        serve = serve_command(server_port, store_url)
         view_path = tmp_path / "view.json"
         view_path.write_text(json.dumps(_sample_view()))
 
@@ -792,6 +810,18 @@ def server(
                 stock_url = f"http://127.0.0.1:{stock_port}"
                 stock = echo_command(stock_port, "stock")
                 procs.append(_start(stock, stock_url + "/ping", tmp_path / "stock-echo.log"))
+            # One more server per patch left out, each on a store of its own.
+            lacking: dict[str, tuple[str, subprocess.Popen[bytes]]] = {}
+            for name in without:
+                port = free_port()
+                command = serve_command(
+                    port, f"sqlite:///{tmp_path / f'without-{name}.sqlite3'}?synchronous=NORMAL"
+                )
+                url = f"http://127.0.0.1:{port}"
+                env = {**os.environ, WITHOUT_ENV: name}
+                proc = _start(command, url + "/api/server-info", tmp_path / f"{name}.log", env)
+                procs.append(proc)
+                lacking[name] = (url, proc)
             # Server and echo phases alternate, so a change in the machine's load hits both.
             for _ in range(rounds):
                 game_stats = asyncio.run(
@@ -819,9 +849,20 @@ def server(
                         "cpu_ratio_to_echo": cpu_ratio,
                     }
                 )
+                for name, (url, proc) in lacking.items():
+                    stats = asyncio.run(
+                        _run_server_games(url, games, warmup, seconds, think_s, [proc.pid])
+                    )
+                    cpu_without = _summary(stats, seconds)["cpu_ms_per_move"]
+                    # The share of the server's CPU per move (without it) the patch saves.
+                    share = 1 - cpu_server / cpu_without if cpu_server and cpu_without else None
+                    rounds_out[-1].setdefault("without", {})[name] = {
+                        "cpu_ms_per_move": cpu_without,
+                        "share": share,
+                    }
                 if stock_url is not None:
                     stock_stats = asyncio.run(
-                        _run_echo(stock_url, games, warmup, seconds, think_s, [procs[-1].pid])
+                        _run_echo(stock_url, games, warmup, seconds, think_s, [procs[2].pid])
                     )
                     stock_summary = _summary(stock_stats, seconds)
                     cpu_stock = stock_summary["cpu_ms_per_move"]
@@ -915,6 +956,16 @@ def server(
             f"{1 / r['cpu_ratio_to_echo']:.2f}" for r in rounds_out if r["cpu_ratio_to_echo"]
         )
         click.echo(f"CPU per move / echo's, each round: {cpus} ((c) is their median)")
+    for name in without:
+        each = [r["without"][name] for r in rounds_out]
+        click.echo(
+            f"without {name}: CPU per move "
+            + ", ".join(f"{r['server']['cpu_ms_per_move']:.3f}" for r in rounds_out)
+            + " ms with it, "
+            + ", ".join(f"{w['cpu_ms_per_move']:.3f}" for w in each)
+            + " ms without; share it saves, each round: "
+            + ", ".join("?" if w["share"] is None else f"{w['share']:.0%}" for w in each)
+        )
     over_stock = [r["cpu_per_move_over_stock_echo"] for r in rounds_out if "stock_echo" in r]
     if over_stock:
         stock_cpus = ", ".join(f"{r['stock_echo']['cpu_ms_per_move']:.3f}" for r in rounds_out)

@@ -68,7 +68,7 @@ def create_app(
         app,
         async_mode=config.async_mode,
         cors_allowed_origins=origins.for_socketio(),
-        serializer=patches.json_packet(),
+        serializer=patches.serializer(),
         # Each client's messages are handled in the greenthread that reads them, in order,
         # instead of one new greenthread each, which joined the back of the loop's queue before
         # it ran (docs/benchmarks.md, figure (b)). No handler waits for another message.

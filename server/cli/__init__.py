@@ -13,6 +13,8 @@ from server.runtime import (
     patches,  # `crapette serve` under eventlet must monkey-patch before anything else is imported.
 )
 
+if sys.argv[1:2] == ["serve"]:
+    patches.refuse_untested_versions()  # before a patch touches a library it was not tested on
 if patches.wants_eventlet(sys.argv[1:]):
     patches.eventlet_first()
 

@@ -77,10 +77,72 @@ from __future__ import annotations
 import contextlib
 import functools
 import json as _stdlib
+import os
 import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
+
+# -- a patch left out, by name, for the bench's with/without figure (docs/benchmarks.md) ----------
+
+#: The patches `crapette bench server --without NAME` can leave out of the server it measures.
+OPTIONAL = ("unmask", "nodelay", "json", "coalesce", "immediate")
+#: Comma-separated names of OPTIONAL left out of this process (for the bench only).
+WITHOUT_ENV = "CRAPETTE_BENCH_WITHOUT_PATCHES"
+
+
+def enabled(name: str) -> bool:
+    """False if `name` (one of OPTIONAL) is left out of this process by WITHOUT_ENV."""
+    off = {n.strip() for n in os.environ.get(WITHOUT_ENV, "").split(",") if n.strip()}
+    unknown = off - set(OPTIONAL)
+    if unknown:
+        raise SystemExit(f"{WITHOUT_ENV}: unknown patch {sorted(unknown)}; known: {OPTIONAL}")
+    return name not in off
+
+
+# -- the versions these patches were tested with ------------------------------------------------
+
+#: The distributions whose internals (3), (6) and (7) replace (and (5) subclasses), at the
+#: versions the patches and their tests were run against (pyproject.toml pins the same).
+TESTED: dict[str, str] = {
+    "python-engineio": "4.15.1",
+    "python-socketio": "5.18.1",
+    "flask-socketio": "5.7.0",
+    "eventlet": "0.41.3",
+}
+#: Set to 1 to start anyway on versions not in TESTED (at your own risk: a patch may break).
+UNTESTED_ENV = "CRAPETTE_ALLOW_UNTESTED_VERSIONS"
+
+
+def untested_versions() -> list[str]:
+    """One line per distribution of TESTED installed at another version (or not installed)."""
+    from importlib import metadata
+
+    problems = []
+    for name, tested in TESTED.items():
+        try:
+            installed = f"{name} {metadata.version(name)} is installed"
+        except metadata.PackageNotFoundError:
+            installed = f"{name} is not installed"
+        if installed != f"{name} {tested} is installed":
+            problems.append(f"{installed}; the patches were tested with {tested}")
+    return problems
+
+
+def refuse_untested_versions() -> None:
+    """Exit with a message naming each distribution at an untested version, unless
+    UNTESTED_ENV=1. Called by `crapette serve` before any patch is applied."""
+    problems = untested_versions()
+    if not problems or os.environ.get(UNTESTED_ENV) == "1":
+        return
+    raise SystemExit(
+        "crapette serve: server/runtime/patches.py changes the internals of these libraries and "
+        "was not tested with the installed versions:\n  "
+        + "\n  ".join(problems)
+        + f"\nInstall the tested versions (pyproject.toml), or set {UNTESTED_ENV}=1 to start "
+        "anyway."
+    )
+
 
 # -- 1. eventlet, before anything else -----------------------------------------------------------
 
@@ -158,13 +220,18 @@ def run_options(async_mode: str) -> dict[str, Any]:
     if async_mode == "eventlet":
         import eventlet.wsgi
 
-        fast_websocket_unmask()
-        coalesced_websocket_writes()
-        immediate_websocket_writes()
+        if enabled("unmask"):
+            fast_websocket_unmask()
+        if enabled("coalesce"):
+            coalesced_websocket_writes()
+        if enabled("immediate"):
+            immediate_websocket_writes()
+        nodelay = enabled("nodelay")
 
         class NoDelayProtocol(eventlet.wsgi.HttpProtocol):  # type: ignore[misc]
             def setup(self) -> None:
-                _no_delay(self.request)
+                if nodelay:
+                    _no_delay(self.request)
                 super().setup()
 
         return {"protocol": NoDelayProtocol}
@@ -216,6 +283,12 @@ class _Codec:
 
     dumps = staticmethod(dumps)
     loads = staticmethod(loads)
+
+
+def serializer() -> Any:
+    """What `SocketIO(serializer=...)` gets: `json_packet()`, or python-socketio's own
+    (`"default"`) where the bench leaves (5) out."""
+    return json_packet() if enabled("json") else "default"
 
 
 @functools.cache
@@ -314,18 +387,11 @@ def coalesced_websocket_writes() -> None:
     which `send` writes with one `sendall`. Only on an upgraded socket whose WebSocket is
     eventlet's RFC 6455 one (long-polling and the threading mode are untouched)."""
     from engineio.socket import Socket
-    from eventlet.websocket import RFC6455WebSocket
 
+    _track_websocket()
     if getattr(Socket.poll, "coalesces", False):
         return
-    handler, poll, send = Socket._websocket_handler, Socket.poll, RFC6455WebSocket.send
-
-    def websocket_handler(self: Any, ws: Any) -> Any:
-        self.coalescing_ws = ws if isinstance(ws, RFC6455WebSocket) else None
-        try:
-            return handler(self, ws)
-        finally:
-            self.coalescing_ws = None
+    poll = Socket.poll
 
     def coalescing_poll(self: Any) -> list[Any]:
         packets: list[Any] = poll(self)
@@ -340,15 +406,35 @@ def coalesced_websocket_writes() -> None:
         )
         return [_PackedBatch(Frames(frames))]
 
+    coalescing_poll.coalesces = True  # type: ignore[attr-defined]
+    Socket.poll = coalescing_poll
+
+
+def _track_websocket() -> None:
+    """What (6) and (7) both need: an upgraded socket knows its eventlet RFC 6455 WebSocket
+    (`coalescing_ws`), and that WebSocket's `send` writes `Frames` as they are."""
+    from engineio.socket import Socket
+    from eventlet.websocket import RFC6455WebSocket
+
+    if getattr(Socket._websocket_handler, "tracks", False):
+        return
+    handler, send = Socket._websocket_handler, RFC6455WebSocket.send
+
+    def websocket_handler(self: Any, ws: Any) -> Any:
+        self.coalescing_ws = ws if isinstance(ws, RFC6455WebSocket) else None
+        try:
+            return handler(self, ws)
+        finally:
+            self.coalescing_ws = None
+
     def frames_send(self: Any, message: Any, **kw: Any) -> None:
         if type(message) is Frames:
             self._send(message)
         else:
             send(self, message, **kw)
 
-    coalescing_poll.coalesces = True  # type: ignore[attr-defined]
+    websocket_handler.tracks = True  # type: ignore[attr-defined]
     Socket._websocket_handler = websocket_handler
-    Socket.poll = coalescing_poll
     RFC6455WebSocket.send = frames_send
 
 
@@ -368,6 +454,7 @@ def immediate_websocket_writes() -> None:
     from engineio import packet
     from engineio.socket import Socket
 
+    _track_websocket()
     if getattr(Socket.send, "immediate", False):
         return
     queued_send = Socket.send
