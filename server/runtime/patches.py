@@ -33,11 +33,10 @@ its figure.
    may send (numbers beyond 64 bits, NaN): the handlers' schemas refuse what they must. What it
    cannot decode at all (not JSON, a number of over 4,300 digits) python-socketio drops before
    any handler: logged, with no answer to the client (docs/protocol.md).
-6. `coalesced_websocket_writes()`: engine.io's WebSocket writer sends what it found queued in
-   one `sendall` instead of one per packet. A command's `updates` message and its ack are queued
-   together (the handler does not yield in between) and went out in a system call each; the
-   frames are the same bytes in the same order, so a client sees no difference. Installed by
-   `run_options("eventlet")`, for the server and the bench's echo server alike.
+6. (removed, issue 27) `coalesced_websocket_writes()` packed the packets the WebSocket writer found
+   queued into one `sendall`. Since (7) writes most packets at once, little is ever queued: the
+   server's CPU per move without it was the same within noise (docs/benchmarks.md § What each
+   transport patch buys), below the 10 % a patch must buy to stay.
 7. `immediate_websocket_writes()`: engine.io's `Socket.send` writes a packet to the WebSocket
    at once, in the greenthread that sends it, when nothing is queued before it and no write is
    under way; otherwise it queues it for the writer, as before. A queued packet waited until
@@ -86,7 +85,7 @@ from typing import Any
 # -- a patch left out, by name, for the bench's with/without figure (docs/benchmarks.md) ----------
 
 #: The patches `crapette bench server --without NAME` can leave out of the server it measures.
-OPTIONAL = ("unmask", "nodelay", "json", "coalesce", "immediate")
+OPTIONAL = ("unmask", "nodelay", "json", "immediate")
 #: Comma-separated names of OPTIONAL left out of this process (for the bench only).
 WITHOUT_ENV = "CRAPETTE_BENCH_WITHOUT_PATCHES"
 
@@ -102,7 +101,7 @@ def enabled(name: str) -> bool:
 
 # -- the versions these patches were tested with ------------------------------------------------
 
-#: The distributions whose internals (3), (6) and (7) replace (and (5) subclasses), at the
+#: The distributions whose internals (3) and (7) replace (and (4), (5) subclass), at the
 #: versions the patches and their tests were run against (pyproject.toml pins the same).
 TESTED: dict[str, str] = {
     "python-engineio": "4.15.1",
@@ -215,15 +214,13 @@ def _no_delay(connection: Any) -> None:
 
 def run_options(async_mode: str) -> dict[str, Any]:
     """Extra keyword arguments for `socketio.run` in this async mode (and, under eventlet, the
-    faster unmasking (3) and the coalesced writes (6), which both the server and the bench's
+    faster unmasking (3) and the immediate writes (7), which both the server and the bench's
     echo server get this way)."""
     if async_mode == "eventlet":
         import eventlet.wsgi
 
         if enabled("unmask"):
             fast_websocket_unmask()
-        if enabled("coalesce"):
-            coalesced_websocket_writes()
         if enabled("immediate"):
             immediate_websocket_writes()
         nodelay = enabled("nodelay")
@@ -363,7 +360,7 @@ def quiet_undecodable_packets(
     server.eio.on("message", message)
 
 
-# -- 6. one write per batch of queued packets ----------------------------------------------------
+# -- 7. (its frames, and the WebSocket it writes to) ---------------------------------------------
 
 
 class Frames(bytes):
@@ -371,8 +368,8 @@ class Frames(bytes):
 
 
 class _PackedBatch:
-    """What the writer gets from `poll` in place of a batch of packets: its `encode()` (the
-    writer's only call) is the batch's frames."""
+    """What (7) queues for the writer when the connection did not take a whole frame at once:
+    its `encode()` (the writer's only call) is the rest of that frame."""
 
     def __init__(self, frames: Frames) -> None:
         self.frames = frames
@@ -381,37 +378,8 @@ class _PackedBatch:
         return self.frames
 
 
-def coalesced_websocket_writes() -> None:
-    """engineio's writer (in `Socket._websocket_handler`) does `for pkt in self.poll():
-    ws.send(pkt.encode())`: `poll` now packs a batch of two or more packets into one `Frames`,
-    which `send` writes with one `sendall`. Only on an upgraded socket whose WebSocket is
-    eventlet's RFC 6455 one (long-polling and the threading mode are untouched)."""
-    from engineio.socket import Socket
-
-    _track_websocket()
-    if getattr(Socket.poll, "coalesces", False):
-        return
-    poll = Socket.poll
-
-    def coalescing_poll(self: Any) -> list[Any]:
-        packets: list[Any] = poll(self)
-        ws = getattr(self, "coalescing_ws", None)
-        if ws is None or not self.upgraded or len(packets) < 2:
-            return packets
-        # What `send` does with each packet (a text or binary frame, compressed if the client
-        # asked for it), in order: a compressor's shared context sees the same sequence.
-        frames = b"".join(
-            p.frames if type(p) is _PackedBatch else ws._pack_message(p.encode(), masked=ws.client)
-            for p in packets
-        )
-        return [_PackedBatch(Frames(frames))]
-
-    coalescing_poll.coalesces = True  # type: ignore[attr-defined]
-    Socket.poll = coalescing_poll
-
-
 def _track_websocket() -> None:
-    """What (6) and (7) both need: an upgraded socket knows its eventlet RFC 6455 WebSocket
+    """What (7) needs: an upgraded socket knows its eventlet RFC 6455 WebSocket
     (`coalescing_ws`), and that WebSocket's `send` writes `Frames` as they are."""
     from engineio.socket import Socket
     from eventlet.websocket import RFC6455WebSocket
@@ -443,10 +411,10 @@ def _track_websocket() -> None:
 
 def immediate_websocket_writes() -> None:
     """`Socket.send` writes a Socket.IO message itself when the socket is an upgraded eventlet
-    WebSocket (`coalescing_ws`, set by (6)), its queue is empty and no frame is being written:
-    every packet sent before it has then left, so the order holds. Engine.io's own packets
-    (ping, close, noop) are always queued: they keep the writer's `poll` awake, whose timeout
-    would otherwise close an idle connection. The write never waits: what the
+    WebSocket (`coalescing_ws`, set by `_track_websocket`), its queue is empty and no frame is
+    being written: every packet sent before it has then left, so the order holds. Engine.io's
+    own packets (ping, close, noop) are always queued: they keep the writer's `poll` awake,
+    whose timeout would otherwise close an idle connection. The write never waits: what the
     connection does not take at once (a client that reads slowly, or not at all) is queued for
     the writer as frame bytes, and the sender goes on; so a command publishing to such a client
     under its match's lock is not held by it. Else, or if the write fails (the writer then meets

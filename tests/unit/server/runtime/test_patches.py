@@ -129,41 +129,12 @@ def _connection() -> Iterator[tuple[_Wire, Any, Any]]:
         yield wire, websocket(wire, {}, 13), websocket(client_end, {}, 13, client=True)
 
 
-def test_queued_packets_go_out_in_one_write_that_a_client_reads_as_they_were() -> None:
-    from engineio import packet
-
-    patches.coalesced_websocket_writes()
-    with _connection() as (wire, ws, client):
-        sent = [
-            packet.Packet(packet.MESSAGE, data='2["update",{"version":7,"view":null}]'),
-            packet.Packet(packet.MESSAGE, data='3["é", {"ok":true}]' + "x" * 70_000),
-            packet.Packet(packet.MESSAGE, data=b"\x00\x01binary"),
-        ]
-        eio = _queued_socket(sent, ws)
-        for pkt in eio.poll():  # what engineio's writer does with what it polled
-            ws.send(pkt.encode())
-        assert len(wire.writes) == 1
-        assert [client.wait() for _ in sent] == [pkt.encode() for pkt in sent]
-
-
-def test_a_lone_packet_and_a_socket_not_upgraded_are_left_as_they_are() -> None:
-    from engineio import packet
-
-    patches.coalesced_websocket_writes()
-    one = [packet.Packet(packet.MESSAGE, data="2[1]")]
-    assert _queued_socket(one, object()).poll() == one
-    two = [packet.Packet(packet.MESSAGE, data="2[1]"), packet.Packet(packet.NOOP)]
-    assert _queued_socket(two, object(), upgraded=False).poll() == two
-    assert _queued_socket(two, None).poll() == two
-
-
 def test_a_packet_with_nothing_queued_before_it_is_written_at_once_and_in_order() -> None:
     """(7): `send` writes at once when the queue is empty and no write is under way; a packet
     sent while another waits in the queue, or while a frame is being written, is queued
     behind it, so the client reads every packet in the order it was sent."""
     from engineio import packet
 
-    patches.coalesced_websocket_writes()
     patches.immediate_websocket_writes()
     with _connection() as (wire, ws, client):
         eio = _queued_socket([], ws)
@@ -196,7 +167,6 @@ def test_engineio_packets_are_queued_so_the_writer_hears_the_heartbeat() -> None
     + ping_timeout (tests/integration/test_connections.py holds a real one for longer)."""
     from engineio import packet
 
-    patches.coalesced_websocket_writes()
     patches.immediate_websocket_writes()
     with _connection() as (wire, ws, client):
         eio = _queued_socket([], ws)
@@ -250,7 +220,6 @@ def test_a_client_that_does_not_read_never_holds_the_sender() -> None:
 
     from engineio import packet
 
-    patches.coalesced_websocket_writes()
     patches.immediate_websocket_writes()
     with _connection() as (wire, ws, client):
         wire.peer.setblocking(False)  # as eventlet keeps every socket
