@@ -51,7 +51,11 @@ class Applied:
     version: int
     event: Event
     state: MatchState
-    at_ms: int
+
+    @property
+    def at_ms(self) -> int:
+        """The event's time: the one clock (docs/architecture.md § Time)."""
+        return self.event.at_ms
 
 
 @dataclass
@@ -60,7 +64,7 @@ class MatchEntry:
     table: Table
     state: MatchState | None = None  # None before the match starts
     version: int = 0
-    events: list[tuple[Event, int]] = field(default_factory=list)  # (event, recorded_at_ms)
+    events: list[Event] = field(default_factory=list)  # each carries its time (at_ms)
     # version -> the state after it, every SNAPSHOT_EVERY events
     snapshots: dict[int, MatchState] = field(default_factory=dict)
     commands: dict[str, int] = field(default_factory=dict)  # command id -> version after it
@@ -222,7 +226,7 @@ class MatchRepository:
         applied: list[Applied] = []
         for record in self.store.read(stream, entry.version + 1):
             event = domain.event_from_payload(record.type, record.data)
-            applied.append(self._apply(entry, event, record.recorded_at_ms, record.metadata))
+            applied.append(self._apply(entry, event, record.metadata))
         if publish and applied:
             self.on_applied(entry.match_id, applied)
 
@@ -230,7 +234,6 @@ class MatchRepository:
         self,
         entry: MatchEntry,
         event: Event,
-        at_ms: int,
         metadata: JsonObject,
         after: MatchState | None = None,
     ) -> Applied:
@@ -239,14 +242,14 @@ class MatchRepository:
             self._seats_rotated(entry, event)
         entry.state = after if after is not None else domain.evolve(entry.state, event)
         entry.version += 1
-        entry.events.append((event, at_ms))
+        entry.events.append(event)
         if entry.version % SNAPSHOT_EVERY == 0:
             entry.snapshots[entry.version] = entry.state
-        entry.last_event_ms = at_ms
+        entry.last_event_ms = event.at_ms
         command_id = metadata.get("command_id")
         if isinstance(command_id, str):
             entry.commands[command_id] = entry.version
-        return Applied(entry.version, event, entry.state, at_ms)
+        return Applied(entry.version, event, entry.state)
 
     def _seats_rotated(self, entry: MatchEntry, event: domain.SeatsRotated) -> None:
         """A rotation table's new pair (docs/spec/rules.md §10): the table learns who sits where
@@ -266,7 +269,6 @@ class MatchRepository:
     def append_match(self, entry: MatchEntry, events: list[Event], command_id: str) -> bool:
         """Append a decided batch at the entry's version; False if another writer got there
         first (the caller re-reads and re-decides)."""
-        at_ms = now_ms()
         metadata = {"command_id": command_id}
         batch = []
         for index, event in enumerate(events):
@@ -292,10 +294,10 @@ class MatchRepository:
         # folding the events again would compute them twice.
         states = events.states_from(entry.state) if isinstance(events, domain.Decided) else None
         if states is None:
-            applied = [self._apply(entry, event, at_ms, metadata) for event in events]
+            applied = [self._apply(entry, event, metadata) for event in events]
         else:
             applied = [
-                self._apply(entry, event, at_ms, metadata, after)
+                self._apply(entry, event, metadata, after)
                 for event, after in zip(events, states, strict=True)
             ]
         self.on_applied(entry.match_id, applied)
@@ -326,7 +328,7 @@ class MatchRepository:
         ever appended, and `version` is one the caller has seen."""
         base = version - version % SNAPSHOT_EVERY
         state = entry.snapshots[base] if base else None
-        for event, _at_ms in entry.events[base:version]:
+        for event in entry.events[base:version]:
             state = domain.evolve(state, event)
         return state
 
@@ -335,6 +337,6 @@ class MatchRepository:
         """Each event after version `after` up to `upto`, with the state after it, folded from
         the nearest snapshot: a reconnect's backlog costs its length plus at most K folds."""
         state = cls.state_at(entry, after)
-        for version, (event, at_ms) in enumerate(entry.events[after:upto], start=after + 1):
+        for version, event in enumerate(entry.events[after:upto], start=after + 1):
             state = domain.evolve(state, event)
-            yield Applied(version, event, state, at_ms)
+            yield Applied(version, event, state)

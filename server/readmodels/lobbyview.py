@@ -97,14 +97,14 @@ class LobbyProjection:
                     pause()
                 records = self.store.read_all(self.position + 1, limit=READ_BATCH)
                 for record in records:
-                    self._fold(record.stream, record.type, record.data, record.recorded_at_ms)
+                    self._fold(record.stream, record.type, record.data)
                 count += len(records)
                 if records:
                     self.position = records[-1].position
                 if len(records) < READ_BATCH:
                     return count
 
-    def _fold(self, stream: str, kind: str, data: dict[str, Any], at_ms: int) -> None:
+    def _fold(self, stream: str, kind: str, data: dict[str, Any]) -> None:
         prefix, _, match_id = stream.partition("-")
         if prefix == "table":
             row = self.rows.get(match_id)
@@ -119,7 +119,7 @@ class LobbyProjection:
         if row is None:  # a match stream without its table: not a table of the lobby
             return
         row.version += 1
-        row.last_event_ms = at_ms
+        row.last_event_ms = int(data["at_ms"])  # the event's own time
         if kind == "MatchStarted":
             row.started = True
             if data["ruleset"].get("rotation", "off") != "off":

@@ -26,7 +26,7 @@ def _table() -> tuple[GameService, str, dict[int, str]]:
 
 
 def _events(service: GameService, match_id: str) -> list[domain.Event]:
-    return [event for event, _at in service.repo.find(match_id).events]
+    return list(service.repo.find(match_id).events)
 
 
 def _play(service: GameService, match_id: str, tokens: dict[int, str], n: int) -> None:

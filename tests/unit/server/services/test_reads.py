@@ -25,8 +25,8 @@ def _entry(events: int = 700) -> MatchEntry:
     opened = {"match_id": "m-reads", "ruleset": {}, "preset": "classic", "at_ms": 0}
     entry = MatchEntry(match_id="m-reads", table=evolve_table(None, TABLE_OPENED, opened))
     repo = MatchRepository(open_store("memory://"), lambda _m, _a: None)
-    for at_ms, event in enumerate(played.events[:events]):
-        repo._apply(entry, event, at_ms, {})
+    for event in played.events[:events]:
+        repo._apply(entry, event, {})
     return entry
 
 
@@ -38,7 +38,7 @@ def entry() -> MatchEntry:
 def test_snapshots_every_k_events_and_the_state_at_any_version(entry: MatchEntry) -> None:
     assert sorted(entry.snapshots) == list(range(SNAPSHOT_EVERY, entry.version + 1, SNAPSHOT_EVERY))
     state = None
-    for version, (event, _at) in enumerate(entry.events, start=1):
+    for version, event in enumerate(entry.events, start=1):
         state = domain.evolve(state, event)
         if version % 7 == 0 or version % SNAPSHOT_EVERY in (0, 1, SNAPSHOT_EVERY - 1):
             assert view_json(MatchRepository.state_at(entry, version), None) == view_json(
@@ -52,7 +52,7 @@ def test_a_backlog_is_the_events_with_their_states(entry: MatchEntry) -> None:
     backlog = list(MatchRepository.states_between(entry, after, after + 60))
     assert [a.version for a in backlog] == list(range(after + 1, after + 61))
     for applied in backlog:
-        assert applied.event is entry.events[applied.version - 1][0]
+        assert applied.event is entry.events[applied.version - 1]
         expected = MatchRepository.state_at(entry, applied.version)
         assert view_json(applied.state, None) == view_json(expected, None)
 
@@ -67,9 +67,11 @@ def test_the_replay_decodes_to_the_whole_view_of_every_frame(entry: MatchEntry, 
     assert all(v in keyframes for v in range(KEYFRAME_EVERY + 1, entry.version, KEYFRAME_EVERY))
     # Decoded, every frame is what the server used to send whole.
     state, whole = None, []
-    for version, (event, at_ms) in enumerate(entry.events, start=1):
+    for version, event in enumerate(entry.events, start=1):
         state = domain.evolve(state, event)
-        whole.append(replay_frame(version, at_ms, event, state, entry.state, show_all=not live))
+        whole.append(
+            replay_frame(version, event.at_ms, event, state, entry.state, show_all=not live)
+        )
     whole = json.loads(json.dumps(whole))  # as JSON has it (tuples are lists)
     assert decode_frames(sent["frames"]) == whole
     assert replay.data()["frames"] == whole

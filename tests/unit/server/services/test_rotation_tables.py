@@ -182,7 +182,7 @@ def test_a_bot_rotates_out_and_back_in_and_plays_when_seated() -> None:
             service.play.execute(match_id, bob, f"c-bob-{n}", action.to_json())
         service.autopilot.tick()
         clock.ms += 1000
-    bot_events = [e for e, _at in entry.events[before:] if getattr(e, "seat", None) == 0]
+    bot_events = [e for e in entry.events[before:] if getattr(e, "seat", None) == 0]
     assert bot_events  # the bot, in seat 0, acted
 
 
@@ -193,7 +193,7 @@ def test_statistics_and_the_replay_follow_each_person_across_seats() -> None:
         service.lobby.next_game(match_id, tokens[name])
     _resign(service, match_id, tokens["Bob"], 2)  # Cid wins; Ann comes back into seat 0
     entry = service.repo.find(match_id)
-    stats = {s.name: s for s in match_stats(match_id, [e for e, _at in entry.events])}
+    stats = {s.name: s for s in match_stats(match_id, list(entry.events))}
     assert {name: (s.games, s.wins) for name, s in stats.items()} == {
         "Ann": (1, 1),
         "Bob": (2, 0),
