@@ -81,10 +81,10 @@ def game_work(
         service = GameService(store, publisher=publisher)
         seats: list[tuple[str, str, int]] = []
         for index in range(tables):
-            opened = service.lobby.open_table(
+            opened = service.tables.open_table(
                 name=f"a{index}", preset="beginner", match="points:10000"
             )
-            joined = service.lobby.join_seat(opened["match_id"], f"b{index}")
+            joined = service.seats.join_seat(opened["match_id"], f"b{index}")
             for ticket in (opened, joined):
                 assert ticket["seat_token"] is not None and ticket["seat"] is not None
                 seats.append((ticket["match_id"], ticket["seat_token"], ticket["seat"]))
@@ -103,7 +103,7 @@ def game_work(
                     continue
                 if view.get("over"):
                     if not view.get("match_over"):
-                        service.lobby.next_game(match_id, token)
+                        service.endings.next_game(match_id, token)
                     continue
                 action = choose_action(view)
                 if action is None:

@@ -9,7 +9,13 @@ records, the publisher delivers.
 | (leases) | `adapters.leases` | which matches this process drives on its clock |
 | `autopilot` | `services.autopilot` | what the server does alone: start games, time-outs, bots |
 | `reads` | `services.reads` | reconnect backlog, view at a version; replay, record, options |
-| `lobby` | `services.lobby` | presets, tables, seats, a seat's clients (joining: reads), claims |
+| `views` | `services.tableviews` | a table's lobby view, the lobby's list; told on every change |
+| `queue` | `services.queue` | a rotation table's queue: joining it, leaving it for good |
+| `tables` | `services.tables` | presets, opening tables (with a bot, a tournament's arranged) |
+| `seats` | `services.seats` | taking a seat, which seat a token is, claiming an absent's seat |
+| `clients` | `services.clients` | a seat's clients come and go (joining: reads); owners return |
+| `rematches` | `services.rematch` | a finished table's rematch: offers and answers |
+| `endings` | `services.endings` | ready for the next game; abandoning the match |
 | `play` | `services.commands` | a player's command: parse, check the seat, decide, append |
 | `projection` | `readmodels.lobbyview` | the lobby from the store's global order, saved |
 | `upkeep` | `services.upkeep` | each second: lobby caught up, open tables expire, idle unload |
@@ -20,10 +26,10 @@ records, the publisher delivers.
 `GameService` only builds them, in an order where each gets what it needs in its constructor:
 the publisher comes first, from outside (it needs nothing from the service), so no part is ever
 wired in after the fact. So do presence and leases when several processes share them (in
-Redis, `server.adapters.cluster`). The one thing handed on afterwards is the lobby's table view,
-which the Socket.IO publisher gets from `server.entrypoints.sockets.register`
-(docs/architecture.md). HTTP routes and Socket.IO handlers call the part whose job it
-is."""
+Redis, `server.adapters.cluster`). The one thing handed on afterwards is the lobby's table view
+(`TableViews.table`), which the Socket.IO publisher gets from
+`server.entrypoints.sockets.register` (docs/architecture.md). HTTP routes and Socket.IO
+handlers call the part whose job it is."""
 
 from __future__ import annotations
 
@@ -41,10 +47,16 @@ from server.readmodels.analysis_build import DEFAULT_ANALYSER, DEFAULT_TRY_JUDGE
 from server.readmodels.lobbyview import LobbyProjection
 from server.services.analyses import Analyses
 from server.services.autopilot import Autopilot
+from server.services.clients import Clients
 from server.services.commands import Play
-from server.services.lobby import Lobby
+from server.services.endings import Endings
 from server.services.practice import Practice
+from server.services.queue import RotationQueue
 from server.services.reads import Reads
+from server.services.rematch import Rematches
+from server.services.seats import Seats
+from server.services.tables import Tables
+from server.services.tableviews import TableViews
 from server.services.tournaments import Tournaments
 from server.services.upkeep import Upkeep
 
@@ -85,26 +97,47 @@ class GameService:
             leases=leases,
         )
         self.reads = Reads(self.repo, self.publisher, workers=read_workers)
-        self.lobby = Lobby(
+        self.views = TableViews(
             self.repo,
             self.presence,
             self.autopilot,
             self.publisher,
             self.projection,
-            self.reads,
             clock=clock,
             idle_after_s=idle_after_s,
         )
-        self.play = Play(self.repo, self.autopilot, clock=clock, abandon=self.lobby.abandon_command)
+        self.queue = RotationQueue(
+            self.repo, self.presence, self.autopilot, self.views, clock=clock
+        )
+        self.tables = Tables(
+            self.repo, self.presence, self.autopilot, self.queue, self.views, clock=clock
+        )
+        self.seats = Seats(
+            self.repo, self.presence, self.autopilot, self.queue, self.views, clock=clock
+        )
+        self.clients = Clients(
+            self.repo,
+            self.presence,
+            self.publisher,
+            self.reads,
+            self.seats,
+            self.views,
+            clock=clock,
+        )
+        self.rematches = Rematches(self.repo, self.tables, self.views, clock=clock)
+        self.endings = Endings(self.repo, self.autopilot, self.queue, self.views, clock=clock)
+        self.play = Play(
+            self.repo, self.autopilot, clock=clock, abandon=self.endings.abandon_command
+        )
         self.tournaments = Tournaments(
-            TournamentRepository(store), self.repo, self.lobby, clock=clock
+            TournamentRepository(store), self.repo, self.tables, clock=clock
         )
         self.upkeep = Upkeep(
             self.repo,
             self.presence,
             self.projection,
             self.publisher,
-            self.lobby.table_json,
+            self.views.table_json,
             clock=clock,
             expire_open_s=expire_open_s,
             unload_idle_s=unload_idle_s,

@@ -5,8 +5,8 @@ It is kept per *place* (a person at the table, `Table.people`): at a rotation ta
 rules.md §10) a person's seat changes between games while his connections stay; elsewhere a
 place is its seat. `connected` and `seat_json` take a seat and ask about the person in it.
 
-`Lobby.connect`/`disconnect` (a socket joins or leaves a seat) count here; the lobby's table view
-and `Lobby.claim` (a seat away past the grace period may be claimed) read it."""
+`Clients.connect`/`disconnect` (a socket joins or leaves a seat) count here; the lobby's table view
+(`TableViews`) and `Seats.claim` (a seat away past the grace period may be claimed) read it."""
 
 from __future__ import annotations
 

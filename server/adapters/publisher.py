@@ -30,7 +30,7 @@ class Publisher(Protocol):
         """`items` were just folded into the match, in order (the last one is the newest)."""
 
     def table_changed(self, match_id: str, table: TableJson) -> None:
-        """The table's lobby view (`Lobby.table_json`) changed: seats, presence, totals."""
+        """The table's lobby view (`TableViews.table_json`) changed: seats, presence, totals."""
 
     def joined(
         self,

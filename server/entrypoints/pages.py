@@ -137,7 +137,7 @@ def static_file(path: str) -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    presets = _service().lobby.presets()
+    presets = _service().tables.presets()
     return jsonify({"presets": presets, "bots": _bots(), "options": options_json()})
 
 
@@ -148,7 +148,7 @@ def _bots() -> list[dict[str, str]]:
 @bp.post("/api/tables")
 def open_table() -> tuple[Response, int]:
     data = schemas.load(schemas.CREATE_TABLE, _body())
-    created = _service().lobby.open_table(**data)
+    created = _service().tables.open_table(**data)
     return jsonify(_with_urls(created)), 201
 
 
@@ -170,22 +170,21 @@ def _invite_url(match_id: str) -> str:
 @bp.get("/api/tables")
 def list_tables() -> Response:
     include_all = request.args.get("all") in ("1", "true", "yes")
-    lobby = _service().lobby
+    views = _service().views
     # How long a match in play may stay with nobody at it before it is `idle` (None: never).
-    idle_s = None if lobby.idle_after_ms is None else lobby.idle_after_ms / 1000
-    return jsonify({"tables": lobby.tables(include_all), "idle_after_s": idle_s})
+    idle_s = None if views.idle_after_ms is None else views.idle_after_ms / 1000
+    return jsonify({"tables": views.tables(include_all), "idle_after_s": idle_s})
 
 
 @bp.get("/api/tables/<match_id>")
 def get_table(match_id: str) -> Response:
-    return jsonify(_service().lobby.table(match_id))
+    return jsonify(_service().views.table(match_id))
 
 
 @bp.post("/api/tables/<match_id>/join")
 def join_seat(match_id: str) -> Response:
     data = schemas.load(schemas.JOIN_SEAT, _body())
-    lobby = _service().lobby
-    ticket = lobby.join_seat(
+    ticket = _service().seats.join_seat(
         match_id, data["name"], data["seat"], bot=data["bot"], token=data["seat_token"]
     )
     return jsonify(ticket)
@@ -194,7 +193,7 @@ def join_seat(match_id: str) -> Response:
 @bp.post("/api/tables/<match_id>/rematch")
 def rematch(match_id: str) -> tuple[Response, int]:
     data = schemas.load(schemas.REMATCH, _body())
-    answer = _service().lobby.rematch(match_id, data["seat_token"], data["answer"])
+    answer = _service().rematches.rematch(match_id, data["seat_token"], data["answer"])
     if answer["status"] != "opened":
         return jsonify(answer), 202 if answer["status"] == "offered" else 200
     return jsonify(_with_urls(answer)), 201

@@ -216,8 +216,8 @@ class SocketPublisher:
 
 def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
     """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
-    lobby, play = service.lobby, service.play
-    publisher.table_of = lobby.table
+    clients, play = service.clients, service.play
+    publisher.table_of = service.views.table
 
     def on(event: str) -> Callable[[AnyHandler], AnyHandler]:
         """Register a handler `(sid, *args)` with the Socket.IO server itself."""
@@ -260,7 +260,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @guarded("join_table")
     def join_table(sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.JOIN_TABLE, payload)
-        ack, table = lobby.join_table(
+        ack, table = clients.join_table(
             sid, data["match_id"], data["seat_token"], data["last_version"]
         )
         if table is not None:  # a spectator: a person's coming was told the whole table
@@ -279,25 +279,25 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @guarded("claim")
     def claim(_sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.CLAIM, payload)
-        return lobby.claim(data["match_id"], data["seat_token"], data["what"])
+        return service.seats.claim(data["match_id"], data["seat_token"], data["what"])
 
     @on("next_game")
     @guarded("next_game")
     def next_game(_sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.SEAT, payload)
-        return lobby.next_game(data["match_id"], data["seat_token"])
+        return service.endings.next_game(data["match_id"], data["seat_token"])
 
     @on("abandon")
     @guarded("abandon")
     def abandon(_sid: str, payload: object) -> Ack:
         data = schemas.load(schemas.SEAT, payload)
-        return lobby.abandon(data["match_id"], data["seat_token"])
+        return service.endings.abandon(data["match_id"], data["seat_token"])
 
     @on("leave_table")
     @guarded("leave_table")
     def leave_table(sid: str, payload: object) -> Ack:
         schemas.load(schemas.LEAVE_TABLE, payload)
-        lobby.leave(sid)
+        clients.leave(sid)
         return {"ok": True}
 
     def lifecycle(event: str) -> Callable[[Callable[..., None]], Callable[..., Ack | None]]:
@@ -330,7 +330,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @lifecycle("disconnect")
     def disconnect(sid: str, *_reason: object) -> None:
         try:
-            lobby.leave(sid)
+            clients.leave(sid)
         except Exception:
             log.exception("disconnect cleanup failed")
 

@@ -32,6 +32,8 @@ BOT_PACES: dict[str, float] = {"relaxed": 2.0, "normal": 1.0, "quick": 0.4}
 DEFAULT_BOT_PACE = "normal"
 # The longest time limit per move a table may have (an hour), however the limit is given.
 MAX_MOVE_TIME_S = 3600
+# How long a rematch offer waits for the other player's answer (`RematchOffered`).
+REMATCH_OFFER_MS = 60_000
 
 
 def new_match_id() -> str:

@@ -34,7 +34,7 @@ class Play:
         abandon: Callable[[str, str, str], CommandDone] | None = None,
     ) -> None:
         """`abandon(match_id, token, command_id)`: where `{"do": "abandon"}` goes
-        (`Lobby.abandon_command`, the one way to abandon a match; None: decided here)."""
+        (`Endings.abandon_command`, the one way to abandon a match; None: decided here)."""
         self.repo = repo
         self.autopilot = autopilot
         self.clock = clock

@@ -4,7 +4,7 @@ on its own (docs/tournaments.md § Running one).
 The rules are the domain's (`domain.tournament.decide`); this part only loads, decides, appends
 (`TournamentRepository`), and acts on what the events mean for the tables:
 
-- a `RoundPaired` opens each table of the round (`Lobby.open_arranged`), with the match id the
+- a `RoundPaired` opens each table of the round (`Tables.open_arranged`), with the match id the
   pairing names, each player in his seat with the token he claimed (a bot as that bot), so the
   match starts by itself;
 - a finished match is reported from its own events (`result_of_match`: its `MatchWon`), never
@@ -37,7 +37,7 @@ from server.errors import (
 )
 from server.model import desk as d
 from server.model import tables as t
-from server.services.lobby import Lobby
+from server.services.tables import Tables
 from server.wire.payloads import JsonObject
 
 log = logging.getLogger(__name__)
@@ -59,13 +59,13 @@ class Tournaments:
         self,
         repo: TournamentRepository,
         matches: MatchRepository,
-        lobby: Lobby,
+        tables: Tables,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
         self.matches = matches
-        self.lobby = lobby
+        self.tables = tables
         self.clock = clock
         self._next_tick = 0.0
         self._loaded = False
@@ -183,7 +183,7 @@ class Tournaments:
             if table is not None and self.matches.get(table.match_id) is not None:
                 seat = table.players.index(name)
                 fact = {"seat": seat, "name": name, "token_hash": data["token_hash"]}
-                self.lobby.arranged_fact(table.match_id, t.SEAT_TAKEN, fact)
+                self.tables.arranged_fact(table.match_id, t.SEAT_TAKEN, fact)
         return {"tournament_id": tournament_id, "name": name, "player_token": token}
 
     def me(self, tournament_id: str, token: str) -> JsonObject:
@@ -302,7 +302,7 @@ class Tournaments:
         ruleset = entry.state.ruleset.to_json()
         # Opened by another process (or an earlier attempt) already: nothing to do.
         with contextlib.suppress(ConcurrencyError):
-            self.lobby.open_arranged(table.match_id, ruleset, seats, entry.desk.bot_pace)
+            self.tables.open_arranged(table.match_id, ruleset, seats, entry.desk.bot_pace)
 
     def _forfeit_seats(self, event: tm.MatchForfeited) -> None:
         match = self.matches.get(event.match_id)
@@ -312,4 +312,4 @@ class Tournaments:
         for name in event.absent:
             if name in players and match.live:
                 fact = {"seat": players.index(name), "abandoned": True}
-                self.lobby.arranged_fact(event.match_id, t.SEAT_FORFEITED, fact)
+                self.tables.arranged_fact(event.match_id, t.SEAT_FORFEITED, fact)

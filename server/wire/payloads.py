@@ -14,7 +14,7 @@ ViewJson = dict[str, Any]  # domain.View.to_json()
 EventJson = dict[str, Any]  # domain.redact(): an event as one viewer may see it
 
 
-# -- the lobby (server.services.lobby, server.adapters.presence)
+# -- the lobby (server.services.tableviews, server.adapters.presence)
 # -----------------------------------------------------
 
 
@@ -62,7 +62,7 @@ class TableJson(TypedDict):
     # Played on from a finished match (server/services/practice.py): {"match_id", "version"} of
     # where.
     practice: JsonObject | None
-    # A match in play with nobody at it for a while (`Lobby._idle`): the lobby's "Live games"
+    # A match in play with nobody at it for a while (`TableViews._idle`): the lobby's "Live games"
     # leaves it out. Not required: a table message built before it was known may lack it.
     idle: NotRequired[bool]
 

@@ -48,8 +48,8 @@ class RacedStore:
 
 def seated(store: Any) -> tuple[GameService, str, list[str]]:
     service = GameService(store)
-    opened = service.lobby.open_table(name="Ann", preset="beginner")
-    joined = service.lobby.join_seat(opened["match_id"], "Bob")
+    opened = service.tables.open_table(name="Ann", preset="beginner")
+    joined = service.seats.join_seat(opened["match_id"], "Bob")
     tokens = [opened["seat_token"], joined["seat_token"]]
     assert None not in tokens
     return service, opened["match_id"], cast(list[str], tokens)

@@ -38,6 +38,6 @@ def test_an_imported_unfinished_match_is_listed_as_finished_not_live() -> None:
     import_record(store, record_from_events(table.events, public=False), match_id="m-partial")
     service = GameService(store, bot_delay_s=0)
     service.autopilot.start()
-    listed = {t["match_id"]: t for t in service.lobby.tables(include_all=True)}
+    listed = {t["match_id"]: t for t in service.views.tables(include_all=True)}
     assert listed["m-partial"]["status"] == "finished"
     assert service.reads.replay("m-partial").live is False

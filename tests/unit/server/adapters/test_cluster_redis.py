@@ -42,29 +42,29 @@ def test_a_claim_sees_the_player_connected_to_the_other_process_until_it_dies(
     clock.ms = 1_000_000
     store = open_store("memory://")
     on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
-    opened = on_a.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
+    opened = on_a.tables.open_table(name="Ann", options={"enforcement": "lenient"})
     match_id, ann = opened["match_id"], token_of(opened)
-    on_b.lobby.join_seat(match_id, "Bob")
-    on_b.lobby.connect(match_id, 1)  # Bob's socket is on b
+    on_b.seats.join_seat(match_id, "Bob")
+    on_b.clients.connect(match_id, 1)  # Bob's socket is on b
     try:
         for _ in range(3):  # minutes pass; b beats, so Bob stays connected as far as a knows
             clock.ms += 61_000
             on_b.presence.heartbeat()
             with pytest.raises(TooEarlyError):
-                on_a.lobby.claim(match_id, ann, "bot")
-            assert on_a.lobby.table(match_id)["presence"][1]["connected"] is True
+                on_a.seats.claim(match_id, ann, "bot")
+            assert on_a.views.table(match_id)["presence"][1]["connected"] is True
         last_beat = clock.ms
         clock.ms += 6_000  # b died: no beat for longer than the presence TTL (5 s)
-        presence = on_a.lobby.table(match_id)["presence"][1]
+        presence = on_a.views.table(match_id)["presence"][1]
         assert presence == {
             "connected": False,
             "away_since_ms": last_beat,
             "claimable_at_ms": last_beat + 60_000,
         }
         with pytest.raises(TooEarlyError):  # the grace runs from b's last beat
-            on_a.lobby.claim(match_id, ann, "bot")
+            on_a.seats.claim(match_id, ann, "bot")
         clock.ms = last_beat + 60_000
-        assert on_a.lobby.claim(match_id, ann, "bot") == {"ok": True}
+        assert on_a.seats.claim(match_id, ann, "bot") == {"ok": True}
     finally:
         redis = nodes[0].redis
         redis.delete(
@@ -77,18 +77,18 @@ def test_a_seat_left_on_one_process_is_away_for_both(nodes: tuple[Cluster, Clust
     clock.ms = 2_000_000
     store = open_store("memory://")
     on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
-    opened = on_a.lobby.open_table(name="Ann", bot="steady")
+    opened = on_a.tables.open_table(name="Ann", bot="steady")
     match_id = opened["match_id"]
     try:
-        on_a.lobby.connect(match_id, 0)
-        on_b.lobby.connect(match_id, 0)  # Ann on both processes (two tabs)
+        on_a.clients.connect(match_id, 0)
+        on_b.clients.connect(match_id, 0)  # Ann on both processes (two tabs)
         clock.ms += 1_000
-        on_a.lobby.disconnect(match_id, 0)  # one tab closed: still connected through b
-        assert on_b.lobby.table(match_id)["presence"][0]["connected"] is True
+        on_a.clients.disconnect(match_id, 0)  # one tab closed: still connected through b
+        assert on_b.views.table(match_id)["presence"][0]["connected"] is True
         clock.ms += 1_000
-        on_b.lobby.disconnect(match_id, 0)
+        on_b.clients.disconnect(match_id, 0)
         for service in (on_a, on_b):
-            presence = service.lobby.table(match_id)["presence"][0]
+            presence = service.views.table(match_id)["presence"][0]
             assert presence["connected"] is False and presence["away_since_ms"] == clock.ms
     finally:
         redis = nodes[0].redis

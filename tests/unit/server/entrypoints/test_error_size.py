@@ -48,9 +48,9 @@ def test_quote_cuts_a_long_value() -> None:
 def test_a_huge_field_gets_a_small_socket_answer(served: tuple[Flask, SocketIO]) -> None:
     app, socketio = served
     service = app.extensions["crapette"]
-    opened = service.lobby.open_table(name="Ann")
+    opened = service.tables.open_table(name="Ann")
     match_id = opened["match_id"]
-    service.lobby.join_seat(match_id, "Bob")
+    service.seats.join_seat(match_id, "Bob")
     client = socketio.test_client(app)
     base = {"match_id": match_id, "seat_token": opened["seat_token"]}
     commands = [

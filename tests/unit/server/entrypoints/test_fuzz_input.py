@@ -287,9 +287,9 @@ class _App:
         self.app, self.socketio = create_app(config)
         self.service: GameService = self.app.extensions["crapette"]
         self.store = self.app.extensions["crapette_store"]
-        opened = self.service.lobby.open_table(name="Ann", options={"enforcement": "call"})
+        opened = self.service.tables.open_table(name="Ann", options={"enforcement": "call"})
         self.match_id = opened["match_id"]
-        joined = self.service.lobby.join_seat(self.match_id, "Bob")
+        joined = self.service.seats.join_seat(self.match_id, "Bob")
         self.tokens = (opened["seat_token"], joined["seat_token"])
         self.socket: SocketIOTestClient = self.socketio.test_client(self.app)
         self.http: FlaskClient = self.app.test_client()
@@ -459,7 +459,7 @@ def test_whole_numbers_written_as_floats_are_read_as_ints_and_the_match_deals(
     the table opened, and dealing failed (a TypeError) once both seats were taken: a 500 and a
     table that could never start. JSON has one kind of number: 12.0 is now read as 12."""
     service = GameService(open_store("memory://"))
-    opened = service.lobby.open_table(name="Ann", options=options, bot="random")
+    opened = service.tables.open_table(name="Ann", options=options, bot="random")
     state = service.repo.find(opened["match_id"]).state
     assert state is not None and state.game is not None  # dealt
     ((key, value),) = options.items()
@@ -472,7 +472,7 @@ def test_a_ruleset_option_that_is_not_a_whole_number_is_refused_up_front(
 ) -> None:
     service = GameService(open_store("memory://"))
     with pytest.raises(InvalidInputError):
-        service.lobby.open_table(name="Ann", options=options, bot="random")
+        service.tables.open_table(name="Ann", options=options, bot="random")
     assert service.repo.store.last_position() == 0
 
 
@@ -481,7 +481,7 @@ def test_a_store_written_before_whole_numbers_were_checked_still_reads() -> None
     events; they must still load (and replay) rather than fail every request."""
     store = open_store("memory://")
     service = GameService(store)
-    opened = service.lobby.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
+    opened = service.tables.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
     match_id = opened["match_id"]
     records = list(store.read(f"match-{match_id}"))
     started = dict(records[0].data)
@@ -576,9 +576,9 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
     with patch(
         "server.services.autopilot.new_seed", lambda: seed
     ):  # the same deals for the same example
-        opened = service.lobby.open_table(name="Ann", preset=preset)
+        opened = service.tables.open_table(name="Ann", preset=preset)
         match_id = opened["match_id"]
-        tokens = (token_of(opened), token_of(service.lobby.join_seat(match_id, "Bob")))
+        tokens = (token_of(opened), token_of(service.seats.join_seat(match_id, "Bob")))
         entry = service.repo.find(match_id)
         for step, choice in enumerate(walk):  # a random position, reached through the service
             if not entry.live:
@@ -879,11 +879,11 @@ def test_messages_named_disconnect_or_connect_are_unknown_messages(tmp_path: Pat
         )
         assert ack["ok"] and ack["seat"] == 0, ack
         entry = made.service.repo.find(made.match_id)
-        assert made.service.lobby.table_json(entry)["presence"][0]["connected"]
+        assert made.service.views.table_json(entry)["presence"][0]["connected"]
         for name in ("disconnect", "connect"):
             ack = client.emit(name, "io client disconnect", callback=True)
             assert ack == {"ok": False, "code": "invalid", "message": f"Unknown message {name!r}."}
-        assert made.service.lobby.table_json(entry)["presence"][0]["connected"]
+        assert made.service.views.table_json(entry)["presence"][0]["connected"]
         assert client.is_connected()
     finally:
         made.socket.disconnect()

@@ -1,6 +1,6 @@
-"""`abandon` at the server (issue 31, point 6; docs/protocol.md): the Lobby decides the domain's
-`Abandon` and appends its events in one batch. The match ends at once, with only the games
-played: in the stream, the record and the statistics; no game is dealt after it."""
+"""`abandon` at the server (issue 31, point 6; docs/protocol.md): the lobby (`Endings`) decides
+the domain's `Abandon` and appends its events in one batch. The match ends at once, with only
+the games played: in the stream, the record and the statistics; no game is dealt after it."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from tests.unit.server.clock import Clock
 def _table() -> tuple[GameService, str, dict[int, str]]:
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
-    opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
-    joined = service.lobby.join_seat(opened["match_id"], "Bob")
+    opened = service.tables.open_table(name="Ann", options={"enforcement": "lenient"})
+    joined = service.seats.join_seat(opened["match_id"], "Bob")
     return service, opened["match_id"], {0: token_of(opened), 1: token_of(joined)}
 
 
@@ -43,7 +43,7 @@ def test_abandon_in_game_two_ends_the_match_with_two_games() -> None:
     _play(service, match_id, tokens, 5)
     service.play.execute(match_id, tokens[1], "r1", {"do": "resign", "seat": 1})
     for seat in (0, 1):
-        service.lobby.next_game(match_id, tokens[seat])
+        service.endings.next_game(match_id, tokens[seat])
     entry = service.repo.find(match_id)
     assert entry.state is not None and entry.state.game is not None
     assert entry.state.game.game_index == 1 and not entry.state.game.over
@@ -51,7 +51,7 @@ def test_abandon_in_game_two_ends_the_match_with_two_games() -> None:
     before = entry.state.totals
     version = entry.version
 
-    assert service.lobby.abandon(match_id, tokens[0]) == {"ok": True}
+    assert service.endings.abandon(match_id, tokens[0]) == {"ok": True}
 
     events = _events(service, match_id)
     resigned, won = events[version:]
@@ -61,7 +61,7 @@ def test_abandon_in_game_two_ends_the_match_with_two_games() -> None:
     assert sum(isinstance(e, domain.GameStarted) for e in events) == 2  # no game nobody played
     commands = service.repo.find(match_id).commands
     assert f"abandon-{version}" in commands  # one batch, under one command id
-    assert service.lobby.table(match_id)["status"] == "finished"
+    assert service.views.table(match_id)["status"] == "finished"
 
     record = export_match(service.repo.store, match_id)
     assert [g["result"]["outcome"] for g in record["games"]] == ["resign", "resign"]
@@ -74,7 +74,7 @@ def test_abandon_in_game_two_ends_the_match_with_two_games() -> None:
     assert (stats["Ann"].wins, stats["Bob"].wins) == (1, 1)  # a game each: Bob resigned game 1
 
     with pytest.raises(NotPlayingError):
-        service.lobby.abandon(match_id, tokens[1])
+        service.endings.abandon(match_id, tokens[1])
     service.autopilot.follow_up(service.repo.find(match_id))
     assert len(_events(service, match_id)) == len(events)  # nothing dealt afterwards
 
@@ -84,7 +84,7 @@ def test_abandon_between_games_deals_nothing() -> None:
     _play(service, match_id, tokens, 3)
     service.play.execute(match_id, tokens[0], "r0", {"do": "resign", "seat": 0})
     totals = service.repo.find(match_id).state.totals  # type: ignore[union-attr]
-    service.lobby.abandon(match_id, tokens[1])  # the winner of game 1 leaves before game 2
+    service.endings.abandon(match_id, tokens[1])  # the winner of game 1 leaves before game 2
     events = _events(service, match_id)
     assert sum(isinstance(e, domain.GameStarted) for e in events) == 1
     assert events[-1] == domain.MatchWon(0, totals, events[-1].at_ms, abandoned_by=1)
@@ -102,16 +102,16 @@ def test_abandon_as_a_command_is_the_same_action() -> None:
 
 
 def test_abandon_as_a_command_goes_the_abandon_message_s_way() -> None:
-    """`command` `{"do": "abandon"}` is `Lobby.abandon_command` (issue 28 review): the table is
+    """`command` `{"do": "abandon"}` is `Endings.abandon_command` (issue 28 review): the table is
     announced finished, the command's own id makes a repeat a duplicate, nothing else differs."""
     from tests.unit.server.services.test_service_wiring import RecordingPublisher
 
     publisher = RecordingPublisher()
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock(), publisher=publisher)
     service.autopilot.start()
-    opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
+    opened = service.tables.open_table(name="Ann", options={"enforcement": "lenient"})
     match_id = opened["match_id"]
-    tokens = {0: token_of(opened), 1: token_of(service.lobby.join_seat(match_id, "Bob"))}
+    tokens = {0: token_of(opened), 1: token_of(service.seats.join_seat(match_id, "Bob"))}
     _play(service, match_id, tokens, 2)
     publisher.tables.clear()
     done = service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
@@ -131,13 +131,13 @@ def test_abandon_as_a_command_at_a_rotation_table_is_the_message_s_answer() -> N
 
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
-    opened = service.lobby.open_table(
+    opened = service.tables.open_table(
         name="Ann", preset="italian-four", options={"rotation": "winner_out"}
     )
     match_id = opened["match_id"]
-    service.lobby.join_seat(match_id, "Bob")
+    service.seats.join_seat(match_id, "Bob")
     with pytest.raises(CommandConflictError, match="You are seated") as by_message:
-        service.lobby.abandon(match_id, token_of(opened))
+        service.endings.abandon(match_id, token_of(opened))
     with pytest.raises(CommandConflictError, match="You are seated") as by_command:
         service.play.execute(match_id, token_of(opened), "q", {"do": "abandon", "seat": 0})
     assert by_command.value.message == by_message.value.message

@@ -15,7 +15,9 @@ def test_a_time_out_that_lost_a_race_is_decided_again_on_what_the_store_holds() 
     clock = Clock()
     mine = GameService(store, grace_s=60, clock=clock)
     mine.autopilot.start()
-    opened = mine.lobby.open_table(name="Ann", preset="beginner", bot="steady", move_time_limit_s=1)
+    opened = mine.tables.open_table(
+        name="Ann", preset="beginner", bot="steady", move_time_limit_s=1
+    )
     match_id = opened["match_id"]
     entry = mine.repo.find(match_id)
     start = entry.version

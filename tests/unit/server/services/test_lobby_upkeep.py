@@ -32,7 +32,7 @@ def _service(store: EventStore, tmp_path: Path, clock: Clock, **options: Any) ->
 
 def _finished_match(service: GameService) -> str:
     """A match against a bot, won by the bot at once (one game to win)."""
-    opened = service.lobby.open_table(name="Ann", bot="random", match="wins:1")
+    opened = service.tables.open_table(name="Ann", bot="random", match="wins:1")
     resign = domain.Resign(seat=0).to_json()
     service.play.execute(opened["match_id"], token_of(opened), "c-resign-01", resign)
     assert service.repo.find(opened["match_id"]).status == "finished"
@@ -71,8 +71,8 @@ def test_a_restart_reads_the_live_tables_not_the_history(tmp_path: Path) -> None
         players = [f"{name} {index}" for name in record["players"]]
         import_record(store, {**record, "players": players}, match_id=f"m-old{index:03d}")
     finished = [_finished_match(service) for _ in range(10)]
-    live = service.lobby.open_table(name="Cy", bot="random")["match_id"]
-    waiting = service.lobby.open_table(name="Di")["match_id"]
+    live = service.tables.open_table(name="Cy", bot="random")["match_id"]
+    waiting = service.tables.open_table(name="Di")["match_id"]
     service.upkeep.projection.catch_up()
     service.upkeep.projection.save()
     history = store.last_position()
@@ -90,7 +90,7 @@ def test_a_restart_reads_the_live_tables_not_the_history(tmp_path: Path) -> None
     assert counted.events == live_events  # the live tables' events, and nothing else
     assert counted.events / history < 0.1, (counted.events, history)
     # The lobby is whole all the same, and any match is loaded when asked for.
-    listed = {t["match_id"]: t["status"] for t in again.lobby.tables(include_all=True)}
+    listed = {t["match_id"]: t["status"] for t in again.views.tables(include_all=True)}
     assert listed[live] == "playing" and listed[waiting] == "open"
     assert {listed[m] for m in finished} == {"finished"}
     assert len(listed) == 42
@@ -103,7 +103,7 @@ def test_a_restart_reads_the_live_tables_not_the_history(tmp_path: Path) -> None
     counted = CountingReads(store)
     rebuilt = _service(store, tmp_path, clock)
     assert counted.events >= history
-    assert {t["match_id"] for t in rebuilt.lobby.tables(include_all=True)} == set(listed)
+    assert {t["match_id"] for t in rebuilt.views.tables(include_all=True)} == set(listed)
     store.close()
 
 
@@ -112,10 +112,10 @@ def test_the_projection_catches_up_with_other_writers(tmp_path: Path) -> None:
     clock = Clock(now_ms())
     mine = _service(open_store(url), tmp_path, clock)
     other = GameService(open_store(url), clock=clock)  # another process on the same store
-    opened = other.lobby.open_table(name="Eve")
-    assert opened["match_id"] in {t["match_id"] for t in mine.lobby.tables()}
-    other.lobby.join_seat(opened["match_id"], "Fay")
-    (row,) = [t for t in mine.lobby.tables() if t["match_id"] == opened["match_id"]]
+    opened = other.tables.open_table(name="Eve")
+    assert opened["match_id"] in {t["match_id"] for t in mine.views.tables()}
+    other.seats.join_seat(opened["match_id"], "Fay")
+    (row,) = [t for t in mine.views.tables() if t["match_id"] == opened["match_id"]]
     assert row["status"] == "playing" and row["version"] > 0
 
 
@@ -123,21 +123,21 @@ def test_an_open_table_nobody_joins_expires_from_the_lobby(tmp_path: Path) -> No
     clock = Clock(now_ms())
     store = open_store(f"sqlite:///{tmp_path}/expiry.sqlite3")
     service = _service(store, tmp_path, clock, expire_open_s=3600)
-    waiting = service.lobby.open_table(name="Gus")["match_id"]
-    joined = service.lobby.open_table(name="Hal")["match_id"]
-    service.lobby.join_seat(joined, "Ida")
+    waiting = service.tables.open_table(name="Gus")["match_id"]
+    joined = service.tables.open_table(name="Hal")["match_id"]
+    service.seats.join_seat(joined, "Ida")
     clock.ms += 3_599_000
     service.upkeep.run()
-    assert waiting in {t["match_id"] for t in service.lobby.tables()}
+    assert waiting in {t["match_id"] for t in service.views.tables()}
     clock.ms += 2_000
     service.upkeep.run()
     assert store.read(f"table-{waiting}")[-1].type == "TableExpired"  # a fact, nothing deleted
     assert store.read(f"table-{joined}")[-1].type != "TableExpired"
-    listed = {t["match_id"]: t["status"] for t in service.lobby.tables()}
+    listed = {t["match_id"]: t["status"] for t in service.views.tables()}
     assert waiting not in listed and listed[joined] == "playing"
-    assert {t["match_id"]: t["status"] for t in service.lobby.tables(True)}[waiting] == "expired"
+    assert {t["match_id"]: t["status"] for t in service.views.tables(True)}[waiting] == "expired"
     with pytest.raises(SeatTakenError, match="expired"):
-        service.lobby.join_seat(waiting, "Jo")
+        service.seats.join_seat(waiting, "Jo")
     assert service.repo.find(waiting).status == "expired"  # still readable on demand
 
 
@@ -145,10 +145,10 @@ def test_an_idle_table_leaves_memory_and_comes_back_on_demand(tmp_path: Path) ->
     clock = Clock(now_ms())
     store = open_store(f"sqlite:///{tmp_path}/idle.sqlite3")
     service = _service(store, tmp_path, clock, unload_idle_s=600)
-    opened = service.lobby.open_table(name="Kim", bot="random")
+    opened = service.tables.open_table(name="Kim", bot="random")
     match_id, token = opened["match_id"], token_of(opened)
-    busy = service.lobby.open_table(name="Lou", bot="random")["match_id"]
-    service.lobby.connect(busy, 0)  # Lou's client is at her table
+    busy = service.tables.open_table(name="Lou", bot="random")["match_id"]
+    service.clients.connect(busy, 0)  # Lou's client is at her table
     version = service.repo.find(match_id).version
     clock.ms += 599_000
     service.upkeep.run()
@@ -171,20 +171,20 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
     clock = Clock(now_ms())
     store = open_store(f"sqlite:///{tmp_path}/same.sqlite3")
     service = _service(store, tmp_path, clock)
-    service.lobby.open_table(name="Mo")  # open
-    playing = service.lobby.open_table(name="Ned", bot="random")  # playing, a game running
+    service.tables.open_table(name="Mo")  # open
+    playing = service.tables.open_table(name="Ned", bot="random")  # playing, a game running
     _finished_match(service)  # finished
-    between = service.lobby.open_table(name="Oz", bot="random")  # a game over, match not
+    between = service.tables.open_table(name="Oz", bot="random")  # a game over, match not
     resign = domain.Resign(seat=0).to_json()
     service.play.execute(between["match_id"], token_of(between), "c-resign-02", resign)
     between_state = service.repo.find(between["match_id"]).state
     assert between_state is not None and between_state.game is not None
     assert between_state.game.over
-    service.lobby.connect(playing["match_id"], 0)
-    listed = service.lobby.tables(include_all=True)
+    service.clients.connect(playing["match_id"], 0)
+    listed = service.views.tables(include_all=True)
     assert len(listed) == 4
     for row in listed:
-        assert row == service.lobby.table(row["match_id"]), row["match_id"]
+        assert row == service.views.table(row["match_id"]), row["match_id"]
 
 
 def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) -> None:
@@ -209,11 +209,11 @@ def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) ->
         assert data["rows"] == json.loads(json.dumps(expected, default=_json_default))
         return list(data["rows"])
 
-    waiting = service.lobby.open_table(name="Di")["match_id"]
-    cy = service.lobby.open_table(name="Cy", bot="random", preset="italian-four", match="wins:1")
+    waiting = service.tables.open_table(name="Di")["match_id"]
+    cy = service.tables.open_table(name="Cy", bot="random", preset="italian-four", match="wins:1")
     before = {r["table"]["match_id"]: r for r in saved_rows()}
     assert before[waiting]["table"]["people"][1]["name"] is None
-    service.lobby.join_seat(waiting, name="Eve")  # a new Table object for that row
+    service.seats.join_seat(waiting, name="Eve")  # a new Table object for that row
     after = {r["table"]["match_id"]: r for r in saved_rows()}
     assert after[waiting]["table"]["people"][1]["name"] == "Eve"
     resign = domain.Resign(seat=0).to_json()  # match events only: the same Table object

@@ -26,23 +26,23 @@ def _two_processes() -> tuple[GameService, GameService, str, dict[str, str]]:
     store = open_store("memory://")
     first = GameService(store, grace_s=60, clock=Clock())
     first.autopilot.start()
-    opened = first.lobby.open_table(name="Ann", preset="italian-four")
+    opened = first.tables.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
-    bob = token_of(first.lobby.join_seat(match_id, "Bob"))
-    cid = token_of(first.lobby.join_seat(match_id, "Cid"))
+    bob = token_of(first.seats.join_seat(match_id, "Bob"))
+    cid = token_of(first.seats.join_seat(match_id, "Cid"))
     assert bob is not None and cid is not None
     tokens = {"Ann": token_of(opened), "Bob": bob, "Cid": cid}
     second = GameService(store, grace_s=60, clock=Clock())
-    assert second.lobby.seat_for(match_id, tokens["Ann"]) == 0  # loaded before the change
+    assert second.seats.seat_for(match_id, tokens["Ann"]) == 0  # loaded before the change
     first.play.execute(match_id, tokens["Bob"], "c-resign", {"do": "resign", "seat": 1})
-    assert first.lobby.seat_for(match_id, tokens["Cid"]) == 0
+    assert first.seats.seat_for(match_id, tokens["Cid"]) == 0
     return first, second, match_id, tokens
 
 
 def test_a_waiting_persons_command_through_a_stale_process_does_not_play_her_old_seat() -> None:
     first, second, match_id, tokens = _two_processes()
     for name in ("Cid", "Bob"):
-        first.lobby.next_game(match_id, tokens[name])
+        first.endings.next_game(match_id, tokens[name])
     state = first.repo.find(match_id).state
     assert state is not None and state.game is not None and state.game.game_index == 1
     with pytest.raises(ForbiddenError, match="waiting for a seat"):
@@ -54,8 +54,8 @@ def test_a_waiting_persons_command_through_a_stale_process_does_not_play_her_old
 def test_a_waiting_person_cannot_say_ready_for_the_seat_she_left() -> None:
     first, second, match_id, tokens = _two_processes()
     with pytest.raises(ForbiddenError, match="waiting for a seat"):
-        second.lobby.next_game(match_id, tokens["Ann"])
-    first.lobby.next_game(match_id, tokens["Bob"])  # Cid has not said he is ready
+        second.endings.next_game(match_id, tokens["Ann"])
+    first.endings.next_game(match_id, tokens["Bob"])  # Cid has not said he is ready
     state = first.repo.find(match_id).state
     assert state is not None and state.game is not None and state.game.game_index == 0
 
@@ -94,16 +94,16 @@ def test_joining_the_queue_while_the_game_goes_on_elsewhere_writes_both_facts(ra
     store = _MovesMeanwhile(races)
     service = GameService(store, grace_s=60, clock=Clock())  # type: ignore[arg-type]
     service.autopilot.start()
-    opened = service.lobby.open_table(name="Ann", preset="italian-four")
+    opened = service.tables.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
-    service.lobby.join_seat(match_id, "Bob")
-    cid = service.lobby.join_seat(match_id, "Cid")
+    service.seats.join_seat(match_id, "Bob")
+    cid = service.seats.join_seat(match_id, "Cid")
     assert cid["waiting"] is True
     fresh = GameService(store.inner, grace_s=60, clock=Clock())  # what the store holds
     state = fresh.repo.find(match_id).state
     assert state is not None and state.session is not None
     assert state.session.queue == ("Cid",)
-    assert fresh.lobby.person_for(match_id, cid["seat_token"]) == (2, None)
+    assert fresh.seats.person_for(match_id, cid["seat_token"]) == (2, None)
     assert store.races == 0
 
 
@@ -111,12 +111,12 @@ def test_the_lobby_list_shows_the_seated_pairs_totals_after_a_seat_change() -> N
     """The lobby's row of a rotation table (its projection) names the same totals as the live
     table: those of the two people seated now, not the sums of what each seat scored."""
     first, _second, match_id, _tokens = _two_processes()
-    live = first.lobby.table(match_id)
+    live = first.views.table(match_id)
     assert [s["name"] for s in live["seats"]] == ["Cid", "Bob"] and live["totals"] == [0, 0]
     projection = LobbyProjection(first.repo.store)
     projection.catch_up()
     row = projection.row(match_id)
     assert row is not None
-    listed = first.lobby.row_json(row)
+    listed = first.views.row_json(row)
     assert [s["name"] for s in listed["seats"]] == ["Cid", "Bob"]
     assert listed["totals"] == live["totals"]

@@ -30,12 +30,12 @@ def _table(
     """Ann and Bob seated, Cid waiting: their tokens by name."""
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
-    opened = service.lobby.open_table(
+    opened = service.tables.open_table(
         name="Ann", preset="italian-four", options={"rotation": mode}, match=match
     )
     match_id = opened["match_id"]
-    bob = service.lobby.join_seat(match_id, "Bob")
-    cid = service.lobby.join_seat(match_id, "Cid")
+    bob = service.seats.join_seat(match_id, "Bob")
+    cid = service.seats.join_seat(match_id, "Cid")
     assert cid["seat"] is None and cid["waiting"] is True and cid["name"] == "Cid"
     assert bob["seat_token"] is not None and cid["seat_token"] is not None
     tokens = {"Ann": token_of(opened), "Bob": token_of(bob), "Cid": token_of(cid)}
@@ -43,13 +43,13 @@ def _table(
 
 
 def _resign(service: GameService, match_id: str, token: str, n: int) -> None:
-    seat = service.lobby.seat_for(match_id, token)
+    seat = service.seats.seat_for(match_id, token)
     assert seat is not None
     service.play.execute(match_id, token, f"c-resign-{n}", {"do": "resign", "seat": seat})
 
 
 def _rotation(service: GameService, match_id: str) -> dict[str, Any]:
-    rotation = service.lobby.table(match_id)["rotation"]
+    rotation = service.views.table(match_id)["rotation"]
     assert rotation is not None
     return dict(rotation)
 
@@ -70,16 +70,16 @@ def test_a_third_person_waits_and_takes_the_winners_seat() -> None:
     assert rotation["last_change"]["left"] == "Ann" and rotation["last_change"]["seat"] == 0
     ann = next(p for p in rotation["people"] if p["name"] == "Ann")
     assert ann["total"] > 0 and ann["wins"] == 1 and ann["seat"] is None and ann["waiting"] == 0
-    assert service.lobby.seat_for(match_id, tokens["Cid"]) == 0
-    assert service.lobby.person_for(match_id, tokens["Ann"]) == (0, None)
-    table = service.lobby.table(match_id)
+    assert service.seats.seat_for(match_id, tokens["Cid"]) == 0
+    assert service.seats.person_for(match_id, tokens["Ann"]) == (0, None)
+    table = service.views.table(match_id)
     assert [s["name"] for s in table["seats"]] == ["Cid", "Bob"] and table["totals"] == [0, 0]
 
     # The next game starts once the two now seated are ready; Ann's readiness is not asked.
     with pytest.raises(ForbiddenError):
-        service.lobby.next_game(match_id, tokens["Ann"])
-    service.lobby.next_game(match_id, tokens["Cid"])
-    service.lobby.next_game(match_id, tokens["Bob"])
+        service.endings.next_game(match_id, tokens["Ann"])
+    service.endings.next_game(match_id, tokens["Cid"])
+    service.endings.next_game(match_id, tokens["Bob"])
     state = service.repo.find(match_id).state
     assert state is not None and state.game is not None and not state.game.over
     assert state.players == ("Cid", "Bob") and state.game.game_index == 1
@@ -87,7 +87,7 @@ def test_a_third_person_waits_and_takes_the_winners_seat() -> None:
 
 def test_loser_out_and_a_stalemate() -> None:
     service, match_id, tokens = _table("loser_out")
-    seat = service.lobby.seat_for(match_id, tokens["Ann"])
+    seat = service.seats.seat_for(match_id, tokens["Ann"])
     assert seat is not None
     service.play.execute(match_id, tokens["Ann"], "c-draw-1", {"do": "offer-draw", "seat": seat})
     service.play.execute(
@@ -95,7 +95,7 @@ def test_loser_out_and_a_stalemate() -> None:
     )
     assert _rotation(service, match_id)["seated"] == ["Ann", "Bob"]  # nobody moves
     for name in ("Ann", "Bob"):
-        service.lobby.next_game(match_id, tokens[name])
+        service.endings.next_game(match_id, tokens[name])
     _resign(service, match_id, tokens["Bob"], 2)  # the loser leaves
     assert _rotation(service, match_id)["seated"] == ["Ann", "Cid"]
 
@@ -103,11 +103,11 @@ def test_loser_out_and_a_stalemate() -> None:
 def test_names_are_unique_and_four_people_at_most() -> None:
     service, match_id, tokens = _table()
     with pytest.raises(SeatTakenError, match="already at this table"):
-        service.lobby.join_seat(match_id, "Bob")
-    bot = service.lobby.join_seat(match_id, "x", bot="steady", token=tokens["Ann"])
+        service.seats.join_seat(match_id, "Bob")
+    bot = service.seats.join_seat(match_id, "x", bot="steady", token=tokens["Ann"])
     assert bot["seat_token"] is None and bot["name"] == "steady bot"
     with pytest.raises(SeatTakenError, match="full"):
-        service.lobby.join_seat(match_id, "Eve")
+        service.seats.join_seat(match_id, "Eve")
     rotation = _rotation(service, match_id)
     assert rotation["can_join"] is False and rotation["queue"] == ["Cid", "steady bot"]
 
@@ -115,8 +115,8 @@ def test_names_are_unique_and_four_people_at_most() -> None:
 def test_a_waiting_person_leaves_a_seated_one_may_not() -> None:
     service, match_id, tokens = _table()
     with pytest.raises(CommandConflictError, match="You are seated"):
-        service.lobby.abandon(match_id, tokens["Ann"])
-    service.lobby.abandon(match_id, tokens["Cid"])
+        service.endings.abandon(match_id, tokens["Ann"])
+    service.endings.abandon(match_id, tokens["Cid"])
     rotation = _rotation(service, match_id)
     assert rotation["queue"] == [] and [p["name"] for p in rotation["people"]][2] == "Cid"
     _resign(service, match_id, tokens["Bob"], 1)
@@ -125,29 +125,29 @@ def test_a_waiting_person_leaves_a_seated_one_may_not() -> None:
 
 def test_a_bot_in_the_queue_plays_once_seated_and_the_session_ends_by_name() -> None:
     service, match_id, tokens = _table(match="wins:1")
-    service.lobby.abandon(match_id, tokens["Cid"])
-    service.lobby.join_seat(match_id, "x", bot="random", token=tokens["Ann"])
+    service.endings.abandon(match_id, tokens["Cid"])
+    service.seats.join_seat(match_id, "x", bot="random", token=tokens["Ann"])
     _resign(service, match_id, tokens["Bob"], 1)  # Ann has 1 win: the session is hers
     rotation = _rotation(service, match_id)
-    assert rotation["winner"] == "Ann" and service.lobby.table(match_id)["status"] == "finished"
+    assert rotation["winner"] == "Ann" and service.views.table(match_id)["status"] == "finished"
     assert rotation["seated"] == ["Ann", "Bob"]  # no seat change after the last game
 
 
 def test_the_seat_change_survives_a_reload_and_the_lobby_projection_agrees() -> None:
     service, match_id, tokens = _table()
     _resign(service, match_id, tokens["Bob"], 1)
-    live = service.lobby.table(match_id)
+    live = service.views.table(match_id)
     store = service.repo.store
     again = GameService(store, grace_s=60, clock=Clock())
-    assert again.lobby.seat_for(match_id, tokens["Cid"]) == 0
-    assert again.lobby.person_for(match_id, tokens["Ann"]) == (0, None)
-    reloaded = again.lobby.table(match_id)
+    assert again.seats.seat_for(match_id, tokens["Cid"]) == 0
+    assert again.seats.person_for(match_id, tokens["Ann"]) == (0, None)
+    reloaded = again.views.table(match_id)
     assert reloaded["rotation"] == live["rotation"]
     projection = LobbyProjection(store)
     projection.catch_up()
     row = projection.row(match_id)
     assert row is not None
-    listed = again.lobby.row_json(row)
+    listed = again.views.row_json(row)
     assert listed["rotation"] == live["rotation"]
     assert [s["name"] for s in listed["seats"]] == ["Cid", "Bob"]
 
@@ -156,19 +156,19 @@ def test_a_bot_rotates_out_and_back_in_and_plays_when_seated() -> None:
     clock = Clock(now_ms())  # a bot's pace counts from the wall-clock time of the last event
     service = GameService(open_store("memory://"), grace_s=60, clock=clock, bot_delay_s=0.0)
     service.autopilot.start()
-    opened = service.lobby.open_table(name="Ann", preset="italian-four", bot="random")
+    opened = service.tables.open_table(name="Ann", preset="italian-four", bot="random")
     match_id, ann = opened["match_id"], token_of(opened)
-    bob = token_of(service.lobby.join_seat(match_id, "Bob"))
+    bob = token_of(service.seats.join_seat(match_id, "Bob"))
     assert bob is not None
     _resign(service, match_id, ann, 1)  # the bot wins game 0 and leaves: Bob sits
     rotation = _rotation(service, match_id)
     assert rotation["seated"] == ["Ann", "Bob"] and rotation["queue"] == ["random bot"]
     for token in (ann, bob):
-        service.lobby.next_game(match_id, token)
+        service.endings.next_game(match_id, token)
     _resign(service, match_id, bob, 2)  # Ann wins and leaves: the bot sits with Bob
     rotation = _rotation(service, match_id)
     assert rotation["seated"] == ["random bot", "Bob"] and rotation["queue"] == ["Ann"]
-    service.lobby.next_game(match_id, bob)  # a bot is always ready
+    service.endings.next_game(match_id, bob)  # a bot is always ready
     entry = service.repo.find(match_id)
     before = entry.version
     clock.ms += 61_000  # Bob's client is away past the grace period: the table goes on
@@ -190,7 +190,7 @@ def test_statistics_and_the_replay_follow_each_person_across_seats() -> None:
     service, match_id, tokens = _table(match="wins:2")
     _resign(service, match_id, tokens["Bob"], 1)  # Ann wins; Cid takes seat 0
     for name in ("Cid", "Bob"):
-        service.lobby.next_game(match_id, tokens[name])
+        service.endings.next_game(match_id, tokens[name])
     _resign(service, match_id, tokens["Bob"], 2)  # Cid wins; Ann comes back into seat 0
     entry = service.repo.find(match_id)
     stats = {s.name: s for s in match_stats(match_id, list(entry.events))}
@@ -214,7 +214,7 @@ def test_an_imported_session_is_listed_and_replayed_with_everyone() -> None:
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     record = json.loads(GOLDEN.read_text(encoding="utf-8"))
     import_record(service.repo.store, record, match_id="m-imported-4")
-    table = service.lobby.table("m-imported-4")
+    table = service.views.table("m-imported-4")
     rotation = table["rotation"]
     assert table["status"] == "finished" and rotation is not None
     assert rotation["winner"] == "Ann" and rotation["seated"] == ["Ann", "Bob"]
@@ -232,14 +232,14 @@ def test_a_waiting_person_may_add_a_bot_one_who_left_may_not() -> None:
     """docs/spec/rules.md §10: a bot joins the queue for a person at the table, seated or
     waiting; one who left for good is no longer at it."""
     service, match_id, tokens = _table()
-    bot = service.lobby.join_seat(match_id, "x", bot="steady", token=tokens["Cid"])
+    bot = service.seats.join_seat(match_id, "x", bot="steady", token=tokens["Cid"])
     assert bot["name"] == "steady bot"
     assert _rotation(service, match_id)["queue"] == ["Cid", "steady bot"]
 
     service, match_id, tokens = _table()
-    service.lobby.abandon(match_id, tokens["Cid"])
+    service.endings.abandon(match_id, tokens["Cid"])
     with pytest.raises(ForbiddenError, match="Only someone at this table") as refused:
-        service.lobby.join_seat(match_id, "x", bot="sharp", token=tokens["Cid"])
+        service.seats.join_seat(match_id, "x", bot="sharp", token=tokens["Cid"])
     assert refused.value.to_json()["reason"] == "bot_by_person"
-    service.lobby.join_seat(match_id, "x", bot="sharp", token=tokens["Bob"])
+    service.seats.join_seat(match_id, "x", bot="sharp", token=tokens["Bob"])
     assert _rotation(service, match_id)["queue"] == ["sharp bot"]

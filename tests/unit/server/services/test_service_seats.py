@@ -21,8 +21,8 @@ def _table(clock: Clock) -> tuple[GameService, str, str, str]:
     service = GameService(open_store("memory://"), grace_s=60, clock=clock)
     service.autopilot.start()
     clock.ms += 3_600_000  # the server has been up an hour when the table opens
-    opened = service.lobby.open_table(name="Ann", options={"enforcement": "lenient"})
-    joined = service.lobby.join_seat(opened["match_id"], "Bob")
+    opened = service.tables.open_table(name="Ann", options={"enforcement": "lenient"})
+    joined = service.seats.join_seat(opened["match_id"], "Bob")
     return service, opened["match_id"], token_of(opened), token_of(joined)
 
 
@@ -30,9 +30,9 @@ def test_a_seat_just_taken_cannot_be_claimed_before_its_grace() -> None:
     clock = Clock()
     service, match_id, ann, _ = _table(clock)
     with pytest.raises(TooEarlyError):
-        service.lobby.claim(match_id, ann, "resign")
+        service.seats.claim(match_id, ann, "resign")
     clock.ms += 61_000  # Bob never connected: now he has been away longer than the grace
-    assert service.lobby.claim(match_id, ann, "resign") == {"ok": True}
+    assert service.seats.claim(match_id, ann, "resign") == {"ok": True}
 
 
 def _mover(
@@ -96,7 +96,9 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     clock.ms = now_ms()  # events are stamped with the wall clock; bots' pace is measured from it
     service = GameService(open_store("memory://"), bot_delay_s=0.4, clock=clock)
     for _ in range(60):  # a deal where the human moves first and can break a priority
-        opened = service.lobby.open_table(name="Ann", bot="steady", options={"enforcement": "call"})
+        opened = service.tables.open_table(
+            name="Ann", bot="steady", options={"enforcement": "call"}
+        )
         match_id, seat = opened["match_id"], seat_of(opened)
         state = service.repo.find(match_id).state
         assert state is not None and state.game is not None
@@ -110,7 +112,7 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     else:
         raise AssertionError("no deal gave the human a fault to commit")
     entry = service.repo.find(match_id)
-    service.lobby.connect(match_id, seat)  # Ann is at the table: the bot plays only then
+    service.clients.connect(match_id, seat)  # Ann is at the table: the bot plays only then
     entry.bots[1 - seat] = make_bot("steady", miss_call_rate=0.0, seed=3)  # never misses
     service.play.execute(match_id, token_of(opened), "fault-0001", faults[0].to_json())
     faulted_at = entry.last_event_ms
@@ -151,10 +153,10 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
     clock.ms = server.adapters.matches.now_ms()
     service = GameService(open_store("memory://"), grace_s=60, clock=clock, bot_delay_s=0.01)
     service.autopilot.start()
-    opened = service.lobby.open_table(name="Ann", preset="beginner", bot="steady")
+    opened = service.tables.open_table(name="Ann", preset="beginner", bot="steady")
     match_id = opened["match_id"]
     entry = service.repo.find(match_id)
-    service.lobby.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
+    service.clients.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
     bot_seat = 1 - seat_of(opened)
     played = 0
     for _ in range(400):  # Ann plays her turns with her first legal action; the bot its own
@@ -187,8 +189,8 @@ def test_a_tables_time_limit_is_at_most_an_hour_however_it_is_given(where: str) 
 
     def open_with(limit: int) -> SeatTicket:
         if where == "options":
-            return service.lobby.open_table(name="Ann", options={"move_time_limit_s": limit})
-        return service.lobby.open_table(name="Ann", move_time_limit_s=limit)
+            return service.tables.open_table(name="Ann", options={"move_time_limit_s": limit})
+        return service.tables.open_table(name="Ann", move_time_limit_s=limit)
 
     with pytest.raises(InvalidInputError, match="at most 3600"):
         open_with(10**30)
@@ -207,7 +209,7 @@ def test_no_time_limit_means_none_even_for_a_preset_that_has_one() -> None:
     assert finnish  # the preset has a limit
 
     def limit_of(body: dict[str, Any]) -> object:
-        opened = service.lobby.open_table(**schemas.load(schemas.CREATE_TABLE, body))
+        opened = service.tables.open_table(**schemas.load(schemas.CREATE_TABLE, body))
         return service.repo.find(opened["match_id"]).table.ruleset["move_time_limit_s"]
 
     assert limit_of({"name": "A", "preset": "finnish"}) == finnish  # left out: the preset's
@@ -228,7 +230,7 @@ def test_the_clock_skips_a_quiet_game_until_a_bot_takes_a_seat() -> None:
     service.autopilot.tick()
     assert entry.quiet == (entry.version, entry.table)
     clock.ms += 61_000  # Bob never came: Ann hands his seat to a bot
-    service.lobby.claim(match_id, ann, "bot")
+    service.seats.claim(match_id, ann, "bot")
     assert entry.quiet != (entry.version, entry.table)
     # Ann moves until it is the bot's turn (each move a new version: ticked again).
     for _ in range(200):

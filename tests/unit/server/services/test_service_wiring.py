@@ -46,11 +46,11 @@ def test_every_part_tells_the_publisher_it_was_built_with() -> None:
     publisher = RecordingPublisher()
     service = GameService(open_store("memory://"), publisher=publisher, clock=Clock())
     assert service.publisher is publisher
-    opened = service.lobby.open_table(name="Ann", preset="beginner")
+    opened = service.tables.open_table(name="Ann", preset="beginner")
     match_id = opened["match_id"]
     assert publisher.applied_items == []  # one seat taken: nothing to play yet
 
-    joined = service.lobby.join_seat(match_id, "Bob")
+    joined = service.seats.join_seat(match_id, "Bob")
     # The lobby announced the new seat with the table's lobby view ...
     announced = [table for mid, table in publisher.tables if mid == match_id]
     assert [s["name"] for s in announced[-1]["seats"]] == ["Ann", "Bob"]
@@ -73,9 +73,9 @@ def test_every_part_tells_the_publisher_it_was_built_with() -> None:
     assert published[-1].state is entry.state
 
     # A client coming and going changes the table's presence, announced the same way.
-    service.lobby.connect(match_id, seat)
+    service.clients.connect(match_id, seat)
     assert publisher.tables[-1][1]["presence"][seat]["connected"] is True
-    service.lobby.disconnect(match_id, seat)
+    service.clients.disconnect(match_id, seat)
     assert publisher.tables[-1][1]["presence"][seat]["connected"] is False
 
     # A client joining is sent what it missed through the same publisher: every update after
@@ -97,23 +97,23 @@ def test_a_client_joining_a_table_is_one_lobby_call_that_leaves_its_last_table()
     leaves the table it was at, gets its backlog, and a person's coming is announced."""
     publisher = RecordingPublisher()
     service = GameService(open_store("memory://"), publisher=publisher, clock=Clock())
-    first = service.lobby.open_table(name="Ann", preset="beginner")
-    other = service.lobby.open_table(name="Eve", preset="italian-four")
+    first = service.tables.open_table(name="Ann", preset="beginner")
+    other = service.tables.open_table(name="Eve", preset="italian-four")
     match_id = first["match_id"]
-    bob = service.lobby.join_seat(match_id, "Bob")["seat_token"]
+    bob = service.seats.join_seat(match_id, "Bob")["seat_token"]
     version = service.repo.find(match_id).version
 
-    ack, table = service.lobby.join_table("sid-1", other["match_id"], None, None)
+    ack, table = service.clients.join_table("sid-1", other["match_id"], None, None)
     assert table is not None and table["match_id"] == other["match_id"]  # for the spectator
     assert ack == {"ok": True, "match_id": other["match_id"], "seat": None, "version": 0}
 
-    ack, table = service.lobby.join_table("sid-1", match_id, bob, version)
+    ack, table = service.clients.join_table("sid-1", match_id, bob, version)
     assert ack == {"ok": True, "match_id": match_id, "seat": 1, "version": version}
     assert table is None  # announced to the whole table instead:
     assert publisher.tables[-1][1]["presence"][1]["connected"] is True
     assert publisher.sessions == {"sid-1": (match_id, 1)}  # the spectator's table left
 
-    ack, _table = service.lobby.join_table("sid-2", other["match_id"], other["seat_token"], 0)
+    ack, _table = service.clients.join_table("sid-2", other["match_id"], other["seat_token"], 0)
     assert ack == {
         "ok": True,
         "match_id": other["match_id"],
@@ -122,7 +122,7 @@ def test_a_client_joining_a_table_is_one_lobby_call_that_leaves_its_last_table()
         "waiting": False,
         "name": "Eve",
     }
-    service.lobby.leave("sid-1")
+    service.clients.leave("sid-1")
     assert publisher.tables[-1][0] == match_id
     assert publisher.tables[-1][1]["presence"][1]["connected"] is False
     assert publisher.sessions == {"sid-2": (other["match_id"], 0)}

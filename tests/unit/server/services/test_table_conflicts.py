@@ -46,26 +46,26 @@ def _services(races: int, preset: str) -> tuple[_TableRaced, GameService, GameSe
     store = _TableRaced(races)
     first = GameService(store, grace_s=60, clock=Clock())  # type: ignore[arg-type]
     first.autopilot.start()
-    match_id = first.lobby.open_table(name="Ann", preset=preset)["match_id"]
+    match_id = first.tables.open_table(name="Ann", preset=preset)["match_id"]
     second = GameService(store, grace_s=60, clock=Clock())  # type: ignore[arg-type]
     return store, first, second, match_id
 
 
 def _join(service: GameService, match_id: str, name: str) -> None:
-    service.lobby.join_seat(match_id, name)
+    service.seats.join_seat(match_id, name)
 
 
 def test_a_join_raced_by_a_join_elsewhere_is_decided_again_and_queues() -> None:
     store, first, second, match_id = _services(1, "italian-four")
-    first.lobby.join_seat(match_id, "Bob")
+    first.seats.join_seat(match_id, "Bob")
     store.rival = lambda: _join(second, match_id, "Dan")
-    cid = first.lobby.join_seat(match_id, "Cid")
+    cid = first.seats.join_seat(match_id, "Cid")
     assert store.races == 0
     assert cid["waiting"] is True and cid["seat_token"] is not None
     fresh = GameService(store.inner, grace_s=60, clock=Clock())  # what the store holds
     people = [p.name for p in fresh.repo.find(match_id).table.people]
     assert people == ["Ann", "Bob", "Dan", "Cid"]
-    assert fresh.lobby.person_for(match_id, cid["seat_token"]) == (3, None)
+    assert fresh.seats.person_for(match_id, cid["seat_token"]) == (3, None)
     state = fresh.repo.find(match_id).state
     assert state is not None and state.session is not None
     assert state.session.queue == ("Dan", "Cid")
@@ -75,7 +75,7 @@ def test_a_join_raced_for_the_last_seat_is_refused_as_a_full_table() -> None:
     store, first, second, match_id = _services(1, "beginner")
     store.rival = lambda: _join(second, match_id, "Dan")
     with pytest.raises(ServerError) as refused:
-        first.lobby.join_seat(match_id, "Bob")
+        first.seats.join_seat(match_id, "Bob")
     assert refused.value.to_json() == {"code": "conflict", "message": "This table is full."}
     names = [s.name for s in GameService(store.inner).repo.find(match_id).table.seats]
     assert names == ["Ann", "Dan"]
@@ -83,7 +83,7 @@ def test_a_join_raced_for_the_last_seat_is_refused_as_a_full_table() -> None:
 
 def test_a_join_raced_every_time_ends_in_a_structured_conflict() -> None:
     store, first, second, match_id = _services(99, "italian-four")
-    first.lobby.join_seat(match_id, "Bob")
+    first.seats.join_seat(match_id, "Bob")
     ticks = iter(range(1, 99))
 
     def rival() -> None:  # another process keeps changing the table (a rematch offer, ...)
@@ -93,7 +93,7 @@ def test_a_join_raced_every_time_ends_in_a_structured_conflict() -> None:
 
     store.rival = rival
     with pytest.raises(CommandConflictError) as refused:
-        first.lobby.join_seat(match_id, "Cid")
+        first.seats.join_seat(match_id, "Cid")
     assert refused.value.to_json()["code"] == "conflict"
     table = GameService(store.inner).repo.find(match_id).table
     assert [p.name for p in table.people] == ["Ann", "Bob"]  # nothing half-written
@@ -101,7 +101,7 @@ def test_a_join_raced_every_time_ends_in_a_structured_conflict() -> None:
 
 def test_another_lobby_call_raced_answers_conflict_with_the_table_read_again() -> None:
     store, first, second, match_id = _services(1, "beginner")
-    bob = first.lobby.join_seat(match_id, "Bob")["seat_token"]
+    bob = first.seats.join_seat(match_id, "Bob")["seat_token"]
     assert bob is not None
     entry = first.repo.find(match_id)
     before = entry.table.version
