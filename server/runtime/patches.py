@@ -15,15 +15,16 @@ its figure.
    eventlet; `wait_select` calls `select.select`, which eventlet has made green, and psycopg
    looks `waiting.wait` up at each call. It targets the event store's driver, but eventstore must
    not know about the server's concurrency, so it is applied from here (docs/eventstore.md).
-3. `fast_websocket_unmask()`: eventlet's `RFC6455WebSocket._apply_mask` becomes `apply_mask`.
-   eventlet XORs every client frame with its mask one byte at a time in a generator: 68 µs for a
-   250-byte command, 3.3 µs as one big-integer XOR (server CPU per move 0.85-0.95 ms before,
-   0.72-0.78 ms after; a property test keeps the two equal, tests/unit/server/runtime/
-   test_server_fastpaths.py). Installed by `run_options("eventlet")`.
+3. (removed, issue 27) `fast_websocket_unmask()` replaced eventlet's byte-at-a-time
+   `RFC6455WebSocket._apply_mask` with one big-integer XOR (68 µs to 3.3 µs for a 250-byte
+   command, alone). In the server, left out against kept in the same run, it saved -25 % to
+   +24 % of the CPU per move over 7 rounds (median -5 %): within noise, below the 10 % a patch
+   must buy to stay (docs/benchmarks.md § What each transport patch buys).
 4. `run_options()`: TCP_NODELAY on every accepted connection, through `socketio.run`.
    A command's reply is two small writes (the `updates` message, then the ack); with Nagle's
    algorithm the second waited for the client's delayed ACK, a flat 40 ms per command on Linux
-   loopback.
+   loopback. Kept for that latency (a correctness fix): it buys no CPU (left out, -25 % to +5 %
+   over 3 rounds, issue 27), and goes through `socketio.run`'s public `protocol` argument.
 5. `json_packet()`: the Socket.IO packet class, given to `SocketIO(serializer=...)`.
    It encodes with orjson (the standard library's encoder cost about as much as deciding the
    move, for a view of some 3 KB; orjson's option for non-str keys only when needed, as it
@@ -32,11 +33,14 @@ its figure.
    this server sends is JSON. It decodes with the standard library, which accepts all a client
    may send (numbers beyond 64 bits, NaN): the handlers' schemas refuse what they must. What it
    cannot decode at all (not JSON, a number of over 4,300 digits) python-socketio drops before
-   any handler: logged, with no answer to the client (docs/protocol.md).
+   any handler: logged, with no answer to the client (docs/protocol.md). What it buys (issue
+   27): with python-socketio's own packet instead, the server's CPU per move was 0.98-1.24 ms
+   against 0.70-0.79 ms with it, a share of 21-44 % over 3 rounds: it stays.
 6. (removed, issue 27) `coalesced_websocket_writes()` packed the packets the WebSocket writer found
-   queued into one `sendall`. Since (7) writes most packets at once, little is ever queued: the
-   server's CPU per move without it was the same within noise (docs/benchmarks.md § What each
-   transport patch buys), below the 10 % a patch must buy to stay.
+   queued into one `sendall`. Since (7) writes most packets at once, little is ever queued: left
+   out against kept in the same run, it saved -39 % to +15 % of the CPU per move over 7 rounds
+   (median +2 %), below the 10 % a patch must buy to stay (docs/benchmarks.md § What each
+   transport patch buys).
 7. `immediate_websocket_writes()`: engine.io's `Socket.send` writes a packet to the WebSocket
    at once, in the greenthread that sends it, when nothing is queued before it and no write is
    under way; otherwise it queues it for the writer, as before. A queued packet waited until
@@ -52,7 +56,8 @@ its figure.
    connection when nothing came; on an idle connection the ping every 25 s is what it gets (when
    the pings too were written at once, every idle connection dropped after exactly 45 s; tests/
    integration/test_connections.py). Installed by `run_options("eventlet")`, for the server and
-   the echo alike.
+   the echo alike. Its CPU share (issue 27): -18 % to +20 % over 7 rounds (median -6 %), none
+   to speak of; it is kept as a correctness fix, for the p99 at human pace and the 45 s rule.
 
 8. `quiet_undecodable_packets()`: a Socket.IO packet python-socketio cannot decode (not JSON,
    a number of over 4,300 digits, JSON nested deeper than the recursion limit) is still dropped
@@ -85,7 +90,7 @@ from typing import Any
 # -- a patch left out, by name, for the bench's with/without figure (docs/benchmarks.md) ----------
 
 #: The patches `crapette bench server --without NAME` can leave out of the server it measures.
-OPTIONAL = ("unmask", "nodelay", "json", "immediate")
+OPTIONAL = ("nodelay", "json", "immediate")
 #: Comma-separated names of OPTIONAL left out of this process (for the bench only).
 WITHOUT_ENV = "CRAPETTE_BENCH_WITHOUT_PATCHES"
 
@@ -101,7 +106,7 @@ def enabled(name: str) -> bool:
 
 # -- the versions these patches were tested with ------------------------------------------------
 
-#: The distributions whose internals (3) and (7) replace (and (4), (5) subclass), at the
+#: The distributions whose internals (7) replaces (and (4), (5) subclass), at the
 #: versions the patches and their tests were run against (pyproject.toml pins the same).
 TESTED: dict[str, str] = {
     "python-engineio": "4.15.1",
@@ -179,28 +184,6 @@ def green_psycopg() -> bool:
     return True
 
 
-# -- 3. WebSocket unmasking ----------------------------------------------------------------------
-
-
-def apply_mask(data: bytes, mask: Any, length: int | None = None, offset: int = 0) -> bytes:
-    """XOR the first `length` bytes of `data` with the 4-byte `mask` starting at mask byte
-    `offset`: what eventlet's `RFC6455WebSocket._apply_mask` computes, as one operation on big
-    integers."""
-    if length is None:
-        length = len(data)
-    if length <= 0:
-        return b""
-    key = bytes(mask[(offset + i) % 4] for i in range(4)) * (length // 4 + 1)
-    masked = int.from_bytes(data[:length], "big") ^ int.from_bytes(key[:length], "big")
-    return masked.to_bytes(length, "big")
-
-
-def fast_websocket_unmask() -> None:
-    from eventlet.websocket import RFC6455WebSocket
-
-    RFC6455WebSocket._apply_mask = staticmethod(apply_mask)
-
-
 # -- 4. TCP_NODELAY ------------------------------------------------------------------------------
 
 
@@ -214,13 +197,10 @@ def _no_delay(connection: Any) -> None:
 
 def run_options(async_mode: str) -> dict[str, Any]:
     """Extra keyword arguments for `socketio.run` in this async mode (and, under eventlet, the
-    faster unmasking (3) and the immediate writes (7), which both the server and the bench's
-    echo server get this way)."""
+    immediate writes (7), which both the server and the bench's echo server get this way)."""
     if async_mode == "eventlet":
         import eventlet.wsgi
 
-        if enabled("unmask"):
-            fast_websocket_unmask()
         if enabled("immediate"):
             immediate_websocket_writes()
         nodelay = enabled("nodelay")

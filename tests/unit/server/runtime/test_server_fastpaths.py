@@ -73,32 +73,6 @@ def test_the_fast_path_takes_a_plain_command_and_leaves_the_rest() -> None:
         assert schemas.well_formed_command(bad) is None
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.binary(max_size=300),
-    st.one_of(
-        st.binary(min_size=4, max_size=4), st.lists(st.integers(0, 255), min_size=4, max_size=4)
-    ),
-    st.integers(0, 1000),
-    st.booleans(),
-)
-def test_the_websocket_mask_is_eventlets(data: bytes, mask: Any, offset: int, whole: bool) -> None:
-    import warnings
-
-    from server.runtime.patches import apply_mask
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from eventlet.websocket import RFC6455WebSocket
-
-    slow = RFC6455WebSocket.__dict__["_apply_mask"].__func__
-    if slow is apply_mask:  # installed by a server started in this process
-        return
-    length = len(data) if whole else len(data) // 2
-    assert apply_mask(data, mask, length, offset) == slow(data, mask, length, offset)
-    assert apply_mask(data, mask, None, offset) == slow(data, mask, None, offset)
-
-
 def test_the_updates_of_one_event_share_a_public_view_and_each_is_its_viewers_own() -> None:
     """`update_payloads` builds a position's public view once for every room; each payload is
     still what that viewer's own view (`domain.view`) and redaction give, whatever the others."""
