@@ -655,10 +655,11 @@ def _startup_figure(tmp_path: Path, matches: int, events: int, rounds: int) -> d
     "--rate-limit",
     "server_limits",
     multiple=True,
-    default=["create=off"],
+    default=["create=off", "join=off"],
     show_default=True,
     help="Passed to the server (every simulated client comes from this one address, and opens "
-    "up to --games tables at once; the readers of (a) meet the server's own read limits).",
+    "and joins up to --games tables at once; the readers of (a) meet the server's own read "
+    "limits).",
 )
 @click.option(
     "--long-moves-per-s",
