@@ -78,9 +78,11 @@ def english_words(lang: str) -> set[str]:
 def assert_no_english(
     page: Any, lang: str, where: str, also_allowed: frozenset[str] = frozenset()
 ) -> None:
-    shown = _words(page.evaluate(VISIBLE_WORDS))
-    leaks = sorted(shown & english_words(lang) - also_allowed)
-    assert not leaks, f"{where} in {lang} shows English: {leaks}"
+    text = page.evaluate(VISIBLE_WORDS)
+    leaks = sorted(_words(text) & english_words(lang) - also_allowed)
+    # The lines that hold them, so that a leak that shows only in some positions can be found.
+    lines = [line for line in text.splitlines() if _words(line) & set(leaks)]
+    assert not leaks, f"{where} in {lang} shows English: {leaks} in {lines[:5]}"
 
 
 # English sentences of the lobby and the table, each of which the check must catch in every
