@@ -1,4 +1,4 @@
-"""A record embedded in a replay file (docs/records.md § the replay file): the page carries the
+"""A record embedded in a replay file (docs/records.md § The HTML form): the page carries the
 record as JSON in `<script type="application/json" id="crapette-record">`, so that the file
 imports like the record itself."""
 

@@ -1,4 +1,4 @@
-"""What makes two matches one: the content hash of their events (docs/records.md § imports).
+"""What makes two matches one: the content hash of their events (docs/records.md § Imported once).
 
 A match's identity is the SHA-256 of its events, in order, each as its type and data in
 canonical JSON (sorted keys, no spaces), with the `match_id` a data field may carry left out: the

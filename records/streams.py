@@ -1,6 +1,6 @@
 """Where a match, its table and a tournament live in the event store: the stream names, and the
 form of a match id. The server's repositories and the record importer both write these streams
-(docs/records.md § imports, docs/architecture.md § Streams)."""
+(docs/records.md § Imported once, docs/architecture.md § Records and bench)."""
 
 from __future__ import annotations
 
