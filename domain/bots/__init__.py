@@ -28,7 +28,10 @@ BOT_DESCRIPTIONS: dict[str, str] = {
     "random": "Plays any legal action; misses half the Crapette calls.",
     "steady": "Plays sound moves one at a time: reserve first, loads you, no idle shuffles.",
     "sharp": "Looks ahead through its whole turn before it turns a card; rarely misses a call.",
-    "expert": "Looks ahead through its turn and the opponent's reply to it; rarely misses a call.",
+    "expert": (
+        "Remembers the wastes turned over into hands, plans through the cards it knows and the "
+        "opponent's reply; rarely misses a call."
+    ),
 }
 
 

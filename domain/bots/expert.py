@@ -1,79 +1,135 @@
-"""`expert`: `sharp`'s look-ahead through its own turn, plus a look at the opponent's reply.
+"""`expert`: `sharp`'s look-ahead through its own turn, plus what a player remembers of the
+hands.
 
-`sharp` searches the rest of its turn and judges where each line ends by a hand-made evaluation
-(`sharp.evaluate`), which guesses what the opponent can do next from his moves of one step (the
-threat and load terms). The expert runs the same search (`sharp._Search`), but wherever a line
-ends the turn (a discard, a pass) it searches the opponent's reply as well: the moves he could
-make at once on that table, with `sharp`'s own search from his seat, up to the point where he
-would turn a hand card or uncover a reserve card. The line is then judged by `sharp.evaluate`
-(from the expert's seat) on the table that reply leaves, and the expert plays towards the end of
-turn whose best reply hurts it least: the line that minimises the opponent's best reply, where
-`sharp` counts only his moves of one step.
+A hand is face down, but not always unknown: when a hand runs out, the waste is turned over to
+become the new hand, the card at the bottom of the waste first (docs/spec/rules.md §4). Every
+card of a waste was face up, so from then on a player who watched knows his hand card by card,
+and his opponent's as well. `sharp` forgets it: its search stops at every hand card turned.
+The expert remembers (`HandMemory`, from the views it was shown, never from a face-down card)
+and searches on through the hand cards it knows, so that it plans a whole turn of known cards
+(`_KnownSearch`): where each card goes and what room to leave for the next. The same holds for
+turning over a waste: the order of the new hand is on the table.
 
-Like `sharp`, it plays from the view's mirror (`domain.bots.mirror`) and never looks at a
-face-down card: both searches stop where one would come up, so the mirror's stand-ins for them
-are never read. Within a turn it never moves a card between houses back to a layout already
-seen, and plays no more than 12 house-to-house moves (every game ends). It calls faults as
-`sharp` does.
+The ends of its lines are scored by `sharp.evaluate`. (A look at the opponent's reply at each
+end of turn, his own search from his seat through his known hand cards, was tried and dropped:
+it won no more games and cost six times the time: docs/benchmarks.md.)
+
+It never reads a face-down card: its picture of the table is the view's mirror
+(`domain.bots.mirror`) with the remembered hands filled in, and its search stops where a card
+nobody has seen would come up. Within a turn it never moves a card between houses back to
+a layout already seen, and plays no more than `SHUFFLES_PER_TURN` house-to-house moves (every
+game ends). It calls faults as `sharp` does.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.actions import Move
+from domain.actions import Action, Move
 from domain.bots.base import Bot, PlayAction
-from domain.bots.mirror import ruleset_of
-from domain.bots.sharp import LOSS, WIN, Choice, _action, _best_allowed, _Search, evaluate
-from domain.moves import apply_step, houses_of
-from domain.piles import INDEX, RESERVE, SECOND_RESERVE, SHOWN, WASTE
-from domain.state import GameState, Piles
+from domain.bots.mirror import _cards, mirror_game, ruleset_of
+from domain.bots.sharp import (
+    STEP_COST,
+    Choice,
+    _action,
+    _best_allowed,
+    _Search,
+    evaluate,
+)
+from domain.cards import Card
+from domain.moves import houses_of
+from domain.piles import (
+    HAND,
+    INDEX,
+    SECOND_HAND,
+    SHOWN,
+    THIRD_HAND,
+    WASTE,
+)
+from domain.state import GameState, Piles, hand_cards
 from domain.views import View
 
 
-class _ReplySearch(_Search):
-    """`sharp`'s search of the rest of the turn, whose ends of turn are judged after the
-    opponent's best reply: his moves on that table, found by `sharp`'s search from his seat
-    (`reply_budget` positions), up to where he would turn a hand card or uncover a reserve
-    card."""
+class HandMemory:
+    """The hands a watching player knows card by card: for each seat, the waste last seen while
+    his hand was empty (it becomes the hand, bottom card on top, when he turns next). A hand is
+    known while it holds no more cards than that waste had: cards only ever leave a hand from
+    the top, one turn at a time, so what is left is the same cards in the same order. Views
+    that were missed cannot mislead it for long: a hand larger than the waste remembered, or
+    holding a card that is face up elsewhere, is forgotten."""
+
+    def __init__(self) -> None:
+        self._wastes: dict[int, tuple[int | None, list[Card | None]]] = {}
+
+    def piles(self, view: View) -> tuple[dict[str, list[Card | None]], tuple[bool, bool]]:
+        """The view's piles with every remembered hand filled in (bottom to top, as views list
+        piles), and for each seat whether its hand is known."""
+        piles = {name: _cards(cards) for name, cards in view.piles.items()}
+        known = [False, False]
+        if view.game_index is None or view.ruleset.get("hands_per_player", 1) != 1:
+            return piles, (False, False)  # three hands (§10): not remembered
+        visible = {card for cards in piles.values() for card in cards if card is not None}
+        for seat in (0, 1):
+            hand, waste = piles.get(f"H{seat}", []), piles.get(f"W{seat}", [])
+            if not hand:
+                if waste:
+                    self._wastes[seat] = (view.game_index, list(waste))
+                else:
+                    self._wastes.pop(seat, None)
+                continue
+            remembered = self._wastes.get(seat)
+            if remembered is None or remembered[0] != view.game_index:
+                continue
+            cards = list(reversed(remembered[1]))[: len(hand)]
+            if len(hand) > len(remembered[1]) or any(
+                card is None or card in visible for card in cards
+            ):
+                del self._wastes[seat]  # a waste turned over unseen: the hand is unknown
+                continue
+            piles[f"H{seat}"] = cards
+            known[seat] = True
+        return piles, (known[0], known[1])
+
+
+def turned(p: Piles, seat: int) -> Piles | None:
+    """The table after `seat` turns his next hand card, for a table whose hand is known (or
+    empty, the waste then turned over first); None when no card can be turned."""
+    hand, waste, shown = HAND[seat], WASTE[seat], SHOWN[seat]
+    if p[shown] or p[SECOND_HAND[seat]] or p[THIRD_HAND[seat]]:
+        return None
+    piles = list(p)
+    if not piles[hand]:
+        if not piles[waste]:
+            return None
+        piles[hand], piles[waste] = tuple(reversed(piles[waste])), ()
+    cards = piles[hand]
+    piles[shown], piles[hand] = (cards[-1],), cards[:-1]
+    return tuple(piles)
+
+
+class _KnownSearch(_Search):
+    """`sharp`'s search of the rest of the turn that goes on through a hand card turned when
+    the seat's hand is known (`hand_known`), or when the hand is empty and the waste is turned
+    over (its order is on the table). Otherwise a turn stops the line, as in `sharp`."""
 
     def __init__(
-        self, root: GameState, seat: int, budget: int, respect: bool, reply_budget: int
+        self, root: GameState, seat: int, budget: int, respect: bool, hand_known: bool
     ) -> None:
         super().__init__(root, seat, budget, respect)
-        self.reply_budget = reply_budget
-        self.replies: dict[Piles, float] = {}
+        # An empty hand at the root is known once the waste is turned over into it.
+        self.turns_known = hand_known or hand_cards(root.p, seat) == 0
 
     def ender_value(self, node: GameState, ender: str) -> float:
-        value = super().ender_value(node, ender)
-        if ender == "turn" or value >= WIN:
-            return value
-        p = apply_step(node.p, SHOWN[self.seat], WASTE[self.seat]) if ender == "discard" else node.p
-        return self.after_reply(node, p)
-
-    def after_reply(self, node: GameState, p: Piles) -> float:
-        """`sharp.evaluate` at the end of this turn (table `p`), taken once the opponent has
-        made the moves his best line of reply starts with."""
-        known = self.replies.get(p)
-        if known is not None:
-            return known
-        other = 1 - self.seat
-        start = node._evolved(p=p, to_move=other, seen=frozenset(), emptied=frozenset())
-        reply = _Search(start, other, self.reply_budget, self.respect)
-        reply.value(start)
-        q = p
-        for _ in range(self.reply_budget):  # a line never repeats a table; bounded anyway
-            choice = reply.best.get(q)
-            if choice is None or isinstance(choice, str):
-                break
-            src, dst = choice
-            uncovers = src in (RESERVE[other], SECOND_RESERVE[other]) and len(q[src]) > 1
-            q = apply_step(q, src, dst)
-            if uncovers:  # what comes up is face down in the view: the line stops here
-                break
-        value = LOSS if reply.won(q) else evaluate(start, q, self.seat, turn_over=True)
-        self.replies[p] = value
-        return value
+        if ender == "turn" and self.turns_known:
+            p = turned(node.p, self.seat)
+            if p is not None:
+                known = self.memo.get(p)
+                if known is None and self.budget <= 0:
+                    known = evaluate(node, p, self.seat, turn_over=False)
+                elif known is None:
+                    known = self.value(node._evolved(p=p, seen=frozenset()))
+                return known - STEP_COST
+        return super().ender_value(node, ender)
 
 
 class ExpertBot(Bot):
@@ -86,9 +142,7 @@ class ExpertBot(Bot):
     }
     NAMES_CALLS: ClassVar[bool] = True
     # House-to-house moves in one turn: past this many, none (the rest of the turn is play).
-    SHUFFLES_PER_TURN: ClassVar[int] = 12
-    # Positions searched for the opponent's reply at each end of turn.
-    REPLY_BUDGET: ClassVar[int] = 40
+    SHUFFLES_PER_TURN: ClassVar[int] = 60
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -96,8 +150,19 @@ class ExpertBot(Bot):
         self._seen: set[tuple[tuple[Any, ...], ...]] = set()
         self._shuffles = 0
         self._plan: dict[Piles, Choice] = {}
+        self._hands = HandMemory()
+        self._known: tuple[dict[str, list[Card | None]], tuple[bool, bool]] = ({}, (False, False))
+
+    def choose(self, view: View) -> Action | None:
+        # Every view shown is watched, the opponent's turns too: that is how hands are known.
+        if isinstance(view, View):
+            self._known = self._hands.piles(view)
+        return super().choose(view)
 
     def play(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
+        piles, known = self._known
+        if any(known):
+            game = mirror_game(view, piles)  # the mirror, with the remembered hands in place
         plays = self._no_shuffling_back(view, game, plays)
         seat = view.viewer if view.viewer is not None else game.to_move
         choice = self._plan.get(game.p)
@@ -107,7 +172,7 @@ class ExpertBot(Bot):
                 action = plays[0]
             else:
                 respect = ruleset_of(view).enforcement != "lenient"
-                search = _ReplySearch(game, seat, self.options.budget, respect, self.REPLY_BUDGET)
+                search = _KnownSearch(game, seat, self.options.budget, respect, known[seat])
                 search.value(game._evolved(seen=frozenset()))
                 self._plan.update(search.best)
                 action = _best_allowed(search, game, seat, plays)

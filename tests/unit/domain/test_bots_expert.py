@@ -76,39 +76,106 @@ def test_expert_shuffle_cap_starts_afresh_each_turn() -> None:
     assert bot._shuffles == 0
 
 
-def test_expert_judges_an_end_of_turn_after_the_opponents_reply() -> None:
-    """At an end of turn the expert's search looks at the opponent's best reply (sharp's own
-    search from his seat) and scores the table it leaves: the table as handed over when he has
-    no move to make, another figure somewhere along a game where he has some."""
-    from domain.bots.expert import _ReplySearch
-    from domain.bots.mirror import mirror_game
-    from domain.bots.sharp import _Search, evaluate
-
+def _watched_game(deal: str, actions: int) -> list[domain.MatchState]:
+    """The positions of a game between two `sharp` bots (long enough for wastes to be turned
+    over into new hands)."""
     _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
-    _, state = domain.play(state, domain.StartGame(derive_seed("expert-reply"), None, 2))
-    bots = (make_bot("steady", seed=1), make_bot("steady", seed=2))
-    now, differed = 2, 0
-    for _ in range(150):
+    _, state = domain.play(state, domain.StartGame(derive_seed(deal), None, 2))
+    bots = (make_bot("sharp", seed=1), make_bot("sharp", seed=2))
+    states, now = [state], 2
+    for _ in range(actions):
         game = state.game
         assert game is not None
         if game.over:
             break
-        seat = game.to_move
-        mirror = mirror_game(domain.view(state, seat))
-        search = _ReplySearch(mirror, seat, 120, True, 40)
-        value = search.after_reply(mirror, mirror.p)
-        assert search.after_reply(mirror, mirror.p) == value  # kept for the decision
-        start = mirror._evolved(p=mirror.p, to_move=1 - seat, seen=frozenset(), emptied=frozenset())
-        reply = _Search(start, 1 - seat, 40, True)
-        reply.value(start)
-        as_handed = evaluate(start, mirror.p, seat, turn_over=True)
-        planned = reply.best.get(mirror.p)
-        if planned is None or isinstance(planned, str):
-            assert value == as_handed
-        else:
-            differed += value != as_handed
-        chosen = bots[seat].choose(domain.view(state, seat))
+        chosen = bots[1 - game.to_move].choose(domain.view(state, 1 - game.to_move))
+        if chosen is None:
+            chosen = bots[game.to_move].choose(domain.view(state, game.to_move))
         assert chosen is not None
         now += 100
         _, state = domain.play(state, domain.Act(chosen, now))
-    assert differed > 0
+        states.append(state)
+    return states
+
+
+def test_hand_memory_knows_a_turned_over_waste_card_by_card() -> None:
+    """Shown every view of a game, the memory fills in a hand once its waste has been turned
+    over, and what it fills in is the hand as it really lies (read here from the true table,
+    which the memory never sees); it never claims to know any other hand."""
+    from domain.bots.expert import HandMemory
+    from domain.piles import HAND
+
+    memory = HandMemory()
+    known_positions = 0
+    for state in _watched_game("expert-memory", 3000):
+        game = state.game
+        assert game is not None
+        if game.over:
+            break  # a finished game shows every card
+        piles, known = memory.piles(domain.view(state, 0))
+        for seat in (0, 1):
+            hand = [card.text for card in game.p[HAND[seat]]]
+            if known[seat]:
+                known_positions += 1
+                assert [card.text if card else None for card in piles[f"H{seat}"]] == hand
+            else:
+                assert all(card is None for card in piles[f"H{seat}"])
+    assert known_positions > 50
+
+
+def test_hand_memory_forgets_a_waste_turned_over_unseen() -> None:
+    """A memory that missed the views around a waste turned over (the hand now holds more cards
+    than the waste it remembers) does not guess, and stays unknowing after."""
+    import dataclasses
+
+    from domain.bots.expert import HandMemory
+
+    memory = HandMemory()
+    for state in _watched_game("expert-memory", 3000):
+        view = domain.view(state, 0)
+        memory.piles(view)
+        emptied = [s for s in (0, 1) if not view.piles[f"H{s}"] and len(view.piles[f"W{s}"]) > 3]
+        if emptied:
+            break  # that seat's hand is empty: its waste is remembered now
+    else:
+        pytest.fail("no hand ran out in this game")
+    seat = emptied[0]
+    hand, waste = f"H{seat}", f"W{seat}"
+    cards = len(view.piles[waste])
+    hidden: list[str | None] = [None] * (cards + 1)
+    unseen = {**view.piles, hand: hidden, waste: hidden[:0]}
+    _, known = memory.piles(dataclasses.replace(view, piles=unseen))
+    assert not known[seat]
+    again = {**view.piles, hand: hidden[: cards - 1], waste: hidden[:0]}
+    _, known = memory.piles(dataclasses.replace(view, piles=again))
+    assert not known[seat]
+
+
+def test_the_expert_searches_on_through_a_hand_card_it_knows() -> None:
+    """Where the mover's next hand card is known, the search goes on past turning it (the
+    table after the turn is searched); `sharp`'s search stops there."""
+    from domain.bots.expert import HandMemory, _KnownSearch, turned
+    from domain.bots.mirror import mirror_game
+    from domain.bots.sharp import _Search
+    from domain.piles import HAND, SHOWN
+
+    memory = HandMemory()
+    searched = 0
+    for state in _watched_game("expert-memory", 3000):
+        game = state.game
+        assert game is not None
+        seat = game.to_move
+        piles, known = memory.piles(domain.view(state, seat))
+        if not known[seat] or game.p[SHOWN[seat]]:
+            continue
+        mirror = mirror_game(domain.view(state, seat), piles)
+        after = turned(mirror.p, seat)
+        assert after is not None and after[SHOWN[seat]] == (game.p[HAND[seat]][-1],)
+        search = _KnownSearch(mirror, seat, 120, True, True)
+        search.ender_value(mirror, "turn")
+        assert after in search.memo
+        plain = _Search(mirror, seat, 120, True)
+        plain.ender_value(mirror, "turn")
+        assert after not in plain.memo
+        searched += 1
+    assert searched > 5
