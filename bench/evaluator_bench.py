@@ -70,7 +70,7 @@ def fit_weights(
     show = _progress("calibration games")
     for index, states, winner in fit.games(calibration_games, f"{seed}/calibration"):
         mixed.add(index, states, winner)
-        for state in states[::every]:
+        for state in fit.sampled(states, every, index):
             mover = state.game.to_move if state.game is not None else 0
             kept.append((state, fit.outcome_for(winner, mover)))
         show(index + 1, calibration_games)
@@ -104,10 +104,12 @@ def fit_weights(
     return weights
 
 
-def _game_chances(args: tuple[int, str, str]) -> tuple[list[float], list[float], list[list[float]]]:
-    """One held-out game: the evaluator's chance, the outcome and the baseline's inputs at each
-    decision, for the seat to move (run in a worker process)."""
-    index, seed, depth = args
+def _game_chances(
+    args: tuple[int, str, str, int],
+) -> tuple[list[float], list[float], list[list[float]]]:
+    """One held-out game: the evaluator's chance, the outcome and the baseline's inputs at every
+    `every`-th decision (`fit.sampled`), for the seat to move (run in a worker process)."""
+    index, seed, depth, every = args
     import domain
     from domain.bots.arena import derive_seed
     from domain.evaluator import fit, win_chance
@@ -116,7 +118,7 @@ def _game_chances(args: tuple[int, str, str]) -> tuple[list[float], list[float],
     rules = domain.Ruleset.preset("classic")
     states, winner = fit.play_one(rules, pair, derive_seed(seed, "game", index))
     chances, outcomes, baseline = [], [], []
-    for state in states:
+    for state in fit.sampled(states, every, index):
         game = state.game
         assert game is not None
         mover = game.to_move
@@ -126,9 +128,9 @@ def _game_chances(args: tuple[int, str, str]) -> tuple[list[float], list[float],
     return chances, outcomes, baseline
 
 
-def measure(games: int, seed: str, depth: str, workers: int) -> dict[str, Any]:
-    """Calibration and Brier skill of `win_chance` on `games` held-out games, against the
-    baseline fitted beside the value function on the same training games (weights.py)."""
+def measure(games: int, seed: str, depth: str, workers: int, every: int = 1) -> dict[str, Any]:
+    """Calibration and Brier skill of `win_chance` at every `every`-th decision of `games`
+    held-out games, against the baseline fitted beside the value function (weights.py)."""
     import numpy as np
 
     from domain.evaluator import fit, value
@@ -137,7 +139,7 @@ def measure(games: int, seed: str, depth: str, workers: int) -> dict[str, Any]:
     chances: list[float] = []
     outcomes: list[float] = []
     baseline: list[list[float]] = []
-    jobs = [(i, seed, depth) for i in range(games)]
+    jobs = [(i, seed, depth, every) for i in range(games)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for i, (c, o, b) in enumerate(pool.map(_game_chances, jobs)):
             chances += c
@@ -156,15 +158,27 @@ def measure(games: int, seed: str, depth: str, workers: int) -> dict[str, Any]:
     }
 
 
-def _ceiling_game(
-    args: tuple[int, str, int, int],
-) -> list[tuple[float, float, float, list[float]]]:
-    """The ceiling's estimates on one held-out game (run in a worker process): at every
-    `every`-th decision, the mean outcome for the seat to move of `playouts` playouts to the end
-    by fresh bots of the game's own pairing (other seeds), once from the true position (all-
-    knowing) and once from as many determinizations of the mover's view (what the mover could
-    know); with the outcome and the baseline's inputs."""
-    index, seed, every, playouts = args
+# One position of the ceiling: (game, outcome for the mover, the baseline's inputs, and for each
+# playout kind the number of playouts, the sum of their outcomes and of their squares).
+CeilingRow = dict[str, Any]
+KINDS: tuple[str, ...] = ("omniscient", "fair")
+
+
+def ceiling_points(count: int, positions: int) -> list[int]:
+    """`positions` decision indexes spread evenly over a game of `count` decisions (the middle
+    of each of `positions` equal stretches), without repeats."""
+    if count <= 0 or positions <= 0:
+        return []
+    return sorted({min(count - 1, int((k + 0.5) * count / positions)) for k in range(positions)})
+
+
+def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
+    """The ceiling's estimates on one held-out game (run in a worker process): at `positions`
+    decisions spread over it (`ceiling_points`), `playouts` playouts to the end by fresh bots
+    of the game's own pairing (other seeds) from as many determinizations of the mover's view
+    (`fair`: what the mover could know) and, if `omniscient`, as many from the true position;
+    with the outcome and the baseline's inputs."""
+    index, seed, positions, playouts, omniscient = args
     import random
 
     import domain
@@ -174,70 +188,144 @@ def _ceiling_game(
     pair = fit.PAIRINGS[index % len(fit.PAIRINGS)]
     rules = domain.Ruleset.preset("classic")
     states, winner = fit.play_one(rules, pair, derive_seed(seed, "game", index))
-    rows = []
-    for k, state in enumerate(states[every // 2 :: every]):
+    rows: list[CeilingRow] = []
+    for k in ceiling_points(len(states), positions):
+        state = states[k]
         game = state.game
         assert game is not None
         mover = game.to_move
         now = game.move_started_at_ms
         sampler = sampling.Sampler(state, mover)
         rng = random.Random(f"{seed}/ceiling/{index}/{k}")
-        known = fair = 0.0
+        row: CeilingRow = {
+            "game": index,
+            "decision": k,
+            "decisions": len(states),
+            "outcome": fit.outcome_for(winner, mover),
+            "baseline": fit.cards_left(game),
+        }
+        kinds = KINDS if omniscient else ("fair",)
+        sums = {kind: [0, 0.0, 0.0] for kind in kinds}
         for j in range(playouts):
             tag = f"{seed}/ceiling/{index}/{k}/{j}"
-            known += fit.outcome_for(fit.play_on(state, pair, tag + "/known", now), mover)
-            drawn = sampling.as_match(state, sampler.draw(rng))
-            fair += fit.outcome_for(fit.play_on(drawn, pair, tag + "/fair", now), mover)
-        rows.append(
-            (
-                known / playouts,
-                fair / playouts,
-                fit.outcome_for(winner, mover),
-                fit.cards_left(game),
-            )
-        )
+            starts = {"fair": sampling.as_match(state, sampler.draw(rng))}
+            if omniscient:
+                starts["omniscient"] = state
+            for kind in kinds:
+                tally = "known" if kind == "omniscient" else "fair"
+                x = fit.outcome_for(fit.play_on(starts[kind], pair, f"{tag}/{tally}", now), mover)
+                sums[kind][0] += 1
+                sums[kind][1] += x
+                sums[kind][2] += x * x
+        row.update(sums)
+        rows.append(row)
     return rows
 
 
-def ceiling(games: int, seed: str, every: int, playouts: int, workers: int) -> dict[str, Any]:
-    """How well any estimator could do on these games: Brier scores of playout estimates by the
-    games' own bots (all-knowing, and from the mover's view) at every `every`-th decision of
-    `games` held-out games, against the baseline on the same positions. A mean of `playouts`
-    outcomes is a noisy copy of the chance it estimates; `*_exact` removes that noise
-    (``(p - y)^2 - p (1 - p) / (n - 1)``: the Brier of the playouts' expected value)."""
+def ceiling_figures(
+    rows: list[CeilingRow], baseline: dict[str, Any], resamples: int = 1000, seed: int = 0
+) -> dict[str, Any]:
+    """The ceiling's figures on `rows`: Brier and skill of each playout kind against the
+    baseline (weights `baseline`) on the same positions; `*_exact` with the playouts' sampling
+    noise removed (the Brier score minus the variance of each mean, estimated without bias by
+    the playouts' sample variance over n: for outcomes 0/1, ``p (1 - p) / (n - 1)``); and a
+    bootstrap over games (`resamples` draws of as many games, with replacement) of each exact
+    skill: its 10th, 50th, 90th and 95th percentiles (the last a one-sided 95 % upper bound).
+    Every figure weighs a game's positions by its length (a row stands for ``decisions /
+    positions`` decisions of its game), as the benchmark's every K-th decision does: long games,
+    the close ones between strong bots, count for more."""
     import numpy as np
 
-    from domain.evaluator import fit, value
+    from domain.evaluator import fit
 
-    show = _progress(f"ceiling: {playouts} playouts a position")
-    rows: list[tuple[float, float, float, list[float]]] = []
-    jobs = [(i, seed, every, playouts) for i in range(games)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for i, found in enumerate(pool.map(_ceiling_game, jobs)):
-            rows += found
-            show(i + 1, games)
-    y = np.asarray([r[2] for r in rows])
-    base = fit.predict(value.model().weights["baseline"], np.asarray([r[3] for r in rows]))
-    theirs = fit.brier(base, y)
+    y = np.asarray([r["outcome"] for r in rows], dtype=float)
+    base = fit.predict(baseline, np.asarray([r["baseline"] for r in rows], dtype=float))
+    games = sorted({r["game"] for r in rows})
+    per_game: dict[int, int] = {}
+    for r in rows:
+        per_game[r["game"]] = per_game.get(r["game"], 0) + 1
+    weight = np.asarray([r.get("decisions", 1) / per_game[r["game"]] for r in rows], dtype=float)
+    weight = weight / weight.mean()
+    base_sq = weight * (base - y) ** 2
+    theirs = float(base_sq.mean())
     figures: dict[str, Any] = {
-        "positions": len(y),
-        "playouts": playouts,
+        "games": len(games),
+        "positions": len(rows),
+        "playouts": max((r["fair"][0] for r in rows), default=0),
         "brier_baseline": round(theirs, 4),
     }
-    for k, name in ((0, "omniscient"), (1, "fair")):
-        p = np.asarray([r[k] for r in rows])
-        ours = fit.brier(p, y)
-        exact = ours - float(np.mean(p * (1 - p))) / max(1, playouts - 1)
-        figures[f"brier_{name}"] = round(ours, 4)
-        figures[f"skill_{name}"] = round(1 - ours / theirs, 4)
-        figures[f"brier_{name}_exact"] = round(exact, 4)
-        figures[f"skill_{name}_exact"] = round(1 - exact / theirs, 4)
-        figures[f"ece_{name}"] = round(fit.ece(p, y), 4)
+    of_game = np.asarray([games.index(r["game"]) for r in rows])
+    rng = np.random.default_rng(seed)
+    draws = [
+        np.bincount(rng.integers(0, len(games), len(games)), minlength=len(games))
+        for _ in range(resamples)
+    ]
+    boot: dict[str, Any] = {"resamples": resamples}
+    for kind in KINDS:
+        if not all(kind in r for r in rows) or not rows:
+            continue
+        n = np.asarray([r[kind][0] for r in rows], dtype=float)
+        total = np.asarray([r[kind][1] for r in rows], dtype=float)
+        squares = np.asarray([r[kind][2] for r in rows], dtype=float)
+        p = total / n
+        variance = np.where(n > 1, (squares - n * p * p) / np.maximum(1.0, n - 1), 0.0) / n
+        sq = weight * (p - y) ** 2
+        exact = sq - weight * variance
+        figures[f"brier_{kind}"] = round(float(sq.mean()), 4)
+        figures[f"skill_{kind}"] = round(1 - float(sq.mean()) / theirs, 4)
+        figures[f"brier_{kind}_exact"] = round(float(exact.mean()), 4)
+        figures[f"skill_{kind}_exact"] = round(1 - float(exact.mean()) / theirs, 4)
+        figures[f"ece_{kind}"] = round(fit.ece(p, y, weights=weight), 4)
+        skills = []
+        for counts in draws:
+            w = counts[of_game]
+            skills.append(1 - float((w * exact).sum()) / max(1e-12, float((w * base_sq).sum())))
+        if skills:
+            q = np.percentile(np.asarray(skills), [10, 50, 90, 95])
+            boot[f"skill_{kind}_exact"] = {
+                f"p{k}": round(float(v), 4) for k, v in zip((10, 50, 90, 95), q, strict=True)
+            }
+    figures["bootstrap"] = boot
     return figures
 
 
+def ceiling(
+    games: int,
+    seed: str,
+    positions: int,
+    playouts: int,
+    workers: int,
+    omniscient: bool = True,
+    rows_file: Path | None = None,
+    resamples: int = 1000,
+) -> dict[str, Any]:
+    """How well any estimator could do on these games: the playout estimates of `_ceiling_game`
+    on `positions` decisions of each of `games` held-out games, scored by `ceiling_figures`
+    against the baseline shipped in weights.py. Each game's rows are appended to `rows_file`
+    (JSON lines) as it ends, so that a long run can be rescored or resumed from them."""
+    from domain.evaluator import value
+
+    show = _progress(f"ceiling: {playouts} playouts a position")
+    rows: list[CeilingRow] = []
+    jobs = [(i, seed, positions, playouts, omniscient) for i in range(games)]
+    out = rows_file.open("w", encoding="utf-8") if rows_file is not None else None
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for i, found in enumerate(pool.map(_ceiling_game, jobs)):
+                rows += found
+                if out is not None:
+                    for row in found:
+                        out.write(json.dumps(row) + "\n")
+                    out.flush()
+                show(i + 1, games)
+    finally:
+        if out is not None:
+            out.close()
+    return ceiling_figures(rows, value.model().weights["baseline"], resamples)
+
+
 @click.command("eval")
-@click.option("--games", type=int, default=4, show_default=True, help="Held-out games to play.")
+@click.option("--games", type=int, default=240, show_default=True, help="Held-out games to play.")
 @click.option(
     "--depth",
     type=click.Choice(["quick", "normal", "deep"]),
@@ -254,7 +342,11 @@ def ceiling(games: int, seed: str, every: int, playouts: int, workers: int) -> d
 @click.option("--steps", type=int, default=1500, show_default=True, help="With --fit: Adam steps.")
 @click.option("--calibration-games", type=int, default=60, show_default=True, help="With --fit.")
 @click.option(
-    "--every", type=int, default=6, show_default=True, help="With --fit: calibrate on every Nth."
+    "--every",
+    type=int,
+    default=4,
+    show_default=True,
+    help="Judge (and with --fit calibrate on) every Nth decision of a game.",
 )
 @click.option(
     "--ceiling",
@@ -263,7 +355,26 @@ def ceiling(games: int, seed: str, every: int, playouts: int, workers: int) -> d
     default=0,
     help="Instead: the ceiling, with this many playouts a position (see docs/evaluator.md).",
 )
-@click.option("--ceiling-every", type=int, default=40, show_default=True, help="With --ceiling.")
+@click.option(
+    "--ceiling-positions",
+    type=int,
+    default=4,
+    show_default=True,
+    help="With --ceiling: decisions of each game, spread over it.",
+)
+@click.option(
+    "--omniscient/--no-omniscient",
+    default=True,
+    show_default=True,
+    help="With --ceiling: also play out from the true position.",
+)
+@click.option(
+    "--rows",
+    "rows_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --ceiling: write each position's playouts to this file (JSON lines).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def eval_cmd(
     games: int,
@@ -278,12 +389,16 @@ def eval_cmd(
     calibration_games: int,
     every: int,
     ceiling_playouts: int,
-    ceiling_every: int,
+    ceiling_positions: int,
+    omniscient: bool,
+    rows_file: Path | None,
     as_json: bool,
 ) -> None:
     """Calibration of the evaluator's win chances on held-out games (issue 26)."""
     if games < 1:
         raise click.BadParameter("at least one game", param_hint="--games")
+    if every < 1:
+        raise click.BadParameter("at least 1", param_hint="--every")
     if seed == fit_seed:
         raise click.BadParameter(
             "the held-out seed must differ from the fit's", param_hint="--seed"
@@ -303,15 +418,24 @@ def eval_cmd(
 
         value.use(weights)
     if ceiling_playouts > 0:
-        bound = ceiling(games, seed, max(1, ceiling_every), ceiling_playouts, max(1, workers))
+        bound = ceiling(
+            games,
+            seed,
+            max(1, ceiling_positions),
+            ceiling_playouts,
+            max(1, workers),
+            omniscient,
+            rows_file,
+        )
         click.echo(json.dumps(bound))
         return
-    figures = measure(games, seed, depth, max(1, workers))
+    figures = measure(games, seed, depth, max(1, workers), every)
     if as_json:
         click.echo(json.dumps(figures))
         return
     click.echo(
-        f"{figures['positions']} positions at {depth}: ECE {figures['ece']:.4f} (target ≤ 0.03), "
+        f"{figures['positions']} positions of {games} games at {depth}: "
+        f"ECE {figures['ece']:.4f} (target ≤ 0.03), "
         f"Brier {figures['brier']:.4f} against the baseline's {figures['brier_baseline']:.4f}: "
         f"skill {figures['brier_skill']:.3f} (target ≥ 0.2)"
     )
