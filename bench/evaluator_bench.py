@@ -44,17 +44,24 @@ def _progress(label: str):  # type: ignore[no-untyped-def]
     return show
 
 
+# The calibration positions a depth's maps are fitted on: every `STRIDE`-th of those kept (deep
+# costs some ten times normal per decision).
+STRIDE: dict[str, int] = {"quick": 1, "normal": 1, "deep": 6}
+
+
 def fit_weights(
     train_games: int, seed: str, hidden: int, steps: int, calibration_games: int, every: int
 ) -> dict[str, Any]:
     """Fit the value function on the turn starts of `train_games` fresh self-play games
-    (`fit.FIT_PAIRINGS`), then the benchmark's baseline and each depth's calibration map on the
-    search's figures at every `every`-th decision of `calibration_games` other games between
-    bots of mixed strength (`fit.PAIRINGS`, as the benchmark plays); returns the weights (what
-    weights.py holds)."""
+    (`fit.FIT_PAIRINGS`), then the benchmark's baseline on every decision, and each depth's
+    calibration map and anchor on the search's figures at every `every`-th decision
+    (`fit.sampled`, as the benchmark samples; deep on a `STRIDE`-th of them) of
+    `calibration_games` other games between bots of mixed strength (`fit.PAIRINGS`, as the
+    benchmark plays); returns the weights (what weights.py holds)."""
     import numpy as np
 
     from domain.evaluator import DEPTHS, fit, value, win_chance
+    from domain.evaluator.features import CONTEXT_NAMES, context
 
     samples = fit.Samples([], [], [], [], [], [])
     show = _progress("self-play")
@@ -81,19 +88,32 @@ def fit_weights(
         steps=1500,
         names=fit.BASELINE_NAMES,
     )
-    value.use(weights)  # uncalibrated while the maps are fitted
-    outcomes = np.asarray([o for _, o in kept])
+    value.use(weights)  # neither calibrated nor anchored while the maps are fitted
     maps: dict[str, list[float]] = {}
+    anchors: dict[str, dict[str, Any]] = {}
     for depth in DEPTHS:
-        show = _progress(f"calibrating {depth} on {len(kept)} positions")
-        figures = []
-        for i, (state, _) in enumerate(kept):
-            mover = state.game.to_move if state.game is not None else 0
-            figures.append(win_chance(state, mover, depth=depth, seed=i))
-            if i % 100 == 99 or i + 1 == len(kept):
-                show(i + 1, len(kept))
-        maps[depth] = fit.fit_calibration(np.asarray(figures), outcomes)
+        chosen = kept[:: STRIDE.get(depth, 1)]
+        show = _progress(f"calibrating {depth} on {len(chosen)} positions")
+        figures, contexts = [], []
+        for i, (state, _) in enumerate(chosen):
+            game = state.game
+            assert game is not None
+            figures.append(win_chance(state, game.to_move, depth=depth, seed=i))
+            contexts.append(context(game))
+            if i % 100 == 99 or i + 1 == len(chosen):
+                show(i + 1, len(chosen))
+        outcomes = np.asarray([o for _, o in chosen])
+        raw = np.asarray(figures)
+        a, b = fit.fit_calibration(raw, outcomes)
+        maps[depth] = [a, b]
+        inner = (raw > 0) & (raw < 1)
+        calibrated = raw.copy()
+        calibrated[inner] = 1 / (1 + np.exp(-(a * np.log(raw[inner] / (1 - raw[inner])) + b)))
+        anchors[depth] = fit.fit_anchor(
+            calibrated, np.asarray(contexts), outcomes, CONTEXT_NAMES, steps=steps
+        )
     weights["calibration"] = maps
+    weights["anchor"] = anchors
     weights["fitted_on"] = {
         "games": train_games,
         "positions": int(first.sum()),

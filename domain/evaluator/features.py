@@ -133,3 +133,29 @@ def features(game: GameState) -> list[float]:
         min(founding, 4) / 4.0,
         min(len(steps), 12) / 12.0,
     ]
+
+
+CONTEXT_NAMES: tuple[str, ...] = (
+    *NAMES,
+    "reserve_cards_me",
+    "loose_cards_me",
+    "reserve_cards_opp",
+    "loose_cards_opp",
+    "turn",
+)
+
+
+def context(game: GameState) -> list[float]:
+    """What the anchor of a decision's figures reads (`value.Model.anchored`): the features of
+    the position for its seat to move, the cards left in each seat's reserve(s) and in its
+    hand(s), X and waste (the benchmark's baseline's inputs, raw), and the turn's number (/100,
+    capped at 3): all public."""
+    me = game.to_move
+    return [
+        *features(game),
+        float(game.reserve_cards(me)),
+        float(game.loose_cards(me)),
+        float(game.reserve_cards(1 - me)),
+        float(game.loose_cards(1 - me)),
+        min(game.turn_number, 300) / 100.0,
+    ]

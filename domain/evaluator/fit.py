@@ -315,3 +315,37 @@ def fit_calibration(chances: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any
     (w,), b = weights["layers"][0]["w"][0], weights["layers"][0]["b"][0]
     a = w / weights["scale"][0]
     return [float(a), float(b - a * weights["mean"][0])]
+
+
+def fit_anchor(
+    chances: np.ndarray[Any, Any],
+    contexts: np.ndarray[Any, Any],
+    outcomes: np.ndarray[Any, Any],
+    names: tuple[str, ...],
+    steps: int = 1500,
+) -> dict[str, Any]:
+    """The anchor of a depth (`value.Model.anchored`): a logistic regression of the outcomes on
+    the logit of the best candidate's calibrated figure and on the position's context, over the
+    figures strictly between 0 and 1; returned on the raw inputs (``sigmoid(logit * logit(p) +
+    w . context + b)``). The figure's coefficient is held at 0 or more (a better line may not
+    lower the position's chance): if the free fit makes it negative, the likelihood being
+    concave, the best fit under that bound has it at 0, and the context alone is fitted."""
+    keep = (chances > 0) & (chances < 1)
+    p = np.clip(chances[keep], 1e-6, 1 - 1e-6)
+    x = np.column_stack([np.log(p / (1 - p)), contexts[keep]])
+    y = outcomes[keep]
+    w, b = _raw_logistic(x, y, ("logit", *names), steps)
+    if w[0] < 0:
+        rest, b = _raw_logistic(x[:, 1:], y, names, steps)
+        w = np.concatenate([[0.0], rest])
+    return {"logit": float(w[0]), "b": b, "w": w[1:].tolist(), "context": list(names)}
+
+
+def _raw_logistic(
+    x: np.ndarray[Any, Any], y: np.ndarray[Any, Any], names: tuple[str, ...], steps: int
+) -> tuple[np.ndarray[Any, Any], float]:
+    """A logistic regression's coefficients and intercept on the raw (unstandardised) inputs."""
+    weights = fit_mlp(x, y, hidden=0, steps=steps, names=names)
+    w = np.asarray(weights["layers"][0]["w"]).reshape(-1) / np.asarray(weights["scale"])
+    b = float(weights["layers"][0]["b"][0]) - float(w @ np.asarray(weights["mean"]))
+    return w, b

@@ -28,7 +28,7 @@ from domain.cards import Card
 from domain.commands import Act
 from domain.engine import legal_actions, play
 from domain.errors import RulesError, quote
-from domain.evaluator.features import features
+from domain.evaluator.features import context, features
 from domain.evaluator.sampling import Sampler, as_match, strip
 from domain.evaluator.value import model
 from domain.moves import apply_step
@@ -301,6 +301,9 @@ class Evaluation:
         self.worlds = [as_match(match, table) for table in tables]
         self.tables = tables
         self.at = max(game.move_started_at_ms, 0)
+        # The figures are anchored on the position (`value.Model.anchored`), except when all-
+        # knowing (the anchor was fitted on figures that know what the seat knows).
+        self.anchor = not omniscient
 
     def candidates(self) -> list[Action]:
         """The distinct play actions of the seat to move: moves, turn, discard, pass (a turn
@@ -328,9 +331,10 @@ class Evaluation:
             worlds = self.worlds if reveals(self.game, action) else self.worlds[:1]
             refs.append([self._after_in(tree, world, action, mover) for world in worlds])
         tree.judge()
-        calibrated = model().calibrated
+        judge = model()
         figures = [sum(tree.value(r) for r in rs) / len(rs) for rs in refs]
-        return [calibrated(min(1.0, max(0.0, f)), self.name) for f in figures]
+        calibrated = [judge.calibrated(min(1.0, max(0.0, f)), self.name) for f in figures]
+        return judge.anchored(calibrated, self.name, context(self.game) if self.anchor else None)
 
     def _after_in(self, tree: _Tree, world: MatchState, action: Action, mover: int) -> _Node:
         _, state = play(world, Act(action, self.at))

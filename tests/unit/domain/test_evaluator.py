@@ -171,3 +171,63 @@ def test_an_unknown_depth_is_refused(midgame: MatchState) -> None:
         rank_actions(midgame, mover, depth="")
     with pytest.raises(ValueError, match="depth"):
         chance_after(midgame, rank_actions(midgame, mover)[0][0], depth="ultra")
+
+
+def test_a_decision_s_figures_shift_together_onto_the_anchor() -> None:
+    import math
+
+    from domain.evaluator.features import CONTEXT_NAMES
+    from domain.evaluator.value import Model
+    from domain.evaluator.weights import WEIGHTS
+
+    weights = dict(WEIGHTS)
+    weights["calibration"] = {}
+    # An anchor that says logit 0.5 * logit(best) + 0.25 + (the context's first input).
+    coefs = [1.0] + [0.0] * (len(CONTEXT_NAMES) - 1)
+    weights["anchor"] = {"normal": {"logit": 0.5, "b": 0.25, "w": coefs, "context": CONTEXT_NAMES}}
+    model = Model(weights)
+    context = [0.5] + [3.0] * (len(CONTEXT_NAMES) - 1)
+
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    figures = [0.6, 0.8, 0.3, 0.0]
+    shifted = model.anchored(figures, "normal", context)
+    assert logit(shifted[1]) == pytest.approx(0.5 * logit(0.8) + 0.25 + 0.5)  # the best
+    for before, after in zip(figures[:3], shifted[:3], strict=True):  # distances kept
+        assert logit(after) - logit(shifted[1]) == pytest.approx(logit(before) - logit(0.8))
+    assert shifted[3] == 0.0  # a lost line stays lost
+    # A won line: the position is won, nothing moves; other depths have no anchor.
+    assert model.anchored([1.0, 0.4], "normal", context) == [1.0, 0.4]
+    assert model.anchored(figures, "deep", context) == figures
+    weights["anchor"]["normal"]["context"] = ["something", "else"]
+    with pytest.raises(ValueError, match="context"):
+        Model(weights)
+
+
+def test_win_chance_is_the_anchored_best_candidate(midgame: MatchState) -> None:
+    game = midgame.game
+    assert game is not None
+    mover = game.to_move
+    ranked = rank_actions(midgame, mover, seed=3)
+    assert win_chance(midgame, mover, seed=3) == ranked[0][1]
+    assert win_chance(midgame, 1 - mover, seed=3) == pytest.approx(1 - ranked[0][1])
+
+
+def test_the_anchor_never_lets_a_better_line_lower_the_position_s_chance() -> None:
+    import numpy as np
+
+    from domain.evaluator import fit
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    context = rng.normal(0, 1, (n, 1))
+    won = (rng.random(n) < 1 / (1 + np.exp(-2 * context[:, 0]))).astype(float)
+    # A figure that follows the outcome: its coefficient comes out positive.
+    good = np.clip(0.5 + 0.3 * (won - 0.5) + rng.normal(0, 0.1, n), 0.01, 0.99)
+    anchor = fit.fit_anchor(good, context, won, ("x",))
+    assert anchor["logit"] > 0.5 and anchor["w"][0] > 1.0
+    # A figure that goes against the outcome: held at 0, the context fitted alone.
+    bad = np.clip(0.5 - 0.3 * (won - 0.5) + rng.normal(0, 0.1, n), 0.01, 0.99)
+    anchor = fit.fit_anchor(bad, context, won, ("x",))
+    assert anchor["logit"] == 0.0 and anchor["w"][0] == pytest.approx(2.0, abs=0.3)
