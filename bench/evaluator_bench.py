@@ -181,7 +181,7 @@ def measure(games: int, seed: str, depth: str, workers: int, every: int = 1) -> 
 # One position of the ceiling: (game, outcome for the mover, the baseline's inputs, and for each
 # playout kind the number of playouts, the sum of their outcomes and of their squares).
 CeilingRow = dict[str, Any]
-KINDS: tuple[str, ...] = ("omniscient", "fair")
+KINDS: tuple[str, ...] = ("omniscient", "fair", "remembering")
 
 
 def ceiling_points(count: int, positions: int) -> list[int]:
@@ -196,8 +196,10 @@ def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
     """The ceiling's estimates on one held-out game (run in a worker process): at `positions`
     decisions spread over it (`ceiling_points`), `playouts` playouts to the end by fresh bots
     of the game's own pairing (other seeds) from as many determinizations of the mover's view
-    (`fair`: what the mover could know) and, if `omniscient`, as many from the true position;
-    with the outcome and the baseline's inputs."""
+    (`fair`: what the view shows), as many that also keep the hands turned over from a waste
+    in place (`remembering`: what a mover who watched the whole game knows,
+    `sampling.public_hands`) and, if `omniscient`, as many from the true position; with the
+    outcome and the baseline's inputs."""
     index, seed, positions, playouts, omniscient = args
     import random
 
@@ -208,6 +210,7 @@ def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
     pair = fit.PAIRINGS[index % len(fit.PAIRINGS)]
     rules = domain.Ruleset.preset("classic")
     states, winner = fit.play_one(rules, pair, derive_seed(seed, "game", index))
+    public = sampling.public_hands(states)
     rows: list[CeilingRow] = []
     for k in ceiling_points(len(states), positions):
         state = states[k]
@@ -216,6 +219,7 @@ def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
         mover = game.to_move
         now = game.move_started_at_ms
         sampler = sampling.Sampler(state, mover)
+        remembered = sampling.Sampler(state, mover, public[k])
         rng = random.Random(f"{seed}/ceiling/{index}/{k}")
         row: CeilingRow = {
             "game": index,
@@ -224,15 +228,18 @@ def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
             "outcome": fit.outcome_for(winner, mover),
             "baseline": fit.cards_left(game),
         }
-        kinds = KINDS if omniscient else ("fair",)
+        kinds = KINDS if omniscient else ("fair", "remembering")
         sums = {kind: [0, 0.0, 0.0] for kind in kinds}
         for j in range(playouts):
             tag = f"{seed}/ceiling/{index}/{k}/{j}"
-            starts = {"fair": sampling.as_match(state, sampler.draw(rng))}
+            starts = {
+                "fair": sampling.as_match(state, sampler.draw(rng)),
+                "remembering": sampling.as_match(state, remembered.draw(rng)),
+            }
             if omniscient:
                 starts["omniscient"] = state
             for kind in kinds:
-                tally = "known" if kind == "omniscient" else "fair"
+                tally = {"omniscient": "known"}.get(kind, kind)
                 x = fit.outcome_for(fit.play_on(starts[kind], pair, f"{tag}/{tally}", now), mover)
                 sums[kind][0] += 1
                 sums[kind][1] += x

@@ -9,15 +9,21 @@ owner too), so a determinization of either seat's view is a possible true table.
 The rest of the game's bookkeeping (whose turn, the turn's repetition guard, null-turn streaks,
 the houses emptied this turn) is public: it is taken from the match as it is, while the deal
 (`packs`, `seed`) and the call window's saved position, which hold hidden cards, are dropped.
-Nothing here reads a face-down card of `match` unless the caller asks for all-knowing play.
+Nothing here reads a face-down card of `match` unless the caller asks for all-knowing play,
+or says that a hand is public (`public_hands`): once a seat's hand has run out, every later hand
+of his is a waste turned over (docs/spec/rules.md §4), whose cards all lay face up in a known
+order, so a player who watched the game knows it card by card. A `Sampler` told so keeps such a
+hand as it lies instead of shuffling it with the unseen cards.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
+from collections.abc import Sequence
 
 from domain.cards import Card, fresh_pack
-from domain.piles import ALL_PILES
+from domain.piles import ALL_PILES, HANDS, WASTE
 from domain.state import GameState, MatchState
 from domain.views import View, view
 
@@ -31,11 +37,24 @@ class Sampler:
 
     __slots__ = ("game", "known", "unseen", "holes")
 
-    def __init__(self, match: MatchState, seat: int) -> None:
+    def __init__(
+        self, match: MatchState, seat: int, public: tuple[bool, bool] = (False, False)
+    ) -> None:
         game = match.game
         if game is None:
             raise ValueError("no game is in play: there is nothing to evaluate")
         seen = view(match, seat)
+        if any(public):
+            # A public hand is shown as it lies (the caller vouches that it was turned over
+            # from a waste that everybody saw: `public_hands`).
+            piles = dict(seen.piles)
+            for owner in (0, 1):
+                if public[owner]:
+                    for i in HANDS[3][owner]:
+                        name = ALL_PILES[i]
+                        if name in piles:
+                            piles[name] = [card.text for card in game.p[i]]
+            seen = dataclasses.replace(seen, piles=piles)
         self.game = game
         self.known, self.unseen, self.holes = _layout(seen)
 
@@ -58,6 +77,27 @@ class Sampler:
         """The table with the unseen cards in a fixed order (the bots' mirror does the same):
         for lines of play that never look at a face-down card."""
         return self.fill(list(self.unseen))
+
+
+def public_hands(states: Sequence[MatchState]) -> list[tuple[bool, bool]]:
+    """For each position of one game (in order), which seats' hands are public: those whose
+    hands have run out at an earlier position with cards in the waste (every hand after that is
+    a waste turned over, known card by card to whoever watched)."""
+    out: list[tuple[bool, bool]] = []
+    public = [False, False]
+    game_index: int | None = None
+    for state in states:
+        game = state.game
+        if game is None or game.game_index != game_index:
+            public = [False, False]
+            game_index = game.game_index if game is not None else None
+        out.append((public[0], public[1]))
+        if game is None:
+            continue
+        for seat in (0, 1):
+            if game.p[WASTE[seat]] and not any(game.p[i] for i in HANDS[3][seat]):
+                public[seat] = True
+    return out
 
 
 def _layout(
