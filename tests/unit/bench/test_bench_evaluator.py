@@ -75,9 +75,14 @@ def test_bench_eval_ceiling_prints_playout_figures(tmp_path: Path) -> None:
     assert figures["positions"] == 4 and figures["playouts"] == 2 and figures["games"] == 2
     written = [json.loads(line) for line in rows.read_text().splitlines()]
     assert [r["game"] for r in written] == [0, 0, 1, 1]
-    assert all(r["fair"][0] == 2 and r["omniscient"][0] == 2 for r in written)
-    assert set(figures["bootstrap"]) == {"resamples", "skill_omniscient_exact", "skill_fair_exact"}
-    for name in ("omniscient", "fair"):
+    assert all(r[kind][0] == 2 for r in written for kind in ("fair", "omniscient", "remembering"))
+    assert set(figures["bootstrap"]) == {
+        "resamples",
+        "skill_omniscient_exact",
+        "skill_fair_exact",
+        "skill_remembering_exact",
+    }
+    for name in ("omniscient", "fair", "remembering"):
         assert 0 <= figures[f"brier_{name}"] <= 1
         assert figures[f"brier_{name}_exact"] <= figures[f"brier_{name}"]
         assert figures[f"skill_{name}"] == pytest.approx(
@@ -95,7 +100,7 @@ def test_bench_eval_ceiling_can_skip_the_all_knowing_playouts() -> None:
     )
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout.strip().splitlines()[-1])
-    assert figures["positions"] == 1 and "brier_fair" in figures
+    assert figures["positions"] == 1 and "brier_fair" in figures and "brier_remembering" in figures
     assert not any("omniscient" in key for key in figures)
     assert "skill_omniscient_exact" not in figures["bootstrap"]
 
