@@ -8,10 +8,11 @@ rank_actions(match, seat, depth="deep")   # [(action, chance after it), ...] bes
 chance_after(match, action)               # the mover's chance after one action
 ```
 
-Face-down cards are never read (unless `omniscient=True`): the evaluator rebuilds full tables
-from the seat's view by shuffling the unseen cards (`sampling`), plays each candidate action on
-the same determinizations (`search`) and judges where it leads with a value function fitted on
-self-play (`value`, `features`, weights in `weights.py`, fitted by `fit`). docs/evaluator.md
+Face-down cards are never read (unless `omniscient=True`): the evaluator rebuilds a full table
+from the seat's view by shuffling the unseen cards (`sampling`), plays each candidate action,
+with each kind of card wherever one comes up (`search`), and judges where it leads with a
+value function fitted on self-play (`value`, `features`, weights in `weights.py`, fitted by
+`fit`). docs/evaluator.md
 describes the method, the depths and the measured figures.
 """
 

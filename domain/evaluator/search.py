@@ -1,14 +1,16 @@
-"""The look-ahead: every candidate action of the seat to move, tried on the same
-determinizations of its view, the rest of the turn searched, and the positions where the search
-stops judged by the value function.
+"""The look-ahead: every candidate action of the seat to move, tried on one determinization of
+its view, the rest of the turn searched, and the positions where the search stops judged by the
+value function.
 
 After a candidate action the search goes on through the mover's own turn like the `sharp` bot's
 (a depth-first search over the moves the building rules and priorities allow, with a
 transposition table, at most `budget` positions), and stops a line where something new would
 be seen or the turn ends:
 
-- a face-down reserve card comes up, or a hand card is turned: a *chance* point, worth the
-  average over the determinizations of the value function with each one's card there;
+- a face-down reserve card comes up, or a hand card is turned: a *chance* point, where the
+  search goes on with each kind of card that could be there (`kinds_of`: the unseen cards
+  grouped by what the table lets them do), worth the mean weighed by the kinds' shares. It is
+  the expectation over the card, not a sample, so no figure depends on the seed;
 - a discard or a pass ends the turn: one minus the value function for the opponent;
 - the game is won: 1.
 
@@ -31,7 +33,7 @@ from domain.errors import RulesError, quote
 from domain.evaluator.features import context, features
 from domain.evaluator.sampling import Sampler, as_match, strip
 from domain.evaluator.value import model
-from domain.moves import apply_step
+from domain.moves import apply_step, foundation_index, house_index
 from domain.piles import (
     FIRST_FOUNDATION,
     FIRST_HOUSE,
@@ -45,20 +47,21 @@ from domain.piles import (
 from domain.priority import legal_steps, priority
 from domain.state import GameState, MatchState, Piles, hand_cards
 
+_HANDS = frozenset(HANDS[3][0] + HANDS[3][1])
+_RESERVES = frozenset(RESERVE + SECOND_RESERVE)
+
 DEPTHS: tuple[str, ...] = ("quick", "normal", "deep")
 
 
 @dataclass(frozen=True, slots=True)
 class Depth:
-    samples: int  # determinizations a candidate that uncovers a card is averaged over
-    inner: int  # of them, those a card coming up later in the turn is averaged over
     budget: int  # positions the search of the rest of the turn may expand, per decision
 
 
 SETTINGS: dict[str, Depth] = {
-    "quick": Depth(samples=2, inner=1, budget=0),
-    "normal": Depth(samples=4, inner=2, budget=40),
-    "deep": Depth(samples=16, inner=6, budget=200),
+    "quick": Depth(budget=0),
+    "normal": Depth(budget=40),
+    "deep": Depth(budget=200),
 }
 
 
@@ -109,15 +112,13 @@ _Node = tuple[str, object]
 class _Tree:
     """The rest of one turn for the seat to move, shared by every candidate of a decision."""
 
-    def __init__(
-        self, worlds: list[GameState], unseen: frozenset[Card], seat: int, budget: int
-    ) -> None:
-        self.worlds = worlds
+    def __init__(self, world: GameState, unseen: frozenset[Card], seat: int, budget: int) -> None:
         self.unseen = unseen  # the cards the view does not show: a face-down place holds one
+        self.unseen_list = sorted(unseen)
         self.seat = seat
         self.budget = budget
-        self.respect = worlds[0].ruleset.enforcement != "lenient"
-        self.win_needs_waste = worlds[0].ruleset.win == "reserve_hand_waste"
+        self.respect = world.ruleset.enforcement != "lenient"
+        self.win_needs_waste = world.ruleset.win == "reserve_hand_waste"
         self.rows: list[list[float]] = []
         self.flips: list[bool] = []  # the row's figure is for the opponent
         self.children: dict[Piles, list[_Node]] = {}
@@ -142,6 +143,12 @@ class _Tree:
         if p[SHOWN[seat]]:
             p = apply_step(p, SHOWN[seat], WASTE[seat])
         return self.leaf(node._evolved(p=p, to_move=1 - seat, seen=frozenset()))
+
+    def unseen_at(self, p: Piles) -> list[Card]:
+        """The cards unseen at the start of the decision that are still face down on table `p`
+        (one may have come up earlier on the line)."""
+        up = face_up(p)
+        return [card for card in self.unseen_list if card not in up]
 
     def won(self, p: Piles) -> bool:
         seat = self.seat
@@ -194,15 +201,14 @@ class _Tree:
             and p[src]
             and p[src][-1] in self.unseen
         ):
-            # A face-down card comes up: each determinization has its own there (a mover's
-            # reserve only shrinks during his turn, so the place is the same in all of them),
-            # and the search goes on in each.
-            slot = len(p[src]) - 1
+            # A face-down card comes up: each kind of card that could be there, weighed by its
+            # share of the cards unseen on this line, and the search goes on with each.
+            after = node._evolved(p=p, seen=frozenset())
             return (
                 "avg",
                 tuple(
-                    self.expand(node._evolved(p=_put(p, src, w.p[src][slot]), seen=frozenset()))
-                    for w in self.worlds
+                    (w, self.expand(node._evolved(p=_put(p, src, card), seen=frozenset())))
+                    for card, w in kinds_of(after, self.unseen_at(node.p), seat)
                 ),
             )
         child = node._evolved(p=p, seen=frozenset())
@@ -226,13 +232,12 @@ class _Tree:
             piles[WASTE[seat]] = ()
             q = apply_step(tuple(piles), HANDS[3][seat][0], SHOWN[seat])
             return self.expand(node._evolved(p=q, seen=frozenset()))
-        slot = len(p[hand]) - 1
         if p[hand][-1] not in self.unseen:  # a hand made of the waste: its cards are known
             return self.expand(node._evolved(p=apply_step(p, hand, SHOWN[seat]), seen=frozenset()))
         games = []
-        for w in self.worlds:
-            q = apply_step(_put(p, hand, w.p[hand][slot]), hand, SHOWN[seat])
-            games.append(self.expand(node._evolved(p=q, seen=frozenset())))
+        for card, w in kinds_of(node, self.unseen_at(p), seat):
+            q = apply_step(_put(p, hand, card), hand, SHOWN[seat])
+            games.append((w, self.expand(node._evolved(p=q, seen=frozenset()))))
         return ("avg", tuple(games))
 
     # ---------------------------------------------------------------------------- judging
@@ -256,9 +261,9 @@ class _Tree:
         if kind == "rows":
             assert isinstance(data, tuple)
             return sum(self.figures[i] for i in data) / len(data)
-        if kind == "avg":  # a card comes up: the mean over the determinizations
+        if kind == "avg":  # a card comes up: the mean over the kinds of card, weighed
             assert isinstance(data, tuple)
-            return sum(self.value(r) for r in data) / len(data)
+            return float(sum(float(w) * self.value(r) for w, r in data))
         assert isinstance(data, tuple)
         known = self.values.get(data)
         if known is not None:
@@ -274,6 +279,66 @@ def _put(p: Piles, pile: int, card: Card) -> Piles:
     piles = list(p)
     piles[pile] = (*p[pile][:-1], card)
     return tuple(piles)
+
+
+def _swap(p: Piles, place: tuple[int, int], card: Card) -> Piles:
+    """`p` with `card` moved to `place` (pile, index) and the card there to where `card` was."""
+    pile, index = place
+    piles = [list(cards) for cards in p]
+    for i, cards in enumerate(piles):
+        if card in cards:
+            k = cards.index(card)
+            piles[i][k], piles[pile][index] = piles[pile][index], card
+            break
+    return tuple(tuple(cards) for cards in piles)
+
+
+def face_up(p: Piles) -> set[Card]:
+    """The cards of table `p` that lie face up: everything but the hands and the cards under a
+    reserve's top."""
+    up: set[Card] = set()
+    for i, pile in enumerate(p):
+        if not pile or i in _HANDS:
+            continue
+        if i in _RESERVES:
+            up.add(pile[-1])
+        else:
+            up.update(pile)
+    return up
+
+
+def kinds_of(game: GameState, cards: list[Card], seat: int) -> list[tuple[Card, float]]:
+    """The cards that could come up for `seat` on table `game` (one of `cards`, each as likely),
+    grouped by what that table lets them do or suffer at once: the foundations and houses that
+    take them, the opponent's reserve and waste tops they could be loaded onto, the house tops
+    that could be loaded onto them, and (kings-only rules) whether they may fill an empty
+    house. One card stands for each group, with the group's share of `cards`: the mean over the
+    groups replaces a sample of determinizations, so the chance of a line that turns a card up
+    is the same whatever the seed (docs/evaluator.md)."""
+    founds = game.derived.foundations
+    if founds is None:
+        founds = foundation_index(game)
+    houses = game.derived.houses
+    if houses is None:
+        houses = house_index(game)
+    wanted = houses[0]
+    p = game.p
+    other = 1 - seat
+    king_only = game.ruleset.empty_house == "king_only"
+    targets = [(i, p[i][-1]) for i in (RESERVE[other], SECOND_RESERVE[other], WASTE[other]) if p[i]]
+    tops = [(h, p[h][-1]) for h in houses[2]]
+    groups: dict[tuple[object, ...], list[Card]] = {}
+    for card in sorted(cards):
+        key = (
+            card.fkey in founds,
+            tuple(wanted.get(card.hkey, ())),
+            tuple(i for i, t in targets if t.suit == card.suit and abs(t.rank - card.rank) == 1),
+            tuple(h for h, t in tops if t.suit == card.suit and abs(t.rank - card.rank) == 1),
+            king_only and card.rank == 13,
+        )
+        groups.setdefault(key, []).append(card)
+    total = len(cards)
+    return [(members[0], len(members) / total) for members in groups.values()]
 
 
 class Evaluation:
@@ -292,14 +357,15 @@ class Evaluation:
         self.game = game
         self.unseen: frozenset[Card] = frozenset()  # all-knowing: no card is unknown
         if omniscient:
-            tables = [strip(game)]
+            self.table = strip(game)
         else:
+            # One determinization: the value function never reads a face-down card and the
+            # search branches on every card that comes up (`kinds_of`), so which unseen card
+            # lies where else never changes a figure.
             sampler = Sampler(match, seat)
             self.unseen = frozenset(sampler.unseen)
-            rng = random.Random(f"crapette-evaluator/{seed}/{match.version}")
-            tables = [sampler.draw(rng) for _ in range(self.depth.samples)]
-        self.worlds = [as_match(match, table) for table in tables]
-        self.tables = tables
+            self.table = sampler.draw(random.Random(f"crapette-evaluator/{seed}/{match.version}"))
+        self.world = as_match(match, self.table)
         self.at = max(game.move_started_at_ms, 0)
         # The figures are anchored on the position (`value.Model.anchored`), except when all-
         # knowing (the anchor was fitted on figures that know what the seat knows).
@@ -322,19 +388,61 @@ class Evaluation:
         if not actions:
             return []
         mover = actions[0].seat
-        tree = _Tree(self.tables[: self.depth.inner], self.unseen, mover, 0)
+        tree = _Tree(self.table, self.unseen, mover, 0)
         share = self.depth.budget // len(actions)
-        refs: list[list[_Node]] = []
+        refs: list[list[tuple[float, _Node]]] = []
         for action in actions:
             # Each candidate may search `share` more positions, and those its elders left.
             tree.budget += share
-            worlds = self.worlds if reveals(self.game, action) else self.worlds[:1]
-            refs.append([self._after_in(tree, world, action, mover) for world in worlds])
+            if self.unseen and reveals(self.game, action):
+                worlds = self._revealed(action)
+            else:
+                worlds = [(self.world, 1.0)]
+            refs.append([(w, self._after_in(tree, world, action, mover)) for world, w in worlds])
         tree.judge()
         judge = model()
-        figures = [sum(tree.value(r) for r in rs) / len(rs) for rs in refs]
+        figures = [sum(w * tree.value(r) for w, r in rs) for rs in refs]
         calibrated = [judge.calibrated(min(1.0, max(0.0, f)), self.name) for f in figures]
         return judge.anchored(calibrated, self.name, context(self.game) if self.anchor else None)
+
+    def _remedied(self, tree: _Tree, world: MatchState, game: GameState, mover: int) -> _Node:
+        """The position a called fault leaves: its remedy may have played the mover's reserve
+        top and turned up the card below, which is then each kind of card in turn."""
+        before = world.game
+        assert before is not None
+        hidden = tree.unseen_at(before.p)
+        for pile in (RESERVE[mover], SECOND_RESERVE[mover]):
+            cards = game.p[pile]
+            if cards and cards[-1] in hidden:
+                kinds = kinds_of(game, hidden, mover)
+                return (
+                    "avg",
+                    tuple(
+                        (w, tree.leaf(game._evolved(p=_put(game.p, pile, card))))
+                        for card, w in kinds
+                    ),
+                )
+        return tree.leaf(game)
+
+    def _revealed(self, action: Action) -> list[tuple[MatchState, float]]:
+        """The determinization with each kind of card the action could turn up in the place it
+        comes from (`kinds_of`, judged on the table after the action), with its share."""
+        p = self.table.p
+        seat = action.seat
+        if isinstance(action, Turn):
+            src = next(h for h in HANDS[3][seat] if p[h])
+            place = (src, len(p[src]) - 1)
+            after = apply_step(p, src, SHOWN[seat])
+        else:
+            assert isinstance(action, Move)
+            src = INDEX[action.src]
+            place = (src, len(p[src]) - 2)
+            after = apply_step(p, src, INDEX[action.dst])
+        kinds = kinds_of(self.table._evolved(p=after), sorted(self.unseen), seat)
+        return [
+            (as_match(self.match, self.table._evolved(p=_swap(p, place, card))), w)
+            for card, w in kinds
+        ]
 
     def _after_in(self, tree: _Tree, world: MatchState, action: Action, mover: int) -> _Node:
         _, state = play(world, Act(action, self.at))
@@ -353,7 +461,7 @@ class Evaluation:
                 _, state = play(state, Act(Call(1 - mover), self.at))
             game = state.game
             assert game is not None
-            return tree.leaf(game)
+            return self._remedied(tree, world, game, mover)
         if game.over or game.to_move != mover:
             return tree.leaf(game)
         # The turn goes on: search the rest of it (a move costs a step, as in the search).

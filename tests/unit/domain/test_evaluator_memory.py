@@ -1,5 +1,7 @@
 """Public hands (domain/evaluator/sampling.py): a hand turned over from a waste is known card by
-card to whoever watched, so a determinization may keep it as it lies; nothing else changes."""
+card to whoever watched, so a determinization may keep it as it lies; and exact chance points
+(domain/evaluator/search.py): a card that comes up is each kind of card in turn, never a
+sample."""
 
 from __future__ import annotations
 
@@ -53,3 +55,42 @@ def test_a_public_hand_is_kept_as_it_lies_and_the_rest_is_still_shuffled() -> No
     assert len(game.p[HAND[seat]]) < 2 or len(shuffled) > 1  # without memory it is shuffled
     reserves = {public.draw(rng).p[RESERVE[1 - mover]] for _ in range(20)}
     assert len(game.p[RESERVE[1 - mover]]) < 3 or len(reserves) > 1  # reserves stay unknown
+
+
+def test_the_figures_do_not_depend_on_the_seed() -> None:
+    """A card that comes up is each kind of card in turn (`kinds_of`), never a sample: two seeds
+    rank every action of a game's positions alike, to the last digit (docs/evaluator.md)."""
+    from domain.evaluator import rank_actions
+
+    states, _ = fit.play_one(
+        domain.Ruleset.preset("classic"), ("steady", "sharp"), derive_seed("memory", "game", 5)
+    )
+    for state in states[::7][:40]:
+        game = state.game
+        assert game is not None
+        mover = game.to_move
+        assert rank_actions(state, mover, seed=0) == rank_actions(state, mover, seed=1)
+
+
+def test_kinds_of_cards_share_out_the_unseen_cards() -> None:
+    """The kinds' shares add up to one, and the cards of one kind fit the same foundations and
+    houses of the table."""
+    from domain.evaluator.search import kinds_of
+    from domain.moves import foundation_index, house_index
+
+    state = _game()[60]
+    game = state.game
+    assert game is not None
+    unseen = list(Sampler(state, game.to_move).unseen)
+    kinds = kinds_of(game, unseen, game.to_move)
+    assert abs(sum(share for _, share in kinds) - 1.0) < 1e-9
+    assert len(kinds) < len(unseen)  # most cards fit nowhere: they make one kind
+    founds, (wanted, _, _) = foundation_index(game), house_index(game)
+    for card, share in kinds:
+        alike = [
+            c
+            for c in unseen
+            if (c.fkey in founds, tuple(wanted.get(c.hkey, ())))
+            == (card.fkey in founds, tuple(wanted.get(card.hkey, ())))
+        ]
+        assert share * len(unseen) <= len(alike)
