@@ -50,10 +50,16 @@ def test_bench_server_prints_one_json_object() -> None:
     assert floor["c_floor_ratio"] == pytest.approx(
         1 + floor["cpu_ms_per_move"] / floor["echo_cpu_ms_per_message"]
     )
-    model = floor["b_model"]
-    assert model["cpu_ms_per_command_least"] > floor["cpu_ms_per_move"]
     assert floor["cold_cpu_ms_per_move"] > 0
-    assert model["server_p99_ms_modelled"] > model["outside_ms"]
+    model = floor["b_model"]
+    if model is None:
+        # No model without CPU figures from the pace phase: on a busy machine its short phase
+        # may see no move at all (seen under a parallel load); then it must say so.
+        pace = result["pace"]
+        assert not (pace["server"]["cpu_ms_per_move"] and pace["echo"]["cpu_ms_per_move"])
+    else:
+        assert model["cpu_ms_per_command_least"] > floor["cpu_ms_per_move"]
+        assert model["server_p99_ms_modelled"] > model["outside_ms"]
 
 
 @pytest.mark.slow
