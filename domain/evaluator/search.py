@@ -150,6 +150,18 @@ class _Tree:
         up = face_up(p)
         return [card for card in self.unseen_list if card not in up]
 
+    def kinds(self, game: GameState, before: Piles) -> list[tuple[Card, float]]:
+        """The kinds of card that could come up on table `game` (`kinds_of`, over the cards
+        still face down on `before`). Past the search's budget, where each of them would only be
+        judged as the turn stands, the likeliest kind alone stands for them all: a bounded
+        search's edge is an estimate anyway, and judging every kind there was most of the
+        evaluator's time."""
+        kinds = kinds_of(game, self.unseen_at(before), self.seat)
+        if self.budget > 0 or len(kinds) < 2:
+            return kinds
+        card, _ = max(kinds, key=lambda kind: kind[1])  # the first of the likeliest, if tied
+        return [(card, 1.0)]
+
     def won(self, p: Piles) -> bool:
         seat = self.seat
         if p[RESERVE[seat]] or p[SHOWN[seat]] or p[SECOND_RESERVE[seat]] or hand_cards(p, seat):
@@ -208,7 +220,7 @@ class _Tree:
                 "avg",
                 tuple(
                     (w, self.expand(node._evolved(p=_put(p, src, card), seen=frozenset())))
-                    for card, w in kinds_of(after, self.unseen_at(node.p), seat)
+                    for card, w in self.kinds(after, node.p)
                 ),
             )
         child = node._evolved(p=p, seen=frozenset())
@@ -235,7 +247,7 @@ class _Tree:
         if p[hand][-1] not in self.unseen:  # a hand made of the waste: its cards are known
             return self.expand(node._evolved(p=apply_step(p, hand, SHOWN[seat]), seen=frozenset()))
         games = []
-        for card, w in kinds_of(node, self.unseen_at(p), seat):
+        for card, w in self.kinds(node, p):
             q = apply_step(_put(p, hand, card), hand, SHOWN[seat])
             games.append((w, self.expand(node._evolved(p=q, seen=frozenset()))))
         return ("avg", tuple(games))
