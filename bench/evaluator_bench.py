@@ -132,7 +132,7 @@ def _game_chances(
     index, seed, depth, every = args
     import domain
     from domain.bots.arena import derive_seed
-    from domain.evaluator import fit, win_chance
+    from domain.evaluator import features, fit, win_chance
 
     pair = fit.PAIRINGS[index % len(fit.PAIRINGS)]
     rules = domain.Ruleset.preset("classic")
@@ -144,7 +144,7 @@ def _game_chances(
         mover = game.to_move
         chances.append(win_chance(state, mover, depth=depth, seed=index))
         outcomes.append(fit.outcome_for(winner, mover))
-        baseline.append(fit.cards_left(game))
+        baseline.append(features.cards_left(game))
     return chances, outcomes, baseline
 
 
@@ -205,7 +205,7 @@ def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
 
     import domain
     from domain.bots.arena import derive_seed
-    from domain.evaluator import fit, sampling
+    from domain.evaluator import features, fit, sampling
 
     pair = fit.PAIRINGS[index % len(fit.PAIRINGS)]
     rules = domain.Ruleset.preset("classic")
@@ -226,7 +226,7 @@ def _ceiling_game(args: tuple[int, str, int, int, bool]) -> list[CeilingRow]:
             "decision": k,
             "decisions": len(states),
             "outcome": fit.outcome_for(winner, mover),
-            "baseline": fit.cards_left(game),
+            "baseline": features.cards_left(game),
         }
         kinds = KINDS if omniscient else ("fair", "remembering")
         sums = {kind: [0, 0.0, 0.0] for kind in kinds}

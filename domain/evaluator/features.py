@@ -150,12 +150,16 @@ def context(game: GameState) -> list[float]:
     the position for its seat to move, the cards left in each seat's reserve(s) and in its
     hand(s), X and waste (the benchmark's baseline's inputs, raw), and the turn's number (/100,
     capped at 3): all public."""
+    return [*features(game), *cards_left(game), min(game.turn_number, 300) / 100.0]
+
+
+def cards_left(game: GameState) -> list[float]:
+    """The cards left in the reserve(s) and in the hand(s), X and waste of the seat to move,
+    then of the other (also the benchmark's baseline's inputs, `fit.BASELINE_NAMES`)."""
     me = game.to_move
     return [
-        *features(game),
         float(game.reserve_cards(me)),
         float(game.loose_cards(me)),
         float(game.reserve_cards(1 - me)),
         float(game.loose_cards(1 - me)),
-        min(game.turn_number, 300) / 100.0,
     ]

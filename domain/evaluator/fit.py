@@ -19,7 +19,7 @@ import numpy as np
 import domain
 from domain.bots import make_bot
 from domain.bots.arena import START_MS, STEP_MS, derive_seed
-from domain.evaluator.features import NAMES, features
+from domain.evaluator.features import NAMES, cards_left, features
 
 # The bots the games are played between (seat 0, seat 1), drawn in turn.
 PAIRINGS: tuple[tuple[str, str], ...] = (
@@ -78,18 +78,6 @@ class Samples:
 
 
 BASELINE_NAMES: tuple[str, ...] = ("reserve_me", "loose_me", "reserve_opp", "loose_opp")
-
-
-def cards_left(game: domain.GameState) -> list[float]:
-    """The baseline model's inputs: the cards left in the reserve(s) and in the hand(s), X and
-    waste of the seat to move, then of the other."""
-    me = game.to_move
-    return [
-        float(game.reserve_cards(me)),
-        float(game.loose_cards(me)),
-        float(game.reserve_cards(1 - me)),
-        float(game.loose_cards(1 - me)),
-    ]
 
 
 def play_games(

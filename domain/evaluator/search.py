@@ -37,6 +37,7 @@ from domain.moves import apply_step, foundation_index, house_index
 from domain.piles import (
     FIRST_FOUNDATION,
     FIRST_HOUSE,
+    HAND_SET,
     HANDS,
     INDEX,
     RESERVE,
@@ -47,7 +48,6 @@ from domain.piles import (
 from domain.priority import legal_steps, priority
 from domain.state import GameState, MatchState, Piles, hand_cards
 
-_HANDS = frozenset(HANDS[3][0] + HANDS[3][1])
 _RESERVES = frozenset(RESERVE + SECOND_RESERVE)
 
 DEPTHS: tuple[str, ...] = ("quick", "normal", "deep")
@@ -310,7 +310,7 @@ def face_up(p: Piles) -> set[Card]:
     reserve's top."""
     up: set[Card] = set()
     for i, pile in enumerate(p):
-        if not pile or i in _HANDS:
+        if not pile or i in HAND_SET:
             continue
         if i in _RESERVES:
             up.add(pile[-1])
