@@ -28,7 +28,7 @@ from domain.events import (
     TurnEnded,
     WasteTurnedOver,
 )
-from domain.moves import houses_hash, move_card
+from domain.moves import houses_hash, move_card, waste_turned_over
 from domain.piles import (
     ALL_PILES,
     FOUNDATION_SET,
@@ -320,8 +320,7 @@ def _hand_moved(
 def _waste_turned_over(game: GameState, event: WasteTurnedOver, index: int) -> GameState:
     """The waste becomes the hand (the first half of a turn action: it opens the window)."""
     seat = event.seat
-    waste = game.p[WASTE[seat]]
-    p = _replace_piles(game.p, HAND[seat], tuple(reversed(waste)), WASTE[seat], ())
+    p = waste_turned_over(game.p, seat)
     window = _open(game, seat, index, _TURN[seat], None, event, keep_base=True)
     return game._evolved(
         p=p, seen=frozenset({game.hhash}), window=window, derived=_same_table(game)

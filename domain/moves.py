@@ -260,6 +260,15 @@ def apply_step(p: tuple[tuple[Card, ...], ...], src: int, dst: int) -> tuple[tup
     return tuple(piles)
 
 
+def waste_turned_over(p: tuple[tuple[Card, ...], ...], seat: int) -> tuple[tuple[Card, ...], ...]:
+    """`p` with `seat`'s waste turned over to become his hand (docs/spec/rules.md §4): the
+    waste's bottom card is the hand's top, the next to turn. The engine's fold and every search
+    that goes through a turn-over (the expert's, the evaluator's) use this one step."""
+    piles = list(p)
+    piles[HAND[seat]], piles[WASTE[seat]] = tuple(reversed(p[WASTE[seat]])), ()
+    return tuple(piles)
+
+
 def move_card(
     p: tuple[tuple[Card, ...], ...], hhash: int, src: int, dst: int
 ) -> tuple[tuple[tuple[Card, ...], ...], int]:

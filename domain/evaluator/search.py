@@ -33,7 +33,7 @@ from domain.errors import RulesError, quote
 from domain.evaluator.features import context, features
 from domain.evaluator.sampling import Sampler, as_match, strip
 from domain.evaluator.value import model
-from domain.moves import apply_step, foundation_index, house_index
+from domain.moves import apply_step, foundation_index, house_index, waste_turned_over
 from domain.piles import (
     FIRST_FOUNDATION,
     FIRST_HOUSE,
@@ -239,10 +239,7 @@ class _Tree:
         p = node.p
         hand = next((h for h in HANDS[3][seat] if p[h]), None)
         if hand is None:  # the waste becomes the hand, face down: its top card is known
-            piles = list(p)
-            piles[HANDS[3][seat][0]] = tuple(reversed(p[WASTE[seat]]))
-            piles[WASTE[seat]] = ()
-            q = apply_step(tuple(piles), HANDS[3][seat][0], SHOWN[seat])
+            q = apply_step(waste_turned_over(p, seat), HANDS[3][seat][0], SHOWN[seat])
             return self.expand(node._evolved(p=q, seen=frozenset()))
         if p[hand][-1] not in self.unseen:  # a hand made of the waste: its cards are known
             return self.expand(node._evolved(p=apply_step(p, hand, SHOWN[seat]), seen=frozenset()))
