@@ -468,25 +468,33 @@ def eval_cmd(
     )
 
 
-def _duel(args: tuple[int, str]) -> int | None:
-    """One game of expert against sharp, the expert in seat `index % 2`: the winner's name
-    ("expert", "sharp") or None for a stalemate (run in a worker process)."""
-    index, seed = args
+def _duel(args: tuple[int, str, bool]) -> int | None:
+    """One game of expert (or the all-knowing expert) against sharp, the expert in seat
+    `index % 2`: 1 if it won, 0 if sharp did, None for a stalemate (run in a worker process)."""
+    index, seed, all_knowing = args
     import itertools
 
     import domain
+    from bench.allknowing import AllKnowingExpert
     from domain.bots import make_bot
     from domain.bots.arena import derive_seed, play_match
 
     expert_seat = index % 2
     names = ("expert", "sharp") if expert_seat == 0 else ("sharp", "expert")
-    bots = (
-        make_bot(names[0], seed=f"{seed}/{index}/0"),
-        make_bot(names[1], seed=f"{seed}/{index}/1"),
-    )
+    bots = [make_bot(name, seed=f"{seed}/{index}/{k}") for k, name in enumerate(names)]
+    watch = None
+    if all_knowing:
+        bound = AllKnowingExpert(seed=f"{seed}/{index}/{expert_seat}")
+        bots[expert_seat], watch = bound, bound.watch
     deals = (derive_seed(seed, index, k) for k in itertools.count())
     report = play_match(
-        domain.Ruleset.preset("classic"), bots, f"duel-{index}", deals, 1, check_every_event=False
+        domain.Ruleset.preset("classic"),
+        (bots[0], bots[1]),
+        f"duel-{index}",
+        deals,
+        1,
+        check_every_event=False,
+        watch=watch,
     )
     winner = report.games[0].winner
     if winner is None:
@@ -498,23 +506,32 @@ def _duel(args: tuple[int, str]) -> int | None:
 @click.option("--games", type=int, default=10, show_default=True, help="Games (seats alternate).")
 @click.option("--seed", default="bench-bots", show_default=True, help="Seed of the deals.")
 @click.option("--workers", type=int, default=1, show_default=True, help="Processes to play in.")
+@click.option(
+    "--all-knowing",
+    is_flag=True,
+    help="Play the all-knowing expert instead (every card face up for it): a bound, not a bot.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bots_cmd(games: int, seed: str, workers: int, as_json: bool) -> None:
+def bots_cmd(games: int, seed: str, workers: int, all_knowing: bool, as_json: bool) -> None:
     """The expert bot against sharp: classic, call mode, seats alternated (issue 26)."""
     if games < 1:
         raise click.BadParameter("at least one game", param_hint="--games")
-    show = _progress("expert against sharp")
+    who = "all-knowing expert" if all_knowing else "expert"
+    show = _progress(f"{who} against sharp")
     wins = stalemates = 0
+    jobs = [(i, seed, all_knowing) for i in range(games)]
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
-        for i, won in enumerate(pool.map(_duel, [(i, seed) for i in range(games)])):
+        for i, won in enumerate(pool.map(_duel, jobs)):
             wins += won or 0
             stalemates += won is None
             show(i + 1, games)
-    figures = {"games": games, "expert_wins": wins, "rate": round(wins / games, 4)}
+    figures: dict[str, Any] = {"games": games, "expert_wins": wins, "rate": round(wins / games, 4)}
+    if all_knowing:
+        figures["all_knowing"] = True
     if as_json:
         click.echo(json.dumps(figures))
         return
     click.echo(
-        f"expert won {wins} of {games} games against sharp ({figures['rate']:.1%}, target ≥ 60 %)"
+        f"{who} won {wins} of {games} games against sharp ({figures['rate']:.1%}, target ≥ 60 %)"
         + (f"; {stalemates} stalemated" if stalemates else "")
     )

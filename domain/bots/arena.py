@@ -98,10 +98,13 @@ def play_match(
     on_game: Callable[[GameReport], None] | None = None,
     check_every_event: bool = True,
     waiting: Sequence[PlayingBot] = (),
+    watch: Callable[[Any], None] | None = None,
 ) -> MatchReport:
     """Play one match (until it is won or `max_games` games were played) and report it. At a
     rotation table (docs/spec/rules.md §10) the `waiting` bots join the queue at the start, and
-    each game is played by the pair the engine seats."""
+    each game is played by the pair the engine seats. `watch`, when given, is shown the whole
+    match state before every decision: for a benchmark's bounds (an all-knowing player), never
+    for a bot that plays people."""
     import domain
 
     report = MatchReport(match_id, (bots[0].name, bots[1].name))
@@ -122,7 +125,7 @@ def play_match(
         state = _apply(report, state, domain.StartGame(seed, None, now), check_every_event)
         pair = (by_name[state.players[0]], by_name[state.players[1]])
         game = GameReport(match_id, state.games_played, seed, (pair[0].name, pair[1].name))
-        state, now = _play_game(report, state, pair, game, now, check_every_event)
+        state, now = _play_game(report, state, pair, game, now, check_every_event, watch)
         report.games.append(game)
         if on_game is not None:
             on_game(game)
@@ -139,10 +142,13 @@ def _play_game(
     game: GameReport,
     now: int,
     check_every_event: bool,
+    watch: Callable[[Any], None] | None = None,
 ) -> tuple[Any, int]:
     import domain
 
     while not _game_over(state):
+        if watch is not None:
+            watch(state)
         if game.actions >= MAX_ACTIONS_PER_GAME:
             raise InvariantError(
                 f"{report.match_id} game {game.game_index}: no end after {game.actions} actions"

@@ -37,7 +37,7 @@ from domain.bots.sharp import (
     evaluate,
 )
 from domain.cards import Card
-from domain.moves import houses_of
+from domain.moves import houses_of, waste_turned_over
 from domain.piles import (
     HAND,
     INDEX,
@@ -97,11 +97,11 @@ def turned(p: Piles, seat: int) -> Piles | None:
     hand, waste, shown = HAND[seat], WASTE[seat], SHOWN[seat]
     if p[shown] or p[SECOND_HAND[seat]] or p[THIRD_HAND[seat]]:
         return None
-    piles = list(p)
-    if not piles[hand]:
-        if not piles[waste]:
+    if not p[hand]:
+        if not p[waste]:
             return None
-        piles[hand], piles[waste] = tuple(reversed(piles[waste])), ()
+        p = waste_turned_over(p, seat)
+    piles = list(p)
     cards = piles[hand]
     piles[shown], piles[hand] = (cards[-1],), cards[:-1]
     return tuple(piles)
@@ -159,10 +159,20 @@ class ExpertBot(Bot):
             self._known = self._hands.piles(view)
         return super().choose(view)
 
-    def play(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
+    def table(self, view: View, game: GameState) -> tuple[GameState, bool]:
+        """The table the search plays on (the view's mirror, with the remembered hands in
+        place) and whether the seat's own hand is known on it."""
         piles, known = self._known
         if any(known):
-            game = mirror_game(view, piles)  # the mirror, with the remembered hands in place
+            game = mirror_game(view, piles)
+        seat = view.viewer if view.viewer is not None else game.to_move
+        return game, known[seat]
+
+    def search(self, game: GameState, seat: int, respect: bool, hand_known: bool) -> _KnownSearch:
+        return _KnownSearch(game, seat, self.options.budget, respect, hand_known)
+
+    def play(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
+        game, hand_known = self.table(view, game)
         plays = self._no_shuffling_back(view, game, plays)
         seat = view.viewer if view.viewer is not None else game.to_move
         choice = self._plan.get(game.p)
@@ -172,7 +182,7 @@ class ExpertBot(Bot):
                 action = plays[0]
             else:
                 respect = ruleset_of(view).enforcement != "lenient"
-                search = _KnownSearch(game, seat, self.options.budget, respect, known[seat])
+                search = self.search(game, seat, respect, hand_known)
                 search.value(game._evolved(seen=frozenset()))
                 self._plan.update(search.best)
                 action = _best_allowed(search, game, seat, plays)

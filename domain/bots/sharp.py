@@ -162,12 +162,18 @@ class _Search:
         self.memo[key] = best_value
         return best_value
 
+    def uncovers(self, node: GameState, src: int) -> bool:
+        """Whether taking the top card of `src` brings a face-down reserve card up."""
+        return (src == RESERVE[self.seat] or src == SECOND_RESERVE[self.seat]) and len(
+            node.p[src]
+        ) > 1
+
     def step_value(self, node: GameState, step: Step) -> float:
         src, dst = step
         p = apply_step(node.p, src, dst)
         if self.won(p):
             return WIN
-        if (src == RESERVE[self.seat] or src == SECOND_RESERVE[self.seat]) and len(node.p[src]) > 1:
+        if self.uncovers(node, src):
             # A face-down card comes up: stop here, without looking at the mirror's stand-in.
             return evaluate(node, p, self.seat, turn_over=False) + UNCOVERED - STEP_COST
         known = self.memo.get(p)

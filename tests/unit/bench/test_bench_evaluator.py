@@ -43,6 +43,16 @@ def test_bench_bots_prints_the_expert_s_score() -> None:
     assert figures["rate"] == figures["expert_wins"]
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_bench_bots_all_knowing_says_so() -> None:
+    result = CliRunner().invoke(main, ["bench", "bots", "--games", "1", "--all-knowing", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["all_knowing"] is True and figures["games"] == 1
+    assert figures["expert_wins"] in (0, 1)
+
+
 def test_bench_eval_refuses_the_fit_s_seed() -> None:
     result = CliRunner().invoke(
         main, ["bench", "eval", "--seed", "crapette-evaluator-fit", "--games", "1"]
