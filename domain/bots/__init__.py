@@ -29,8 +29,8 @@ BOT_DESCRIPTIONS: dict[str, str] = {
     "steady": "Plays sound moves one at a time: reserve first, loads you, no idle shuffles.",
     "sharp": "Looks ahead through its whole turn before it turns a card; rarely misses a call.",
     "expert": (
-        "Remembers the wastes turned over into hands, plans through the cards it knows and the "
-        "opponent's reply; rarely misses a call."
+        "Remembers the wastes turned over into hands and plans its turn through the cards it "
+        "knows; rarely misses a call."
     ),
 }
 
