@@ -169,6 +169,14 @@ def test_a_six_player_swiss_of_two_rounds(
     director.screenshot(path=str(artifact_dir / "tournament-standings.png"), full_page=True)
     assert serious_violations(director, MODERATE) == []
 
+    # A bot's seat is named in the page's language ("steady bot" is "robot régulier").
+    here = director.url.split("#")[0].split("?")[0]
+    for lang in ("fr", "en"):
+        director.goto(f"{here}?lang={lang}")
+        director.wait_for_function("document.body.dataset.status === 'finished'", timeout=10_000)
+        names = director.locator("[data-testid=standings-table] tbody td a").all_inner_texts()
+        assert (BOT in names) == (lang == "en") and ("robot régulier" in names) == (lang == "fr")
+
     # The players pages rate every one of these matches (people, and a person against a bot).
     director.goto(server.url + "/players")
     director.wait_for_function("window.playersReady === true")

@@ -7,6 +7,7 @@
 import { mountLanguageSwitch, t } from "./i18n.js";
 import { postJSON, RequestError, saveSeat } from "./net.js";
 import { forgetPlayer, loadDirector, loadPlayer, saveDirector, savePlayer } from "./tournament_store.js";
+import { shownName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 2000;
@@ -51,7 +52,7 @@ function standingsTable(v) {
     tr.dataset.player = row.name;
     if (row.withdrawn) tr.className = "withdrawn";
     const name = el("td");
-    const link = el("a", row.name, { href: `/players/${encodeURIComponent(row.name)}` });
+    const link = el("a", shownName(row.name), { href: `/players/${encodeURIComponent(row.name)}` });
     name.append(link);
     if (row.bot) name.append(" ", el("small", t("tournament.bot")));
     tr.append(el("td", row.rank), name, el("td", points(row.score), { "data-testid": "score" }));
@@ -59,7 +60,7 @@ function standingsTable(v) {
     tr.append(el("td", points(row.direct)), el("td", row.card_points));
     for (const cell of row.rounds) {
       const td = el("td", cell.mark === "bye" ? t("tournament.bye") : cell.mark, { class: "cell" });
-      if (cell.opponent) td.append(el("small", cell.opponent));
+      if (cell.opponent) td.append(el("small", shownName(cell.opponent)));
       tr.append(td);
     }
   }
@@ -71,8 +72,8 @@ function tableLine(table) {
   li.append(el("span", t("tournament.table", { n: table.table })));
   const [a, b] = table.players;
   const names = el("span");
-  const first = el("span", a);
-  const second = el("span", b);
+  const first = el("span", shownName(a));
+  const second = el("span", shownName(b));
   names.append(first, " – ", second);
   li.append(names);
   const r = table.result;
@@ -80,10 +81,10 @@ function tableLine(table) {
     if (r.winner === 0) first.className = "winner";
     if (r.winner === 1) second.className = "winner";
     const said = r.kind === "forfeit"
-      ? t("tournament.forfeit", { names: r.absent.join(", ") })
+      ? t("tournament.forfeit", { names: r.absent.map(shownName).join(", ") })
       : r.winner === null
         ? t("tournament.drawn", { totals: r.totals.join("–") })
-        : t("tournament.won", { name: table.players[r.winner], totals: r.totals.join("–") });
+        : t("tournament.won", { name: shownName(table.players[r.winner]), totals: r.totals.join("–") });
     li.append(el("span", said, { "data-testid": "result" }));
   } else {
     const live = table.live_totals ? t("tournament.playing_score", { totals: table.live_totals.join("–") }) : t("tournament.playing");
@@ -102,7 +103,7 @@ function roundsList(v) {
     section.append(el("h3", t("tournament.round", { n: r.round })));
     const list = el("ul");
     for (const table of r.tables) list.append(tableLine(table));
-    for (const name of r.byes) list.append(el("li", t("tournament.bye_of", { name })));
+    for (const name of r.byes) list.append(el("li", t("tournament.bye_of", { name: shownName(name) })));
     section.append(list);
     box.append(section);
   }
