@@ -34,7 +34,6 @@ from domain.bots.sharp import (
     _action,
     _best_allowed,
     _Search,
-    evaluate,
 )
 from domain.cards import Card
 from domain.moves import houses_of, waste_turned_over
@@ -123,12 +122,7 @@ class _KnownSearch(_Search):
         if ender == "turn" and self.turns_known:
             p = turned(node.p, self.seat)
             if p is not None:
-                known = self.memo.get(p)
-                if known is None and self.budget <= 0:
-                    known = evaluate(node, p, self.seat, turn_over=False)
-                elif known is None:
-                    known = self.value(node._evolved(p=p, seen=frozenset()))
-                return known - STEP_COST
+                return self.going_on(node, p) - STEP_COST
         return super().ender_value(node, ender)
 
 

@@ -176,12 +176,17 @@ class _Search:
         if self.uncovers(node, src):
             # A face-down card comes up: stop here, without looking at the mirror's stand-in.
             return evaluate(node, p, self.seat, turn_over=False) + UNCOVERED - STEP_COST
+        return self.going_on(node, p) - STEP_COST
+
+    def going_on(self, node: GameState, p: Piles) -> float:
+        """The value of the turn going on from table `p` (reached from `node`): searched, or
+        judged as it stands once the budget is spent."""
         known = self.memo.get(p)
         if known is None and self.budget <= 0:
             known = evaluate(node, p, self.seat, turn_over=False)  # out of time: judge as is
         elif known is None:
             known = self.value(node._evolved(p=p, seen=frozenset()))
-        return known - STEP_COST
+        return known
 
 
 class SharpBot(Bot):
