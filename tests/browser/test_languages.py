@@ -24,6 +24,7 @@ from tests.integration.harness import ServerProcess
 pytestmark = pytest.mark.browser
 
 WEB = Path(__file__).resolve().parents[2] / "web"
+RECORD = Path(__file__).resolve().parents[1] / "data" / "records" / "classic-calls-resign.json"
 OTHERS = [lang for lang in languages.LANGUAGES if lang != "en"]
 WORD = re.compile(r"[^\W\d_]{4,}")
 # A catalogue's placeholders ("{opponent}", "{table}") are names for the code, never shown.
@@ -289,6 +290,12 @@ def test_french_pages_name_presets_and_bots_in_french(
         "#opponent option[value]:not([value=''])", "os => os.map((o) => o.textContent)"
     )
     assert any(words["bot.steady"] in text for text in bots), bots
+    # The record file's picker is the page's, in French (the browser's own says "Choose File").
+    assert page.inner_text("label[for=record-file]") == words["lobby.choose_record"]
+    assert page.inner_text("[data-testid=record-file-name]") == words["lobby.no_record"]
+    page.set_input_files("#record-file", str(RECORD))
+    assert page.inner_text("[data-testid=record-file-name]") == RECORD.name
+    page.locator("#upload").screenshot(path=str(artifact_dir / "words-record-picker-fr.png"))
     page.select_option("#preset", "italian-three-hands")
     page.click("#advanced summary")
     assert words["preset.italian-three-hands"] in page.inner_text("#advanced-state")

@@ -316,6 +316,12 @@ async function uploadRecord(matchId = null) {
   $("upload-id").value = body.free_id ?? "";
 }
 
+// The browser's own file button speaks the browser's language: the page draws its own (a label
+// for the hidden input) and says the chosen file's name in the page's language.
+$("record-file").addEventListener("change", () => {
+  const file = $("record-file").files?.[0];
+  $("record-file-name").textContent = file ? file.name : t("lobby.no_record");
+});
 $("upload").addEventListener("submit", (e) => {
   e.preventDefault();
   $("upload-as").hidden = true;
