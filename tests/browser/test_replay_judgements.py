@@ -93,6 +93,20 @@ def test_the_graph_the_judgements_and_the_mistake_keys(
     )
     row = page.locator(f'.move-list .ev[data-k="{mistakes[0]["version"]}"] .judgement')
     assert row.get_attribute("data-judgement") == mistakes[0]["judgement"]
+    # The mark stands after the row's number, never over it (the row's hanging indent).
+    # The sign's own glyphs are measured (an inline-block's box stays put while an inherited
+    # text-indent moves what it draws).
+    number_end, sign_start = page.evaluate(
+        """(k) => {
+            const row = document.querySelector(`.move-list .ev[data-k="${k}"]`);
+            const glyphs = document.createRange();
+            glyphs.selectNodeContents(row.querySelector(".judgement"));
+            return [row.querySelector(".n").getBoundingClientRect().right,
+                    glyphs.getBoundingClientRect().left];
+        }""",
+        mistakes[0]["version"],
+    )
+    assert sign_start >= number_end - 1, (number_end, sign_start)
     # The accuracy table: the server's figures.
     seats = _analysis(server, finished)["games"][0]["seats"]
     assert page.inner_text("[data-testid=accuracy-0]") == f"{seats[0]['accuracy']:.1f}"
