@@ -468,10 +468,11 @@ def eval_cmd(
     )
 
 
-def _duel(args: tuple[int, str, bool]) -> int | None:
+def _duel(args: tuple[int, str, bool, int]) -> int | None:
     """One game of expert (or the all-knowing expert) against sharp, the expert in seat
-    `index % 2`: 1 if it won, 0 if sharp did, None for a stalemate (run in a worker process)."""
-    index, seed, all_knowing = args
+    `index % 2`: 1 if it won, 0 if sharp did, None for a stalemate (run in a worker process).
+    `replies`: the all-knowing expert's ends of turn judged after sharp's real reply."""
+    index, seed, all_knowing, replies = args
     import itertools
 
     import domain
@@ -484,7 +485,7 @@ def _duel(args: tuple[int, str, bool]) -> int | None:
     bots = [make_bot(name, seed=f"{seed}/{index}/{k}") for k, name in enumerate(names)]
     watch = None
     if all_knowing:
-        bound = AllKnowingExpert(seed=f"{seed}/{index}/{expert_seat}")
+        bound = AllKnowingExpert(replies, seed=f"{seed}/{index}/{expert_seat}")
         bots[expert_seat], watch = bound, bound.watch
     deals = (derive_seed(seed, index, k) for k in itertools.count())
     report = play_match(
@@ -511,15 +512,30 @@ def _duel(args: tuple[int, str, bool]) -> int | None:
     is_flag=True,
     help="Play the all-knowing expert instead (every card face up for it): a bound, not a bot.",
 )
+@click.option(
+    "--replies",
+    type=int,
+    default=0,
+    show_default=True,
+    help="With --all-knowing: ends of turn per decision judged after sharp's real reply.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bots_cmd(games: int, seed: str, workers: int, all_knowing: bool, as_json: bool) -> None:
+def bots_cmd(
+    games: int, seed: str, workers: int, all_knowing: bool, replies: int, as_json: bool
+) -> None:
     """The expert bot against sharp: classic, call mode, seats alternated (issue 26)."""
     if games < 1:
         raise click.BadParameter("at least one game", param_hint="--games")
+    if replies and not all_knowing:
+        raise click.BadParameter("the replies are the all-knowing bound's", param_hint="--replies")
+    if replies < 0:
+        raise click.BadParameter("zero or more", param_hint="--replies")
     who = "all-knowing expert" if all_knowing else "expert"
+    if replies:
+        who += f" that knows sharp's replies ({replies})"
     show = _progress(f"{who} against sharp")
     wins = stalemates = 0
-    jobs = [(i, seed, all_knowing) for i in range(games)]
+    jobs = [(i, seed, all_knowing, replies) for i in range(games)]
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         for i, won in enumerate(pool.map(_duel, jobs)):
             wins += won or 0
@@ -528,6 +544,8 @@ def bots_cmd(games: int, seed: str, workers: int, all_knowing: bool, as_json: bo
     figures: dict[str, Any] = {"games": games, "expert_wins": wins, "rate": round(wins / games, 4)}
     if all_knowing:
         figures["all_knowing"] = True
+    if replies:
+        figures["replies"] = replies
     if as_json:
         click.echo(json.dumps(figures))
         return

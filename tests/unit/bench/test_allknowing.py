@@ -7,11 +7,14 @@ from __future__ import annotations
 import pytest
 
 import domain
-from bench.allknowing import AllKnowingExpert, _OpenSearch
+from bench.allknowing import AllKnowingExpert, _OpenSearch, _ReplySearch
 from domain import Ruleset
 from domain.bots import make_bot
 from domain.bots.arena import derive_seed, play_match
 from domain.bots.expert import _KnownSearch
+from domain.bots.sharp import LOSS, WIN
+from domain.moves import apply_step
+from domain.priority import legal_steps
 
 
 def _started(deal: str) -> domain.MatchState:
@@ -61,3 +64,39 @@ def test_it_plays_a_whole_game_and_is_shown_every_position() -> None:
     assert game.outcome in ("GameWon", "GameStalemated")
     assert not game.faults[0]
     assert len(shown) == game.actions  # one look before every action
+
+
+def test_the_reply_bound_answers_at_most_its_number_of_tables() -> None:
+    """With `replies`, the ends of turn of the first tables are judged after sharp's turn
+    played out on the true match; past that many tables a line is judged as the expert does."""
+    state = _started("all-knowing-replies")
+    game = state.game
+    assert game is not None
+    seat = game.to_move
+    search = _ReplySearch(game, seat, 120, True, state, replies=1)
+    first = search.ender_value(game, "pass")
+    assert len(search.answered) == 1 and LOSS <= first <= WIN
+    src, dst = legal_steps(game, seat)[0]  # another table: one move made
+    other_table = game._evolved(p=apply_step(game.p, src, dst), seen=frozenset())
+    honest = _OpenSearch(game, seat, 120, True, hand_known=True)
+    assert search.ender_value(other_table, "pass") == honest.ender_value(other_table, "pass")
+    assert len(search.answered) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_reply_bound_plays_a_whole_game() -> None:
+    bound = AllKnowingExpert(replies=4, seed=5)
+    bots = (make_bot("sharp", seed=6), bound)
+    report = play_match(
+        Ruleset.preset("classic"),
+        bots,
+        "m-reply",
+        iter([derive_seed("reply", 0)]),
+        1,
+        watch=bound.watch,
+    )
+    (game,) = report.games
+    assert report.state.game.over
+    assert game.outcome in ("GameWon", "GameStalemated")
+    assert not game.faults[1]

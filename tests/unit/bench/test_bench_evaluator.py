@@ -53,6 +53,11 @@ def test_bench_bots_all_knowing_says_so() -> None:
     assert figures["expert_wins"] in (0, 1)
 
 
+def test_bench_bots_replies_belong_to_the_all_knowing_bound() -> None:
+    result = CliRunner().invoke(main, ["bench", "bots", "--games", "1", "--replies", "4"])
+    assert result.exit_code != 0 and "all-knowing" in result.output
+
+
 def test_bench_eval_refuses_the_fit_s_seed() -> None:
     result = CliRunner().invoke(
         main, ["bench", "eval", "--seed", "crapette-evaluator-fit", "--games", "1"]
