@@ -31,7 +31,7 @@ def test_the_index_equals_the_full_fold_and_reads_only_what_moved() -> None:
     service = GameService(store)
     service.autopilot.start()
     _match(service, "Ann", "Bob", 1)
-    _match(service, "Bob", "Cid", 0)
+    _match(service, "Bob", "Cid", 1)  # Bob beats Cid: Ann is alone on top, no tie
     _match(service, "Cid", "Ann", None)  # still in play: counts for nobody yet
     index = RatingsIndex()
     got = index.ratings(store)
