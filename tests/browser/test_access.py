@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.browser.axe import MODERATE, serious_violations
-from tests.browser.ui import WAIT_MS, create_table
+from tests.browser.ui import NEXT_ACTION, WAIT_MS, act, create_table, my_turn, wait_my_move
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -85,36 +85,6 @@ def low_contrast(page: Any) -> list[str]:
 
 def open_bot_table(page: Any, server: ServerProcess, **choices: str) -> str:
     return create_table(page, server, "Ann", {"opponent": "random", **choices})
-
-
-def my_turn(page: Any) -> None:
-    page.wait_for_function(
-        """() => { const c = window.crapette; return c && c.view && !c.view.over &&
-                   c.view.to_move === c.seat && c.view.legal.length > 0; }""",
-        timeout=WAIT_MS,
-    )
-
-
-NEXT_ACTION = """() => { const legal = window.crapette.view.legal; const find = (d) =>
-  legal.find((a) => a.do === d); return find('move') ?? find('turn') ?? find('discard')
-  ?? find('pass'); }"""
-
-
-def act(page: Any, action: dict[str, Any]) -> None:
-    before = page.evaluate("window.crapette.version")
-    page.evaluate("(a) => window.crapette.act(a)", action)
-    page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
-
-
-def wait_my_move(page: Any) -> None:
-    """Wait until Ann can move a card: on her turn, turn and discard hand cards until one can."""
-    for _ in range(200):
-        my_turn(page)
-        action = page.evaluate(NEXT_ACTION)
-        if action["do"] == "move":
-            return
-        act(page, action)
-    raise AssertionError("no card to move in 200 actions")
 
 
 def settle_labels(page: Any) -> None:

@@ -17,7 +17,7 @@ import pytest
 from records.export import record_from_events
 from records.selfplay import random_match
 from tests.browser.conftest import DESKTOP
-from tests.browser.ui import WAIT_MS, seated_page, settle, wait_idle
+from tests.browser.ui import WAIT_MS, seated_page, settle, wait_idle, wait_my_move
 from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -243,9 +243,12 @@ def test_the_focus_ring_is_not_the_last_move_mark(
     idle_server: ServerProcess, new_page: Any, artifact_dir: Path
 ) -> None:
     page = bot_table(idle_server, new_page, "Ann")
-    # Ann moves a card: the gold last-move mark is on the board.
+    # Ann moves a card: the gold last-move mark is on the board. A deal may open with nothing to
+    # move but the hand's card: she turns and discards until she can.
+    wait_my_move(page)
+    settle(page)
     move = page.evaluate("window.crapette.view.legal.find(a => a.do === 'move') ?? null")
-    assert move is not None, "a first turn with no move at all"
+    assert move is not None, "wait_my_move returned without a move"
     page.evaluate("a => window.crapette.act(a)", move)
     page.wait_for_function("document.querySelector('.pile.last-to') !== null", timeout=WAIT_MS)
     wait_idle(page)

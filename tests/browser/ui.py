@@ -72,6 +72,38 @@ def wait_idle(page: Any) -> None:
     page.wait_for_function("window.crapette && window.crapette.idle", timeout=WAIT_MS)
 
 
+def my_turn(page: Any) -> None:
+    """Wait until it is the seated player's turn and he has something to do."""
+    page.wait_for_function(
+        """() => { const c = window.crapette; return c && c.view && !c.view.over &&
+                   c.view.to_move === c.seat && c.view.legal.length > 0; }""",
+        timeout=WAIT_MS,
+    )
+
+
+NEXT_ACTION = """() => { const legal = window.crapette.view.legal; const find = (d) =>
+  legal.find((a) => a.do === d); return find('move') ?? find('turn') ?? find('discard')
+  ?? find('pass'); }"""
+
+
+def act(page: Any, action: dict[str, Any]) -> None:
+    before = page.evaluate("window.crapette.version")
+    page.evaluate("(a) => window.crapette.act(a)", action)
+    page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
+
+
+def wait_my_move(page: Any) -> None:
+    """Wait until the seated player can move a card: on his turn, turn and discard hand cards
+    until one can (a deal may open with nothing to move but the hand's card)."""
+    for _ in range(200):
+        my_turn(page)
+        action = page.evaluate(NEXT_ACTION)
+        if action["do"] == "move":
+            return
+        act(page, action)
+    raise AssertionError("no card to move in 200 actions")
+
+
 def settle(page: Any) -> None:
     """Wait until no card is still flying into place: a card grabbed mid-flight is not where
     its pile is, so a drag from there (or a drop on it) would miss, as a hurried person's would."""
