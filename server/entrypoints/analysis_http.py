@@ -6,6 +6,9 @@ registered by the app factory as `analysis_bp`:
   cached);
 - `GET /api/matches/<match_id>/analysis?depth=…` — how far it has come (the page polls this);
   `404 not_analysed` when nobody asked for it yet;
+- `GET /api/matches/<match_id>/analysis/status?depth=…` — the same status, `200` in every state
+  (`none` when nobody asked yet, `unavailable` when this server cannot analyse): what the page
+  asks first, so that a match not analysed is a state and not an error in its console;
 - `POST /api/matches/<match_id>/analysis/try` — the learning mode: is this move, at a decision
   the analysis judged, as good as the best one found there?
 - `POST /api/matches/<match_id>/practice` — play on from a position, against a bot: a new
@@ -19,7 +22,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from server.entrypoints import schemas
 from server.entrypoints.bodies import json_body
-from server.errors import NotAnalysedError, ServerError
+from server.errors import AnalysisUnavailableError, NotAnalysedError, ServerError
 from server.service import GameService
 from server.services.analyses import AnalysisJob
 
@@ -64,6 +67,26 @@ def progress(match_id: str) -> tuple[Response, int]:
         analyses.check_available(analyses.analyser)  # no button for what cannot be done
         raise NotAnalysedError("Nobody asked for this analysis yet: POST here to start it.")
     return _answer(job)
+
+
+@analysis_bp.get("/api/matches/<match_id>/analysis/status")
+def state(match_id: str) -> Response:
+    analyses = _service().analyses
+    depth = _depth()
+    job = analyses.status(match_id, depth)  # 404 no such match, 409 match_running: errors still
+    if job is not None:
+        response = Response(job.status_json(), mimetype="application/json")
+    else:
+        try:
+            analyses.check_available(analyses.analyser)
+            said = "none"
+        except AnalysisUnavailableError:
+            said = "unavailable"
+        version = analyses.finished_version(match_id)
+        body = {"match_id": match_id, "version": version, "depth": depth, "status": said}
+        response = jsonify(body)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @analysis_bp.post("/api/matches/<match_id>/analysis/try")

@@ -1,6 +1,7 @@
 """Player statistics over HTTP: `GET /api/players[?since=…]`, `GET /api/players/<name>`, the
 Glicko-2 ratings `GET /api/ratings` (the leaderboard) and `GET /api/ratings/<name>` (one
-name's rating after each rated match, for its graph), and the page `/players` (every name) /
+name's rating after each rated match, for its graph; `GET /api/ratings?name=<name>` the same
+as a state, `"rated": false` rather than a 404), and the page `/players` (every name) /
 `/players/<name>` (one player) that shows them.
 
 The index of every match's figures (server/readmodels/stats.py) lives as long as the app; a request
@@ -72,7 +73,13 @@ def _ratings() -> Ratings:
 
 @players_bp.get("/api/ratings")
 def leaderboard() -> Response:
-    return jsonify({"ratings": _ratings().leaderboard()})
+    """The leaderboard; with `?name=` one name's rating as a state (`"rated": false` for a
+    name without a rated match, never a 404: the players page asks this way)."""
+    name = request.args.get("name")
+    if name is None:
+        return jsonify({"ratings": _ratings().leaderboard()})
+    found = None if len(name) > MAX_NAME else _ratings().history_json(name)
+    return jsonify({"name": name, "rated": False} if found is None else {**found, "rated": True})
 
 
 @players_bp.get("/api/ratings/<path:name>")

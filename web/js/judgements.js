@@ -177,16 +177,19 @@ export class Judgements {
   }
 
   /** Called once the replay is loaded: a finished match shows its analysis, or the button
-   *  that asks for it; a live one nothing at all (the server would refuse it). */
+   *  that asks for it; a live one nothing at all (the server would refuse it). The status
+   *  endpoint answers every state with 200 (docs/protocol.md § analysis): a match nobody has
+   *  analysed yet is a state, not an error in the console. */
   async start() {
     if (this.page.data.live) return;
     this.box.hidden = false;
     try {
-      this.follow(await getJSON(this.url()));
+      const status = await getJSON(`${this.url()}/status`);
+      if (status.status === "none") this.offer();
+      else if (status.status === "unavailable") this.box.hidden = true;
+      else this.follow(status);
     } catch (err) {
-      if (err instanceof RequestError && err.code === "not_analysed") this.offer();
-      else if (err instanceof RequestError && err.code === "analysis_unavailable") this.box.hidden = true;
-      else this.failed(err);
+      this.failed(err);
     }
   }
 
@@ -218,10 +221,7 @@ export class Judgements {
     this.progress(status.progress.done, status.progress.total);
     setTimeout(async () => {
       try {
-        const res = await fetch(this.url(), { headers: { Accept: "application/json" } });
-        const body = await res.json();
-        if (res.status >= 400 && body.status !== "failed") throw new RequestError(res.status, body);
-        this.follow(body);
+        this.follow(await getJSON(`${this.url()}/status`));
       } catch (err) {
         this.failed(err);
       }

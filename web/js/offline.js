@@ -14,6 +14,8 @@ const ROUTES = [
   [/\/api\/matches\/[^/?]+\/replay$/, () => embedded.replay],
   [/\/api\/matches\/[^/?]+\/options\?seat=([01])$/, (m) => embedded.options?.[m[1]]],
   [/\/api\/matches\/[^/?]+\/analysis$/, () => analysis && { status: "done", analysis }],
+  // A file has no server to analyse it: the analysis it holds, else none can be had.
+  [/\/api\/matches\/[^/?]+\/analysis\/status$/, () => (analysis ? { status: "done", analysis } : { status: "unavailable" })],
 ];
 
 function reply(status, body) {

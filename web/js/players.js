@@ -126,10 +126,9 @@ async function main() {
   }
   $("heading").textContent = shownName(name);
   document.title = `Crapette — ${shownName(name)}`;
-  const rated = await getJSON(`/api/ratings/${encodeURIComponent(name)}`).catch((err) => {
-    if (err.status === 404) return null; // no rated match under this name
-    throw err;
-  });
+  // A name without a rated match is a state ("rated": false), not a 404 (docs/protocol.md).
+  const rating = await getJSON(`/api/ratings?name=${encodeURIComponent(name)}`);
+  const rated = rating.rated ? rating : null;
   $("ratings").replaceChildren(ratingGraph(rated));
   const p = await getJSON(`/api/players/${encodeURIComponent(name)}${query()}`);
   $("status").textContent = "";

@@ -67,4 +67,7 @@ def test_the_leaderboard_and_one_name_over_http() -> None:
     assert ann["history"][0]["rating"] < ann["history"][1]["rating"] == ann["rating"]
     missing = client.get("/api/ratings/Zed")
     assert missing.status_code == 404 and json_of(missing)["code"] == "not_found"
+    # Asked as a state (the players page, issue 39): no 404 for a name without a rating.
+    assert json_of(client.get("/api/ratings?name=Zed")) == {"name": "Zed", "rated": False}
+    assert json_of(client.get("/api/ratings?name=Ann")) == {**ann, "rated": True}
     app.extensions["crapette_store"].close()

@@ -51,6 +51,8 @@ def _analysed(client: FlaskClient, match_id: str, depth: str = "normal") -> dict
     assert answer.status_code == 200, answer.json
     body: dict[str, Any] = json_of(answer)
     assert body["status"] == "done"
+    status = client.get(f"/api/matches/{match_id}/analysis/status?depth={depth}")
+    assert status.status_code == 200 and json_of(status) == body  # the same, as a state
     return body
 
 
@@ -127,6 +129,12 @@ def test_refusals_are_structured() -> None:
     match_id = _import(client)
     answer = client.get(f"/api/matches/{match_id}/analysis")
     assert answer.status_code == 404 and answer.json["code"] == "not_analysed"
+    # The status endpoint says the same as a state (issue 39: no error in the page's console).
+    answer = client.get(f"/api/matches/{match_id}/analysis/status")
+    assert answer.status_code == 200 and answer.json["status"] == "none"
+    assert answer.json["match_id"] == match_id and answer.json["depth"] == "normal"
+    missing = client.get("/api/matches/m-0000000000/analysis/status")
+    assert missing.status_code == 404 and missing.json["code"] == "not_found"
     answer = client.post(f"/api/matches/{match_id}/analysis?depth=forever")
     assert answer.status_code == 400 and answer.json["code"] == "invalid"
     assert "quick, normal, deep" in answer.json["message"]
@@ -146,6 +154,8 @@ def test_a_server_without_its_evaluator_says_so() -> None:
         client.get(f"/api/matches/{match_id}/analysis"),
     ):
         assert answer.status_code == 503 and answer.json["code"] == "analysis_unavailable"
+    status = client.get(f"/api/matches/{match_id}/analysis/status")
+    assert status.status_code == 200 and status.json["status"] == "unavailable"
     assert app.extensions["crapette"].analyses.started == 0
 
 
