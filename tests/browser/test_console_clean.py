@@ -82,7 +82,8 @@ def test_the_console_stays_clean_through_a_game_and_its_replay(server: Any, new_
     create_table(page, server, "Ann", {"opponent": "steady", "match": "wins:1"})
     page.evaluate(PLAY, MY_ACTIONS)
     page.wait_for_function(
-        "() => window.crapette.view.over || window.playing.actions >= %d" % MY_ACTIONS,
+        "max => window.crapette.view.over || window.playing.actions >= max",
+        arg=MY_ACTIONS,
         timeout=GAME_WAIT_MS,
     )
     if not page.evaluate("window.crapette.view.over"):
