@@ -337,14 +337,18 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     # python-socketio looks a message's name up in its handlers' dict: a packet naming it with a
     # list or an object (or naming none) raised a TypeError (IndexError) inside the library, and
     # the client got no answer. Such a name is made a text no handler has, so the catch-all
-    # below answers it like any other unknown message. A message named "*" itself found the
+    # below answers it like any other unknown message. A packet whose data is no list at all
+    # (`42`, `420`, `42null`, `42{}`, `42/nsp,`: None, a number, an object) is the message with
+    # no name (issue 38: it raised a TypeError here). A message named "*" itself found the
     # catch-all as its own handler, called without the name (so with the payload as the sid):
     # it is answered as the unknown message "* ".
     handle_event = socketio.server._handle_event
 
-    def named_event(eio_sid: str, namespace: str, ack_id: int | None, data: list[object]) -> None:
-        if not data or not isinstance(data[0], str):
-            data = [str(data[0]) if data else "", *data[1:]]
+    def named_event(eio_sid: str, namespace: str, ack_id: int | None, data: object) -> None:
+        if not isinstance(data, list):
+            data = [""]
+        elif not data or not isinstance(data[0], str):
+            data = [str(data[0])[:80] if data else "", *data[1:]]
         elif data[0] == "*":
             data = ["* ", *data[1:]]
         handle_event(eio_sid, namespace, ack_id, data)
@@ -353,6 +357,9 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
 
     @on("*")
     def unknown(event: object, sid: str, *_args: object) -> Ack:
-        reply = {"code": "invalid", "message": f"Unknown message {str(event)[:40]!r}."}
+        message = f"Unknown message {str(event)[:40]!r}."
+        if event == "":
+            message = "Unknown message '': a message names itself first: [\"name\", payload]."
+        reply = {"code": "invalid", "message": message}
         socketio.emit("error", {**reply, "event": str(event)[:40]}, to=sid)
         return {"ok": False, **reply}

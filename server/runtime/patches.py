@@ -60,12 +60,20 @@ its figure.
    to speak of; it is kept as a correctness fix, for the p99 at human pace and the 45 s rule.
 
 8. `quiet_undecodable_packets()`: a Socket.IO packet python-socketio cannot decode (not JSON,
-   a number of over 4,300 digits, JSON nested deeper than the recursion limit) is still dropped
-   with no answer, but logged as one warning line per client address per minute (with the count
-   of those dropped since), not as engine.io's 27-line traceback each time: a client sending a
-   packet nested 5,000 deep in a loop filled the log at the rate it sent. `JsonPacket.decode`
-   raises `UndecodablePacketError` for it, and the engine.io `message` handler is wrapped to
-   catch that one error. Installed by the app factory (tests/integration/test_malformed.py).
+   a number of over 4,300 digits, JSON nested deeper than the recursion limit) or refuses while
+   dispatching it (a packet type a client never sends, `4` and `7`-`9`; a binary packet that
+   announces no attachment, `5` or `6`, which would have swallowed the client's next packet as
+   its attachment; a binary frame nothing announced; any `ValueError`, `TypeError`, `KeyError`,
+   `IndexError` or `AttributeError` the library raises on a packet's shape) is dropped with no
+   answer, and logged as one warning line per client address per minute (with the count of
+   those dropped since), not as engine.io's 27-line traceback each time: a client sending a
+   packet nested 5,000 deep in a loop filled the log at the rate it sent, and 500 × `42` grew it
+   by 778 KB (issue 38). `JsonPacket.decode` raises `UndecodablePacketError` for what it cannot
+   decode, and the engine.io `message` handler is wrapped to drop what is malformed. Any other
+   error (a bug) still logs its traceback. A well-formed EVENT packet whose data is no list
+   naming a message (`42`, `42null`, `42{}`) is answered by the handlers instead
+   (server.entrypoints.sockets, `named_event`). Installed by the app factory
+   (tests/integration/test_malformed.py, tests/integration/test_packets.py).
 
 Not patches, so they stay where they are: `server.entrypoints.sockets` registers its handlers on the
 python-socketio server itself (no Flask request context per message, about 15 % of the server's
@@ -82,6 +90,7 @@ import contextlib
 import functools
 import json as _stdlib
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -297,11 +306,35 @@ UNDECODABLE_LOG_EVERY_S = 60.0
 _MAX_CLIENTS_REMEMBERED = 10_000
 
 
+# The errors python-socketio raises on a malformed packet's shape while dispatching it (not a bug
+# of the server's: every handler of the server's own is wrapped by `sockets.guarded`).
+MALFORMED_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError)
+# A binary packet (`5` BINARY_EVENT, `6` BINARY_ACK) with its attachment count (`51-[...]`).
+_BINARY_HEADER = re.compile(r"[56]([0-9]{1,10})-")
+
+
+def malformed_reason(data: Any, awaiting_attachment: bool) -> str | None:
+    """Why a packet is dropped before python-socketio sees it (None: it goes on): a packet type
+    no client sends, a binary packet without attachments, a binary frame nothing announced."""
+    if isinstance(data, bytes | bytearray):
+        return None if awaiting_attachment else "a binary frame no packet announced"
+    if not isinstance(data, str) or awaiting_attachment:
+        return None
+    kind = data[:1]
+    if kind in ("4", "7", "8", "9"):
+        return f"packet type {kind}, which a client never sends"
+    if kind in ("5", "6"):
+        header = _BINARY_HEADER.match(data)
+        if header is None or int(header.group(1)) == 0:
+            return "a binary packet that announces no attachment"
+    return None
+
+
 def quiet_undecodable_packets(
     server: Any, clock: Callable[[], float] | None = None, every_s: float = UNDECODABLE_LOG_EVERY_S
 ) -> None:
-    """Wrap `server.eio`'s `message` handler (a python-socketio Server): an undecodable packet
-    is dropped and logged once per client address per `every_s` seconds."""
+    """Wrap `server.eio`'s `message` handler (a python-socketio Server): a malformed packet is
+    dropped and logged once per client address per `every_s` seconds."""
     import logging
     import time
 
@@ -310,34 +343,52 @@ def quiet_undecodable_packets(
     handler = server.eio.handlers["message"]
     last: dict[str, float] = {}
     dropped: dict[str, int] = {}
+    pending: dict[str, Any] = getattr(server, "_binary_packet", {})
+
+    def drop(eio_sid: str, data: Any, why: str) -> None:
+        pending.pop(eio_sid, None)  # a half-received binary packet goes with it
+        environ = server.environ.get(eio_sid) or {}
+        client = str(environ.get("REMOTE_ADDR") or eio_sid)
+        at = now()
+        if at - last.get(client, -every_s) < every_s:
+            dropped[client] = dropped.get(client, 0) + 1
+            return
+        if len(last) >= _MAX_CLIENTS_REMEMBERED:  # forget the quiet ones
+            for known in [c for c, t in last.items() if at - t >= every_s]:
+                last.pop(known, None)
+                dropped.pop(known, None)
+        more = dropped.pop(client, 0)
+        last[client] = at
+        since = f"; {more} more dropped since the last line" if more else ""
+        log.warning(
+            "dropped a Socket.IO packet from %s that cannot be decoded (%s; it began %s)%s; "
+            "at most one line a minute per client",
+            client,
+            why,
+            _quoted(data),
+            since,
+        )
 
     def message(eio_sid: str, data: Any) -> Any:
+        why = malformed_reason(data, eio_sid in pending)
+        if why is not None:
+            drop(eio_sid, data, why)
+            return None
         try:
             return handler(eio_sid, data)
         except UndecodablePacketError as exc:
-            environ = server.environ.get(eio_sid) or {}
-            client = str(environ.get("REMOTE_ADDR") or eio_sid)
-            at = now()
-            if at - last.get(client, -every_s) < every_s:
-                dropped[client] = dropped.get(client, 0) + 1
-                return None
-            if len(last) >= _MAX_CLIENTS_REMEMBERED:  # forget the quiet ones
-                for known in [c for c, t in last.items() if at - t >= every_s]:
-                    last.pop(known, None)
-                    dropped.pop(known, None)
-            more = dropped.pop(client, 0)
-            last[client] = at
-            since = f"; {more} more dropped since the last line" if more else ""
-            log.warning(
-                "dropped a Socket.IO packet from %s that cannot be decoded (%s)%s; "
-                "at most one line a minute per client",
-                client,
-                exc,
-                since,
-            )
-            return None
+            drop(eio_sid, data, str(exc))
+        except MALFORMED_ERRORS as exc:
+            drop(eio_sid, data, f"{type(exc).__name__}: {str(exc)[:80]}")
+        return None
 
     server.eio.on("message", message)
+
+
+def _quoted(data: Any) -> str:
+    """At most 40 characters of a packet, for a log line."""
+    text = data if isinstance(data, str) else repr(bytes(data[:40]))
+    return repr(text[:40]) + ("…" if len(text) > 40 else "")
 
 
 # -- 7. (its frames, and the WebSocket it writes to) ---------------------------------------------

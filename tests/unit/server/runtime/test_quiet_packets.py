@@ -57,16 +57,48 @@ def test_one_line_per_client_per_minute(caplog: pytest.LogCaptureFixture) -> Non
     assert len(server.handled) == 63  # every packet reached the library, none was answered
 
 
-def test_a_good_packet_and_a_handler_error_pass_through() -> None:
+def test_a_good_packet_and_a_bug_pass_through() -> None:
     server = _Server()
     patches.quiet_undecodable_packets(server)
     server.eio.handlers["message"]("a1", '2["join_table",{}]')
     assert server.handled == ['2["join_table",{}]']
 
     def failing(sid: str, data: str) -> None:
-        raise ValueError("a handler's own error is not hidden")
+        raise RuntimeError("a bug is not hidden")
 
     server.eio.handlers["message"] = failing
     patches.quiet_undecodable_packets(server)
-    with pytest.raises(ValueError, match="not hidden"):
+    with pytest.raises(RuntimeError, match="not hidden"):
         server.eio.handlers["message"]("a1", "2[]")
+
+
+@pytest.mark.parametrize("packet", ["4", "7", "8", "9", "5", "6", "5-[]", "50-[]", "6x"])
+def test_packet_types_no_client_sends_never_reach_the_library(
+    caplog: pytest.LogCaptureFixture, packet: str
+) -> None:
+    """Issue 38: `44`-`49` raised inside python-socketio (or, for a binary packet announcing no
+    attachment, made it take the client's next packet as one)."""
+    server = _Server()
+    patches.quiet_undecodable_packets(server)
+    caplog.set_level(logging.WARNING, logger="server.entrypoints.sockets")
+    server.eio.handlers["message"]("a1", packet)
+    server.eio.handlers["message"]("b", b"\x00binary")  # a binary frame nothing announced
+    assert server.handled == []
+    assert len(caplog.records) == 2 and not any(r.exc_info for r in caplog.records)
+
+
+def test_the_library_refusing_a_shape_is_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    server = _Server()
+
+    def refusing(sid: str, data: str) -> None:
+        raise ValueError("Unexpected binary attachment")
+
+    server.eio.handlers["message"] = refusing
+    patches.quiet_undecodable_packets(server)
+    caplog.set_level(logging.WARNING, logger="server.entrypoints.sockets")
+    for _ in range(10):
+        server.eio.handlers["message"]("a1", "2" + "x" * 100)
+    assert len(caplog.records) == 1 and not caplog.records[0].exc_info
+    line = caplog.records[0].getMessage()
+    assert "ValueError: Unexpected binary attachment" in line
+    assert "'2" + "x" * 39 + "'…" in line  # the packet quoted, at most 40 characters
