@@ -74,7 +74,7 @@ class Analyser:
 
 
 def _table(url: str, warmup_s: float, seconds: float, think_s: float, pid: int) -> Any:
-    from bench.server_bench import _run_server_games
+    from bench.players import _run_server_games
 
     return asyncio.run(_run_server_games(url, 1, warmup_s, seconds, think_s, [pid]))
 
@@ -84,7 +84,7 @@ def measure(
     analyser: str | None,
 ) -> dict[str, Any]:  # fmt: skip
     from bench.history import finished_matches
-    from bench.server_bench import _start, _summary
+    from bench.players import _start, _summary
     from eventstore import open_store
 
     with tempfile.TemporaryDirectory(prefix="crapette-bench-analysis-") as tmp:

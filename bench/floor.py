@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench.server_bench import choose_action
+from bench.players import choose_action
 
 ROOMS = (0, 1)  # the two seats' rooms, as in the benchmark (no spectator)
 

@@ -20,8 +20,8 @@ from typing import Any
 import click
 
 from bench.balancer import Balancer, BalancerError
+from bench.players import _run_server_games, _start, _summary
 from bench.procs import free_port, stop_process
-from bench.server_bench import _run_server_games, _start, _summary
 
 
 def _schema_url(store_url: str, schema: str) -> str:

@@ -3,6 +3,8 @@ backend translates them into one of these, so the server handles one family of e
 
 from __future__ import annotations
 
+from eventstore.versions import ANY, NO_STREAM
+
 
 class EventStoreError(Exception):
     """Base class of every error the event store raises."""
@@ -52,9 +54,6 @@ class UpcasterError(EventStoreError):
 
 
 def _describe_expected(expected_version: int) -> str:
-    # Imported lazily to keep this module free of cycles; the values are fixed by events.py.
-    from eventstore.events import ANY, NO_STREAM
-
     if expected_version == NO_STREAM:
         return "no stream yet"
     if expected_version == ANY:

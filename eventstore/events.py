@@ -17,10 +17,10 @@ from eventstore.errors import (
     SerializationError,
     StreamNameError,
 )
+from eventstore.versions import ANY as ANY
+from eventstore.versions import NO_STREAM as NO_STREAM
 
-# Special values of `expected_version` (a real version is >= 0; 0 means "the stream is empty").
-NO_STREAM: Final = -1  # the stream must not exist yet (same check as expected_version=0)
-ANY: Final = -2  # no check: append at whatever version the stream has reached
+# The special values of `expected_version`, defined in versions.py, are re-exported here.
 
 # One event's data + metadata, as UTF-8 JSON. A Crapette event is well under 2 KiB (a GameStarted
 # with both packs spelled out is the largest); 64 KiB leaves room for any record import while

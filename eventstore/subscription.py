@@ -8,20 +8,36 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from eventstore.errors import EventStoreError
 from eventstore.events import RecordedEvent
 
-if TYPE_CHECKING:
-    from eventstore.base import EventStore
+
+class Source(Protocol):
+    """What a subscription reads from: the part of `eventstore.base.EventStore` it uses. (Named
+    here rather than imported, so that base.py, which makes subscriptions, and this module do not
+    import each other.)"""
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def generation(self) -> int: ...
+
+    @property
+    def wait_interval(self) -> float: ...
+
+    def read_all(self, from_position: int = 1, limit: int | None = None) -> list[RecordedEvent]: ...
+
+    def _wait_for_append(self, generation: int, timeout: float) -> None: ...
 
 
 class Subscription(Iterator[RecordedEvent]):
     """Iterate to block for each next event (iteration ends when the subscription or the store is
     closed), or call `get(timeout)` which returns None if nothing arrived in time."""
 
-    def __init__(self, store: EventStore, from_position: int, *, batch_size: int = 500) -> None:
+    def __init__(self, store: Source, from_position: int, *, batch_size: int = 500) -> None:
         self._store = store
         self._next_position = from_position
         self._batch_size = batch_size

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,12 +16,12 @@ from server.cli.records import (
     EXIT_MALFORMED,
     _fail,
     _read_file,
+    judged,
     ndjson_lines,
     tournament_record_in,
 )
 
-if TYPE_CHECKING:
-    from records.verify import Verified
+__all__ = ["analyse_cmd", "judged"]  # `judged` lives in records.py, which `verify --analysis` uses
 
 DEPTH = click.Choice(["quick", "normal", "deep"])
 
@@ -66,24 +65,3 @@ def analyse_cmd(file: str, as_json: bool, depth: str, seed: int) -> None:
         return
     click.echo(verified.summary)
     click.echo("\n".join(judgement_lines(result, verified.batches)))
-
-
-def judged(
-    record: dict[str, Any], depth: str, seed: int, verified: Verified | None = None
-) -> dict[str, object]:
-    """`analyse_record` (of a record verified already: `verified`), with a progress bar on
-    stderr when stderr is a terminal."""
-    from records.judge import analyse_record
-
-    with click.progressbar(
-        length=1, label="analysing", file=sys.stderr, hidden=not sys.stderr.isatty()
-    ) as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.length = total
-            bar.update(done - bar.pos)
-
-        result: dict[str, object] = analyse_record(
-            record, depth=depth, seed=seed, progress=progress, verified=verified
-        )
-    return result

@@ -13,12 +13,15 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from eventstore import EventStore
 from records.errors import RecordError, RecordFormatError
+
+if TYPE_CHECKING:
+    from records.verify import Verified
 
 EXIT_MISMATCH = 1
 EXIT_MALFORMED = 2
@@ -360,7 +363,6 @@ def verify_cmd(file: str, with_analysis: bool, depth: str, seed: int) -> None:
         sys.exit(EXIT_MALFORMED)
     click.echo(result.summary)
     if with_analysis:
-        from server.cli.analyse import judged
         from server.readmodels.analysis_text import analysis_lines, judgement_lines
 
         click.echo("\n".join(analysis_lines(result.batches)))
@@ -438,3 +440,24 @@ def _match_id_of(line: str) -> str:
         return "not JSON"
     match_id = value.get("match_id") if isinstance(value, dict) else None
     return match_id[:80] if isinstance(match_id, str) else "no match id"
+
+
+def judged(
+    record: dict[str, Any], depth: str, seed: int, verified: Verified | None = None
+) -> dict[str, object]:
+    """`analyse_record` (of a record verified already: `verified`), with a progress bar on
+    stderr when stderr is a terminal: what `crapette analyse` and `verify --analysis` print."""
+    from records.judge import analyse_record
+
+    with click.progressbar(
+        length=1, label="analysing", file=sys.stderr, hidden=not sys.stderr.isatty()
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(done - bar.pos)
+
+        result: dict[str, object] = analyse_record(
+            record, depth=depth, seed=seed, progress=progress, verified=verified
+        )
+    return result
