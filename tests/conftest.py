@@ -125,6 +125,21 @@ def artifact_dir(request: pytest.FixtureRequest) -> Iterator[Path]:
     yield path
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to run when `tests` is not this folder. The `glicko2` wheel installs a top-level
+    `tests` package into site-packages; pyproject.toml's `pythonpath = ["."]` puts the checkout
+    first whatever the import mode or the working folder, and this says so plainly if anything
+    ever changes that (rather than an ImportError deep in a test module)."""
+    import tests
+
+    found = Path(tests.__file__ or "").resolve().parent
+    if found != Path(__file__).resolve().parent:
+        raise pytest.UsageError(
+            f"`import tests` finds {found}, not this checkout's tests/ (another package named "
+            "`tests`, e.g. glicko2's in site-packages, comes first on sys.path)"
+        )
+
+
 # Each test folder implies a marker, so `-m "not browser"` or `-m integration` select by kind
 # without every test having to say it; a test that uses PostgreSQL is marked `postgres`, and one
 # that drives Chromium `slow`.
