@@ -115,7 +115,7 @@ class Reads:
         return self.cache.get_or_build(("replay", match_id, version, ""), make)
 
     def record(self, match_id: str, fmt: str) -> Built:
-        """The match's record (`fmt`: "json" or "text") as `crapette records export` writes
+        """The match's record (`fmt`: "json" or "text") as `crapette export` writes
         it; a match still in play with public information only. Any match of the store, held
         in memory or not."""
         from records.errors import MatchNotFoundError, error_reply
