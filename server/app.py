@@ -18,7 +18,7 @@ from eventstore import EventStore, open_store
 from eventstore.sqlite import SQLiteStore
 from server.adapters.checkpoint import start_checkpointer
 from server.adapters.feed import AppendFeed
-from server.adapters.workers import ReadWorkers
+from server.adapters.workers import ReadWorkers, set_requester
 from server.config import ServerConfig
 from server.entrypoints import fairuse, health, security, sockets
 from server.entrypoints import pages as http
@@ -96,6 +96,7 @@ def create_app(
         leases=None if cluster is None else cluster.leases(),
         read_workers=_read_workers(config, store_given),
         analysis_workers=_analysis_workers(config, store_given),
+        heavy_workers=_heavy_workers(config, store_given),
         analysis_dir=config.analysis_dir,
         analyser=config.analyser,
         try_judge=config.try_judge,
@@ -116,6 +117,7 @@ def create_app(
     app.register_blueprint(share_bp)
     app.register_blueprint(tournaments_bp)
     app.register_blueprint(analysis_bp)
+    _register_requester(app)
     _register_error_pages(app)
     _register_origin_check(app, origins)
     # Last: it wraps the routes registered above.
@@ -138,13 +140,53 @@ def create_app(
     return app, socketio
 
 
+# How long a heavy worker may build before it is taken for stalled (a read: 60 s).
+HEAVY_TIMEOUT_S = 180.0
+
+
+def _register_requester(app: Flask) -> None:
+    """The address each request's heavy jobs count against (fair shares,
+    server/adapters/workers.py): the client's, or the one `--behind-proxy` trusts."""
+
+    @app.before_request
+    def requester() -> None:
+        set_requester(request.remote_addr)
+
+    @app.teardown_request
+    def no_requester(_exc: BaseException | None) -> None:
+        set_requester(None)
+
+
 def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
     """The worker processes of the heavy reads (server/adapters/workers.py): they open the store by
     its URL, so only when this app opened it from `config.store_url` itself and it is not in memory.
     Stopped when this process ends (and each worker also ends by itself)."""
     if not config.read_workers or store_given or config.store_url.startswith("memory:"):
         return None
-    workers = ReadWorkers(config.store_url, size=config.read_workers, max_waiting=config.read_queue)
+    workers = ReadWorkers(
+        config.store_url,
+        size=config.read_workers,
+        max_waiting=config.read_queue,
+        max_rss_mb=config.worker_memory_mb,
+    )
+    atexit.register(workers.close)
+    return workers
+
+
+def _heavy_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+    """The pool of the builds that take seconds (GIF, one-file HTML, uploaded records), apart
+    from the read pool so that a replay never waits behind one (server/services/reads.py,
+    server/services/imports.py). A check of 20,000 actions may take a while on a busy machine:
+    a longer stall bound than the reads'."""
+    if not config.heavy_workers or store_given or config.store_url.startswith("memory:"):
+        return None
+    workers = ReadWorkers(
+        config.store_url,
+        size=config.heavy_workers,
+        max_waiting=config.read_queue,
+        timeout_s=HEAVY_TIMEOUT_S,
+        max_rss_mb=config.worker_memory_mb,
+    )
     atexit.register(workers.close)
     return workers
 
@@ -155,7 +197,12 @@ def _analysis_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | 
     server/services/analyses.py)."""
     if not config.analysis_workers or store_given or config.store_url.startswith("memory:"):
         return None
-    workers = ReadWorkers(config.store_url, size=config.analysis_workers, max_waiting=8)
+    workers = ReadWorkers(
+        config.store_url,
+        size=config.analysis_workers,
+        max_waiting=8,
+        max_rss_mb=config.worker_memory_mb,
+    )
     atexit.register(workers.close)
     return workers
 

@@ -69,6 +69,13 @@ class ServerConfig:
     # its own, so that a long analysis never holds up a replay. 0, or a store in memory: a thread of
     # the server process instead. Built analyses are kept in `analysis_dir` (None: memory).
     analysis_workers: int = 1
+    # Worker processes of the builds that take seconds (a GIF, the one-file HTML, an uploaded
+    # record's check and import): a pool of their own, so that a replay never waits behind
+    # one. 0, or a store in memory: the read pool's (or the server process).
+    heavy_workers: int = 1
+    # A worker's resident-size bound in MB: one over it is killed and replaced, its job refused
+    # with `422 too_costly` (server/adapters/workers.py).
+    worker_memory_mb: int = 512
     analysis_dir: str | None = None
     # Which function judges a record (`module:function`; tests name a fixture).
     analyser: str = "records.judge:analyse_record"

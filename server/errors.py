@@ -163,6 +163,24 @@ class ReadFailedError(ServerError):
     http_status = 503
 
 
+class FairShareError(ServerError):
+    """An address asked for a heavy job of a kind while one of its own of that kind is still
+    queued or running (server/adapters/workers.py `FairShares`): one at a time per address and
+    kind, so that one visitor cannot hold the workers; it may ask again after `retry_after_s`."""
+
+    code = "rate_limited"
+    http_status = 429
+
+
+class TooCostlyError(ServerError):
+    """A job over its kind's cost cap (games and actions per record, frames per GIF, bytes per
+    HTML, events per analysis; docs/deploy.md § Security), refused before any work; or one whose
+    worker went over its memory bound (the worker is replaced)."""
+
+    code = "too_costly"
+    http_status = 422
+
+
 class AnalysisUnavailableError(ServerError):
     """This server has no evaluator to analyse matches with (server/services/analyses.py): its
     configured analyser cannot be imported."""

@@ -9,6 +9,7 @@ records, the publisher delivers.
 | (leases) | `adapters.leases` | which matches this process drives on its clock |
 | `autopilot` | `services.autopilot` | what the server does alone: start games, time-outs, bots |
 | `reads` | `services.reads` | reconnect backlog, view at a version; replay, record, options |
+| `imports` | `services.imports` | an uploaded record checked, or checked and stored, in a worker |
 | `views` | `services.tableviews` | a table's lobby view, the lobby's list; told on every change |
 | `queue` | `services.queue` | a rotation table's queue: joining it, leaving it for good |
 | `tables` | `services.tables` | presets, opening tables (with a bot, a tournament's arranged) |
@@ -50,6 +51,7 @@ from server.services.autopilot import Autopilot
 from server.services.clients import Clients
 from server.services.commands import Play
 from server.services.endings import Endings
+from server.services.imports import Imports
 from server.services.practice import Practice
 from server.services.queue import RotationQueue
 from server.services.reads import Reads
@@ -79,6 +81,7 @@ class GameService:
         leases: Leases | None = None,
         read_workers: ReadWorkers | None = None,
         analysis_workers: ReadWorkers | None = None,
+        heavy_workers: ReadWorkers | None = None,
         analysis_dir: str | None = None,
         analyser: str = DEFAULT_ANALYSER,
         try_judge: str = DEFAULT_TRY_JUDGE,
@@ -96,7 +99,8 @@ class GameService:
             test_bots=test_bots,
             leases=leases,
         )
-        self.reads = Reads(self.repo, self.publisher, workers=read_workers)
+        self.reads = Reads(self.repo, self.publisher, workers=read_workers, heavy=heavy_workers)
+        self.imports = Imports(store, heavy_workers or read_workers)
         self.views = TableViews(
             self.repo,
             self.presence,

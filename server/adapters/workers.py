@@ -18,13 +18,20 @@ idle rate and the server's core did the whole build (in a thread the GIL stopped
   on the new one; a second failure is a structured 503 (`ReadFailedError`).
 - At most `max_waiting` builds wait for a free worker; one more is a structured 503
   (`ReadsBusyError`), answered at once.
+- Fair shares (`FairShares`): an address has at most one job of a kind queued or running; one
+  more is a 429 (`FairShareError`) with a Retry-After. The address is the request's
+  (`set_requester`, from the HTTP layer); a job asked for outside a request has none.
+- Memory: a worker whose resident size goes over `max_rss_mb` while it builds is killed, its job
+  failed with a structured 422 (`TooCostlyError`) and the worker replaced on the next job; one
+  found over it after a job is replaced too. Never the server.
 
 Frames on the socket: a 4-byte big-endian length, then that many bytes. A request is one JSON
 frame (`{"id", "kind", "store", "match_id", "version", ...}`); an answer is a JSON header frame
 (`{"id", "ok": true, "etag", "live", "pid"}` or `{"id", "ok": false, "status", "error"}`) naming
-the request it answers, then, if ok, one frame with the body. A long build (an analysis,
-server/readmodels/analysis_build.py) may send progress frames before its answer: `{"id", "progress":
-[done, total]}`; the pool hands each to the caller's `progress` callback."""
+the request it answers, then, if ok, one frame with the body. A request with `"payload": true`
+is followed by one more frame, the bytes it works on (an uploaded record). A long build (an
+analysis, server/readmodels/analysis_build.py) may send progress frames before its answer:
+`{"id", "progress": [done, total]}`; the pool hands each to the caller's `progress` callback."""
 
 from __future__ import annotations
 
@@ -39,12 +46,19 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from eventstore import EventStore, open_store
-from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
+from server.errors import (
+    FairShareError,
+    ReadFailedError,
+    ReadRefusedError,
+    ReadsBusyError,
+    TooCostlyError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +69,18 @@ TIMEOUT_S = 60.0
 # How much lower a worker's CPU priority is than the server's (os.nice).
 NICENESS = 10
 
+# A worker's resident size (RSS) bound: one over it is replaced (a 3,000-event replay takes ~40 MB,
+# its one-file HTML ~80 MB).
+MAX_RSS_MB = 512
+# How often the server looks at a building worker's resident size.
+MEMORY_POLL_S = 0.1
+
 Job = dict[str, Any]
 Progress = Callable[[int, int], None]
+
+# The fair-share kind of each job kind: the kinds of one budget share one (an upload's check
+# and its import are one kind of work).
+SHARE_KIND = {"import": "upload", "verify": "upload"}
 
 
 @dataclass(frozen=True)
@@ -142,6 +166,11 @@ def serve_socket(fd: int, run_job: Build) -> None:
         if request is None:
             return
         job = json.loads(request)
+        if job.get("payload"):
+            try:
+                job["payload"] = _receive(sock)
+            except ConnectionError:
+                return
 
         def progress(done: int, total: int, job_id: object = job.get("id")) -> None:
             _send(sock, json.dumps({"id": job_id, "progress": [done, total]}).encode())
@@ -168,9 +197,92 @@ def serve_socket(fd: int, run_job: Build) -> None:
 
 # -- the pool, in the server process -----------------------------------------------------------
 
+# The address of the request this (green)thread serves (`set_requester`): each request runs in
+# a greenthread of its own under eventlet, a thread of its own under threading.
+_requester = threading.local()
+
+
+def set_requester(address: str | None) -> None:
+    """The address the jobs asked for from this (green)thread count against (None: none)."""
+    _requester.address = address
+
+
+def requester() -> str | None:
+    """The address set by `set_requester` in this (green)thread, None if none."""
+    address: str | None = getattr(_requester, "address", None)
+    return address
+
+
+class FairShares:
+    """At most one job per (address, kind) at a time: one more is refused with a 429
+    (`FairShareError`), after a pause of `pause_s` unless `max_paused` refusals wait already (a
+    client looping on refusals then costs an idle greenthread per second, not a busy loop)."""
+
+    def __init__(self, pause_s: float = 1.0, max_paused: int = 64, retry_after_s: int = 2) -> None:
+        self.pause_s = pause_s
+        self.max_paused = max_paused
+        self.retry_after_s = retry_after_s
+        self._held: set[tuple[str, str]] = set()
+        self._paused = 0
+        self._lock = threading.Lock()
+        self.refused = 0  # refusals so far (tests, benchmarks)
+
+    def take(self, owner: str | None, kind: str) -> Callable[[], None]:
+        """Hold `owner`'s share of `kind`; returns what gives it back. FairShareError if it is
+        held already. An owner None (no request) is not counted."""
+        if owner is None:
+            return _nothing
+        key = (owner, SHARE_KIND.get(kind, kind))
+        with self._lock:
+            if key not in self._held:
+                self._held.add(key)
+                return lambda: self._give_back(key)
+            self.refused += 1
+            pause = self.pause_s if self._paused < self.max_paused else 0.0
+            self._paused += 1
+        try:
+            time.sleep(pause)  # green under eventlet: only this request waits
+        finally:
+            with self._lock:
+                self._paused -= 1
+        raise FairShareError(
+            f"Your address has a job of this kind ({key[1]}) under way already: one at a "
+            "time; try again once it is done.",
+            kind=key[1],
+            retry_after_s=self.retry_after_s,
+        )
+
+    @contextmanager
+    def held(self, owner: str | None, kind: str) -> Iterator[None]:
+        give_back = self.take(owner, kind)
+        try:
+            yield
+        finally:
+            give_back()
+
+    def _give_back(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._held.discard(key)
+
+
+def _nothing() -> None:
+    pass
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident size of process `pid` (0 if it cannot be read: gone, or not Linux)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
 
 class _Worker:
-    def __init__(self, argv: list[str], timeout_s: float) -> None:
+    def __init__(self, argv: list[str], timeout_s: float, max_rss: int | None = None) -> None:
         parent_end, child_end = socket.socketpair()
         try:
             fd = child_end.fileno()
@@ -182,13 +294,42 @@ class _Worker:
         self.sock = parent_end
         self.sock.settimeout(timeout_s)
         self.calls = 0
+        self.max_rss = max_rss
+        self.over_memory = 0  # the resident size it was killed at (0: never)
 
-    def call(self, job: Job, progress: Progress | None = None) -> Answer:
+    def _watch_memory(self, done: threading.Event) -> None:
+        """Kill the worker once its resident size passes `max_rss` (its socket then reads
+        end-of-file, and the call fails with `over_memory` set)."""
+        assert self.max_rss is not None
+        while not done.wait(MEMORY_POLL_S):
+            rss = rss_bytes(self.proc.pid)
+            if rss > self.max_rss:
+                self.over_memory = rss
+                self.proc.kill()
+                return
+
+    def call(
+        self, job: Job, progress: Progress | None = None, payload: bytes | None = None
+    ) -> Answer:
         """The worker's answer to `job`; ConnectionError (or OSError) if it died, ValueError if
         it answered something else (the answer to another request: never reuse it then).
-        Progress frames before the answer go to `progress`."""
+        Progress frames before the answer go to `progress`; `payload`, the bytes the job works
+        on, follows the request."""
+        done = threading.Event()
+        if self.max_rss is not None:
+            threading.Thread(target=self._watch_memory, args=(done,), daemon=True).start()
+        try:
+            return self._call(job, progress, payload)
+        finally:
+            done.set()
+
+    def _call(self, job: Job, progress: Progress | None, payload: bytes | None) -> Answer:
         self.calls += 1
-        _send(self.sock, json.dumps({**job, "id": self.calls}).encode())
+        request = {**job, "id": self.calls}
+        if payload is None:
+            _send(self.sock, json.dumps(request).encode())
+        else:
+            _send(self.sock, json.dumps({**request, "payload": True}).encode(), payload)
         while True:
             raw = _receive(self.sock)
             if raw is None:
@@ -228,10 +369,14 @@ class ReadWorkers:
         max_waiting: int = 16,
         timeout_s: float = TIMEOUT_S,
         argv: list[str] | None = None,
+        max_rss_mb: int | None = MAX_RSS_MB,
+        shares: FairShares | None = None,
     ) -> None:
         if size < 1:
             raise ValueError("a pool of read workers has at least one")
         self.store_url = store_url
+        self.max_rss = None if max_rss_mb is None else max_rss_mb * 1024 * 1024
+        self.shares = shares if shares is not None else FairShares()
         self.size = size
         self.max_waiting = max_waiting
         self.timeout_s = timeout_s
@@ -249,17 +394,43 @@ class ReadWorkers:
         with self._cond:
             return [w.proc.pid for w in self._all if w.proc.poll() is None]
 
-    def run(self, job: Job, progress: Progress | None = None) -> Answer:
+    def run(
+        self,
+        job: Job,
+        progress: Progress | None = None,
+        payload: bytes | None = None,
+        shared: bool = True,
+    ) -> Answer:
+        """A worker's answer to `job`, waited for greenly. `shared`: counted against the
+        requester's fair share of its kind (False: the caller holds that share itself)."""
+        owner = requester() if shared else None
+        with self.shares.held(owner, job["kind"]):
+            return self._run(job, progress, payload)
+
+    def _run(self, job: Job, progress: Progress | None, payload: bytes | None) -> Answer:
         worker = self._acquire()
         try:
             for attempt in (1, 2):
                 if worker is None:
                     worker = self._start()
                 try:
-                    return worker.call({**job, "store": self.store_url}, progress)
+                    return worker.call({**job, "store": self.store_url}, progress, payload)
                 except ReadRefusedError:  # an answer: the worker is fine
                     raise
                 except (OSError, ConnectionError, ValueError) as exc:  # died, stalled, garbled
+                    if worker.over_memory:
+                        used = worker.over_memory // (1024 * 1024)
+                        log.warning(
+                            "read worker %d went over its memory bound on %s (%d MB): replaced",
+                            worker.proc.pid, job["kind"], used,
+                        )  # fmt: skip
+                        self._forget(worker)
+                        worker = None
+                        bound = (self.max_rss or 0) // (1024 * 1024)
+                        raise TooCostlyError(
+                            f"Building this needed more than the {bound} MB a worker may use.",
+                            limit_mb=bound,
+                        ) from None
                     code = worker.proc.poll()
                     log.warning(
                         "read worker %d failed on %s (%s, exit %s)%s",
@@ -305,7 +476,7 @@ class ReadWorkers:
             return self._idle.pop() if self._idle else None
 
     def _start(self) -> _Worker:
-        worker = _Worker(self.argv, self.timeout_s)
+        worker = _Worker(self.argv, self.timeout_s, self.max_rss)
         with self._cond:
             self._all.append(worker)
         return worker
@@ -317,6 +488,10 @@ class ReadWorkers:
             self.restarts += 1
 
     def _release(self, worker: _Worker | None) -> None:
+        bound = self.max_rss
+        if worker is not None and bound is not None and rss_bytes(worker.proc.pid) > bound:
+            self._forget(worker)  # grown past its bound after its job: a fresh one next time
+            worker = None
         with self._cond:
             if worker is not None:
                 if self._closed:

@@ -163,6 +163,22 @@ from server.config import ServerConfig
     "event loop (0: in a thread of the server process).",
 )
 @click.option(
+    "--heavy-workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 8),
+    help="Worker processes that draw GIFs, build one-file replays and check uploaded records "
+    "off the event loop, apart from the read workers (0: the read workers do it).",
+)
+@click.option(
+    "--worker-memory-mb",
+    default=512,
+    show_default=True,
+    type=click.IntRange(32, 65536),
+    help="A worker process's memory bound: one that goes over it is replaced and its job "
+    "refused (422 too_costly).",
+)
+@click.option(
     "--analyser",
     default="records.judge:analyse_record",
     show_default=True,
@@ -202,6 +218,8 @@ def serve(
     announce_name: str,
     announce_on: tuple[str, ...],
     analysis_workers: int,
+    heavy_workers: int,
+    worker_memory_mb: int,
     analyser: str,
     try_judge: str,
     quiet: bool,
@@ -242,6 +260,8 @@ def serve(
         ping_timeout_s=ping_timeout_s,
         announced_url=None if announcer is None else announcer.config.announcement(()).url,
         analysis_workers=analysis_workers,
+        heavy_workers=heavy_workers,
+        worker_memory_mb=worker_memory_mb,
         analysis_dir=_analysis_dir(store_url, data_dir),
         analyser=analyser,
         try_judge=try_judge,

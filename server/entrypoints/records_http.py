@@ -6,6 +6,10 @@
   with a `file` field): it is verified and stored as a match; `201` with its id and replay URL;
 - `POST /api/records/verify` — the same check without storing anything.
 
+Both run in a worker process (server/services/imports.py), off the event loop, one at a time per
+address (a second is `429 rate_limited`); a record over the cost caps (server/readmodels/costs.py)
+is `422 too_costly` before it is verified, a body over 20 MB `413 too_large` before it is read.
+
 Errors follow docs/protocol.md: `{"code", "message", ...}` with 400 `invalid` (not a record),
 404 `not_found`, 409 `conflict` (the id is taken: `same_record` says whether by this very match,
 `existing_replay_url` links to it, `free_id` is an id to import under instead), 422 `mismatch`
@@ -18,14 +22,8 @@ from typing import TYPE_CHECKING
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from eventstore import EventStore
-from records.errors import (
-    RecordError,
-    RecordFormatError,
-    error_reply,
-)
 from server.entrypoints.bodies import read_body
-from server.errors import TooLargeError, bounded
+from server.errors import ReadRefusedError, TooLargeError, bounded
 
 if TYPE_CHECKING:
     from server.service import GameService
@@ -33,17 +31,6 @@ if TYPE_CHECKING:
 records_bp = Blueprint("records", __name__)
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-
-
-def _store() -> EventStore:
-    store: EventStore = current_app.extensions["crapette_store"]
-    return store
-
-
-def _error(exc: RecordError) -> tuple[Response, int]:
-    body, status = error_reply(exc)
-    # A record's values quoted in a message or a mismatch, cut (server/errors.py `bounded`).
-    return jsonify(bounded(body)), status
 
 
 @records_bp.get("/api/matches/<match_id>/record.txt")
@@ -87,8 +74,9 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:80]
 
 
-def _uploaded_text() -> str:
-    """The record's text from a multipart `file`, a JSON body, or a plain text body."""
+def _uploaded_bytes() -> bytes:
+    """The record's bytes from a multipart `file`, a JSON body, or a plain text body (read here,
+    greenly; parsed and checked in a worker)."""
     too_large = f"An upload is at most {MAX_UPLOAD_BYTES // (1024 * 1024)} MB."
     if request.content_length is not None and request.content_length > MAX_UPLOAD_BYTES:
         raise TooLargeError(too_large)
@@ -99,39 +87,32 @@ def _uploaded_text() -> str:
         raw = read_body(request, MAX_UPLOAD_BYTES, too_large)
     if len(raw) > MAX_UPLOAD_BYTES:
         raise TooLargeError(too_large)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordFormatError("a record is UTF-8 text") from None
+    return raw
+
+
+def _refused(exc: ReadRefusedError) -> tuple[Response, int]:
+    # A record's values quoted in a message or a mismatch, cut (server/errors.py `bounded`).
+    return jsonify(bounded(exc.to_json())), exc.http_status
 
 
 @records_bp.post("/api/records")
 def upload() -> tuple[Response, int]:
-    from records.importer import parse_record_file, store_record
-
+    """Parsed, checked against the cost caps, verified and stored by a worker
+    (server/services/imports.py): the loop only reads the body and waits."""
     match_id = request.args.get("match_id") or request.form.get("match_id") or None
+    service: GameService = current_app.extensions["crapette"]
     try:
-        record = parse_record_file(_uploaded_text())
-        stored = store_record(_store(), record, match_id=match_id)
-    except RecordError as exc:
-        return _error(exc)
-    body = {
-        "match_id": stored.match_id,
-        # The record's own id when it was stored under another (one of a server's own form).
-        "renamed_from": stored.record_id if stored.renamed else None,
-        "summary": stored.summary,
-        "replay_url": f"/replay/{stored.match_id}",
-    }
+        body = service.imports.upload(_uploaded_bytes(), match_id)
+    except ReadRefusedError as exc:
+        return _refused(exc)
     return jsonify(body), 201
 
 
 @records_bp.post("/api/records/verify")
 def verify() -> tuple[Response, int]:
-    from records.importer import parse_record_file
-    from records.verify import verify_record
-
+    service: GameService = current_app.extensions["crapette"]
     try:
-        result = verify_record(parse_record_file(_uploaded_text()))
-    except RecordError as exc:
-        return _error(exc)
-    return jsonify({"ok": True, "summary": result.summary, "actions": result.actions}), 200
+        body = service.imports.verify(_uploaded_bytes())
+    except ReadRefusedError as exc:
+        return _refused(exc)
+    return jsonify(body), 200

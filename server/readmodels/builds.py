@@ -1,7 +1,9 @@
 """What a read worker builds (server/adapters/workers.py runs the pool): a replay, a seat's
-options, a record download, the shared artefacts, an analysis. `run_job` also runs in the
-server process when no worker runs. A worker process is `python -m server.readmodels.builds FD`:
-a fresh interpreter, FD its end of the socket pair (docs/architecture.md § Read workers)."""
+options, a record download, the shared artefacts, an analysis; and an uploaded record checked
+(`verify`) or checked and stored (`import`: the worker writes it to the store itself).
+`run_job` also runs in the server process when no worker runs. A worker process is
+`python -m server.readmodels.builds FD`: a fresh interpreter, FD its end of the socket pair
+(docs/architecture.md § Read workers)."""
 
 from __future__ import annotations
 
@@ -98,6 +100,44 @@ def _shared(kind: str) -> Callable[[EventStore, Job], tuple[bytes, bool]]:
     return build
 
 
+def _uploaded(job: Job) -> dict[str, Any]:
+    """The record of an upload's bytes (the job's payload), within the cost caps."""
+    from records.errors import RecordFormatError
+    from records.importer import parse_record_file
+    from server.readmodels.costs import check_record
+
+    raw = job.get("payload", b"")
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+    except UnicodeDecodeError:
+        raise RecordFormatError("a record is UTF-8 text") from None
+    record = parse_record_file(text)
+    check_record(record)
+    return record
+
+
+def _import(store: EventStore, job: Job) -> tuple[bytes, bool]:
+    from records.importer import store_record
+
+    stored = store_record(store, _uploaded(job), match_id=job.get("match_id"))
+    body = {
+        "match_id": stored.match_id,
+        # The record's own id when it was stored under another (one of a server's own form).
+        "renamed_from": stored.record_id if stored.renamed else None,
+        "summary": stored.summary,
+        "replay_url": f"/replay/{stored.match_id}",
+    }
+    return json.dumps(body).encode(), False
+
+
+def _verify(store: EventStore, job: Job) -> tuple[bytes, bool]:
+    from records.verify import verify_record
+
+    result = verify_record(_uploaded(job))
+    body = {"ok": True, "summary": result.summary, "actions": result.actions}
+    return json.dumps(body).encode(), False
+
+
 def _analysis(store: EventStore, job: Job, progress: Progress) -> tuple[bytes, bool]:
     from server.readmodels.analysis_build import build_analysis
 
@@ -123,6 +163,9 @@ _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
     "gif": _shared("gif"),
     "png": _shared("png"),
     "try": _try,
+    # Uploads (server/services/imports.py).
+    "import": _import,
+    "verify": _verify,
 }
 # Builds that say how far they have come (docs/protocol.md § analysis).
 _LONG_BUILDS: dict[str, Callable[[EventStore, Job, Progress], tuple[bytes, bool]]] = {

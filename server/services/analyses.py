@@ -23,7 +23,7 @@ from typing import Any
 
 from records.streams import MATCH_ID_PATTERN, match_stream, table_stream
 from server.adapters.matches import MatchRepository
-from server.adapters.workers import ReadWorkers
+from server.adapters.workers import ReadWorkers, requester
 from server.errors import (
     AnalysisUnavailableError,
     InvalidInputError,
@@ -41,6 +41,7 @@ from server.readmodels.analysis_build import (
     build_analysis,
     build_try,
 )
+from server.readmodels.costs import check_analysis
 
 log = logging.getLogger(__name__)
 
@@ -139,22 +140,45 @@ class Analyses:
         version = self.finished_version(match_id)
         self.check_available(self.analyser)
         key = (match_id, version, depth)
+        job = self._asked(key)
+        if job is not None:
+            return job
+        check_analysis(version)  # before any work (server/readmodels/costs.py)
+        # The requester's one analysis at a time (fair shares, server/adapters/workers.py): held
+        # until the job ends.
+        give_back = (
+            _nothing if self.workers is None else self.workers.shares.take(requester(), "analysis")
+        )
+        try:
+            with self._lock:
+                job = self._jobs.get(key)
+                if job is not None and job.state != "failed":  # asked for meanwhile
+                    give_back()
+                    return job
+                running = sum(1 for j in self._jobs.values() if j.state == "running")
+                if running >= MAX_RUNNING:
+                    raise ReadsBusyError(
+                        f"The server is analysing {running} matches already; try again in a "
+                        "moment.",
+                        retry_after_s=5,
+                    )
+                job = self._jobs[key] = AnalysisJob(match_id, version, depth)
+                self._trim()
+                self.started += 1
+        except BaseException:
+            give_back()
+            raise
+        self.spawn(lambda: self._run(job, give_back))
+        return job
+
+    def _asked(self, key: JobKey) -> AnalysisJob | None:
+        """The job already asked for under `key` (not a failed one): no new job for it."""
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and job.state != "failed":
                 self._jobs.move_to_end(key)
                 return job
-            running = sum(1 for j in self._jobs.values() if j.state == "running")
-            if running >= MAX_RUNNING:
-                raise ReadsBusyError(
-                    f"The server is analysing {running} matches already; try again in a moment.",
-                    retry_after_s=5,
-                )
-            job = self._jobs[key] = AnalysisJob(match_id, version, depth)
-            self._trim()
-            self.started += 1
-        self.spawn(lambda: self._run(job))
-        return job
+            return None
 
     def status(self, match_id: str, depth: str = "normal") -> AnalysisJob | None:
         """The job of the match's analysis at its version now (None: never asked for)."""
@@ -272,7 +296,7 @@ class Analyses:
         imported = bool(opened[0].data.get("imported", False))
         return version, imported or bool(last and last[0].type == "MatchWon")
 
-    def _run(self, job: AnalysisJob) -> None:
+    def _run(self, job: AnalysisJob, give_back: Callable[[], None] = lambda: None) -> None:
         request = {
             "kind": "analysis",
             "match_id": job.match_id,
@@ -286,7 +310,7 @@ class Analyses:
             if self.workers is None:
                 job.body = build_analysis(self.repo.store, request, job.progress)
             else:
-                job.body = self.workers.run(request, job.progress).body
+                job.body = self.workers.run(request, job.progress, shared=False).body
             job.state = "done"
         except ServerError as exc:
             job.error, job.error_status, job.state = exc.to_json(), exc.http_status, "failed"
@@ -295,6 +319,7 @@ class Analyses:
             job.error = {"code": "internal", "message": "The server failed to analyse this match."}
             job.state = "failed"
         finally:
+            give_back()
             job.finished.set()
 
     def _trim(self) -> None:
@@ -324,6 +349,10 @@ def _depth(depth: str) -> str:
         message = f"depth is one of {', '.join(DEPTHS)}, not {depth!r}."
         raise InvalidInputError(message, details={"depth": [message]})
     return depth
+
+
+def _nothing() -> None:
+    pass
 
 
 def _thread(work: Callable[[], None]) -> None:

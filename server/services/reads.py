@@ -20,6 +20,7 @@ from server.adapters.publisher import CatchUp, NoPublisher, Publisher
 from server.adapters.workers import Job, ReadWorkers
 from server.errors import NotFoundError, ReadRefusedError, quoted
 from server.readmodels.builds import run_job
+from server.readmodels.costs import check_html
 from server.readmodels.knowledge import seat_options
 from server.readmodels.replays import Built, ReadCache, ReplayBody, etag_of, paused, replay_of
 from server.readmodels.updates import view_json
@@ -32,6 +33,8 @@ from server.wire.payloads import ViewAt
 # a spectator with last_version 0). Measured (2026-12-01, a 3,000-event match, this 2-core
 # machine under load): 100 updates cost ~4 ms to build and encode, 3,000 ~100 ms.
 MAX_BACKLOG = 100
+# The shared artefacts built in the heavy pool (seconds each), not the read pool.
+HEAVY_KINDS = frozenset({"gif", "html"})
 
 
 @dataclass(frozen=True)
@@ -54,11 +57,15 @@ class Reads:
         publisher: Publisher | None = None,
         cache: ReadCache | None = None,
         workers: ReadWorkers | None = None,
+        heavy: ReadWorkers | None = None,
     ) -> None:
         self.repo = repo
         self.publisher: Publisher = publisher if publisher is not None else NoPublisher()
         self.cache = cache if cache is not None else ReadCache()
         self.workers = workers
+        # The pool of the builds that take seconds (GIF, one-file HTML), apart from the replays'
+        # so that a page's replay never waits behind a drawing (None: the read pool).
+        self.heavy = heavy if heavy is not None else workers
 
     def history(self, entry: MatchEntry, after_version: int) -> list[Applied]:
         """The events after `after_version` with the state after each (for a reconnect)."""
@@ -152,9 +159,14 @@ class Reads:
         server/readmodels/share), built by a read worker once per version of the match and `variant`
         (what `params` ask for), like a record."""
         version = self._version(match_id)
+        if kind == "html":
+            check_html(version)  # before any work (server/readmodels/costs.py)
         self.cache.forget_before(match_id, version)
         job = {"kind": kind, "match_id": match_id, "version": version, **params}
-        return self.cache.get_or_build((kind, match_id, version, variant), lambda: self._run(job))
+        pool = self.heavy if kind in HEAVY_KINDS else self.workers
+        return self.cache.get_or_build(
+            (kind, match_id, version, variant), lambda: self._run(job, pool)
+        )
 
     def _version(self, match_id: str) -> int:
         """The match's version now. A match this process holds is brought up to date (under
@@ -173,6 +185,7 @@ class Reads:
             raise NotFoundError(f"There is no table {quoted(match_id)}.")
         return store.stream_version(match_stream(match_id))
 
-    def _run(self, job: Job) -> Built:
-        answer = run_job(self.repo.store, job) if self.workers is None else self.workers.run(job)
+    def _run(self, job: Job, pool: ReadWorkers | None = None) -> Built:
+        pool = pool or self.workers
+        answer = run_job(self.repo.store, job) if pool is None else pool.run(job)
         return Built(answer.body, answer.etag, answer.live)

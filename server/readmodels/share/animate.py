@@ -15,6 +15,7 @@ from typing import Any
 from PIL import Image
 
 from server.readmodels.share.picture import caption_of, draw_view
+from server.readmodels.share.words import Words
 
 MAX_FRAMES = 300
 BASE_MS = 800  # one action at speed 1 (a GIF counts in hundredths of a second)
@@ -32,15 +33,21 @@ def sampled(frames: Sequence[dict[str, Any]], cap: int = MAX_FRAMES) -> list[dic
 
 
 def game_gif(
-    frames: Sequence[dict[str, Any]], players: list[str], speed: float = 1.0
+    frames: Sequence[dict[str, Any]], players: list[str], speed: float = 1.0, lang: str = "en"
 ) -> tuple[bytes, int]:
     """The GIF of these decoded replay frames (one game's), and how many frames it has."""
     if speed not in SPEEDS:
         raise ValueError(f"speed is one of {', '.join(map(str, SPEEDS))}")
     chosen = sampled(frames)
-    images = [draw_view(f["view"], players, caption_of(f, players)).image for f in chosen]
-    palette = images[-1].quantize(COLOURS, method=Image.Quantize.MEDIANCUT)
-    indexed = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    words = Words(lang)
+
+    def drawn(frame: dict[str, Any]) -> Image.Image:
+        return draw_view(frame["view"], players, caption_of(frame, players, words), words).image
+
+    # The palette from the last frame first, then each frame drawn and indexed in turn: only
+    # the indexed frames are held (a byte a pixel; all 300 in colour took ~500 MB).
+    palette = drawn(chosen[-1]).quantize(COLOURS, method=Image.Quantize.MEDIANCUT)
+    indexed = [drawn(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in chosen]
     step = round(BASE_MS / speed)
     durations = [step] * (len(indexed) - 1) + [HOLD_MS]
     out = io.BytesIO()
@@ -56,10 +63,12 @@ def game_gif(
     return out.getvalue(), len(indexed)
 
 
-def position_png(frame: dict[str, Any] | None, players: list[str]) -> bytes:
-    """The picture of one position (a decoded replay frame; None: the table before any event)."""
-    caption = "" if frame is None else caption_of(frame, players)
-    image = draw_view(None if frame is None else frame["view"], players, caption).image
+def position_png(frame: dict[str, Any] | None, players: list[str], lang: str = "en") -> bytes:
+    """The picture of one position (a decoded replay frame; None: the table before any event),
+    its words in `lang` (server/readmodels/share/words.py)."""
+    words = Words(lang)
+    caption = "" if frame is None else caption_of(frame, players, words)
+    image = draw_view(None if frame is None else frame["view"], players, caption, words).image
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()

@@ -18,12 +18,14 @@ from server.readmodels.analysis_build import (
     read_cached,
     record_hash,
 )
+from server.readmodels.costs import check_html, check_html_bytes
 from server.readmodels.knowledge import seat_options
 from server.readmodels.replays import frame_of, replay_of
 from server.readmodels.share.animate import game_gif, position_png
 from server.readmodels.share.html import replay_html
 from server.readmodels.updates import game_over
 from server.runtime import patches
+from server.wire.languages import DEFAULT, supported
 
 
 def held(store: EventStore, match_id: str, version: int | None = None) -> MatchEntry:
@@ -119,7 +121,10 @@ def _live(entry: MatchEntry, upto: int) -> bool:
 
 def build_html(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
     """`cache_dir`: where the server keeps its analyses; `analysis`: one it holds in memory
-    only (a server with no cache directory), as text."""
+    only (a server with no cache directory), as text. Within the cost caps
+    (server/readmodels/costs.py): the server checks the events before it asks, and the size of
+    what was built is checked here."""
+    check_html(job["version"])
     entry = held(store, job["match_id"], job["version"])
     built = job.get("analysis")
     body = _html(
@@ -129,12 +134,14 @@ def build_html(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
         job.get("source_url"),
         job.get("cache_dir"),
         built=None if built is None else str(built).encode(),
-    )
-    return body.encode(), _live(entry, job["version"])
+    ).encode()
+    check_html_bytes(len(body))
+    return body, _live(entry, job["version"])
 
 
 def _players(entry: MatchEntry) -> list[str]:
-    return [seat.name or f"seat {i + 1}" for i, seat in enumerate(entry.table.seats)]
+    # A free seat stays unnamed: the picture says "player 2" in its language (words.py).
+    return [seat.name or "" for seat in entry.table.seats]
 
 
 def _show_all(entry: MatchEntry, upto: int) -> bool:
@@ -167,7 +174,7 @@ def game_frames(entry: MatchEntry, upto: int, game: int) -> list[dict[str, Any]]
 def build_gif(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
     entry = held(store, job["match_id"], job["version"])
     frames = game_frames(entry, job["version"], job["game"])
-    body, _count = game_gif(frames, _players(entry), job.get("speed", 1.0))
+    body, _count = game_gif(frames, _players(entry), job.get("speed", 1.0), _lang(job))
     return body, _live(entry, job["version"])
 
 
@@ -190,4 +197,9 @@ def build_png(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
     if at is not None and not isinstance(at, int):
         raise InvalidInputError("version is a whole number.")
     frame = position_frame(entry, job["version"], job["version"] if at is None else at)
-    return position_png(frame, _players(entry)), _live(entry, job["version"])
+    return position_png(frame, _players(entry), _lang(job)), _live(entry, job["version"])
+
+
+def _lang(job: dict[str, Any]) -> str:
+    """The language a picture's words are in (one of server/wire/languages.py LANGUAGES)."""
+    return supported(job.get("lang")) or DEFAULT
