@@ -246,7 +246,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "finnish": "Finnish Tunj: 12-card reserve, strict priorities, hand card lock, 10 s per move.",
     "french": "French Crapette: 2 houses each, waste playable, six priorities, first to 3 wins.",
     "beginner": "Beginner: priorities are only advice, no faults and no calls.",
-    "italian-two-reserves": "Italian variant: two reserves each (R and Q), both tops in play.",
-    "italian-three-hands": "Italian variant: three hands each (H, I and J), turn from any of them.",
+    "italian-two-reserves": "Italian variant: two reserves each, both tops in play.",
+    "italian-three-hands": "Italian variant: three hands each, turn from any of them.",
     "italian-four": "Italian variant for 3 or 4 people: the winner gives his seat to the next.",
 }

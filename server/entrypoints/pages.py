@@ -8,6 +8,7 @@ import importlib.resources
 import re
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
+from typing import TYPE_CHECKING
 
 import markdown
 from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
@@ -21,6 +22,9 @@ from server.readmodels.ruleset_help import options_json
 from server.service import GameService
 from server.wire import languages
 from server.wire.payloads import RematchAnswerJson, SeatTicket
+
+if TYPE_CHECKING:
+    from server.readmodels.share.preview import Facts
 
 bp = Blueprint("crapette", __name__)
 
@@ -68,7 +72,8 @@ def replay_page(match_id: str) -> Response:
 
 def _previewed(page: str, match_id: str) -> Response:
     """The page with its link preview tags (server/readmodels/share/preview.py): a shared link shows
-    the position it names (`?v=`, a replay's) as a picture."""
+    the position it names (`?v=`, a replay's) as a picture, and who plays, the score and the
+    preset in the page's language, from the lobby's projection (no match is loaded)."""
     from server.readmodels.share.preview import preview_tags, with_preview
 
     raw = request.args.get("v")
@@ -76,8 +81,25 @@ def _previewed(page: str, match_id: str) -> Response:
         int(raw) if raw is not None and raw.isascii() and raw.isdigit() and len(raw) < 10 else None
     )
     html = (importlib.resources.files("web") / f"{page}.html").read_text(encoding="utf-8")
-    tags = preview_tags(_base_url(), page, match_id, version)
+    lang = languages.choose(request)
+    tags = preview_tags(_base_url(), page, match_id, version, lang, _facts(match_id))
     return Response(with_preview(html, tags), mimetype="text/html")
+
+
+def _facts(match_id: str) -> Facts | None:
+    """The table as the lobby knows it (names, totals, preset, status), None if unknown."""
+    from server.readmodels.share.preview import Facts
+
+    projection = _service().views.projection
+    projection.catch_up()
+    row = projection.row(match_id)
+    if row is None:
+        return None
+    first, second = row.table.seats
+    # The lobby folds an imported record's events before its table is opened, so it has no
+    # score for one (server/readmodels/lobbyview.py): the preview then says none.
+    totals = None if row.table.imported and row.version == 0 else row.totals
+    return Facts((first.name, second.name), totals, row.table.preset, row.status)
 
 
 RULES_SLOT = "<!-- the server puts web/rules.md here, rendered -->"

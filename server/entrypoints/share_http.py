@@ -8,6 +8,9 @@ docs/protocol.md § Shared replays and pictures, docs/records.md § HTML):
   last), as the replay page shows it to anyone: every card of a game that is over, the
   spectator's view of a running one.
 
+The pictures' words (names, piles, the caption) are in the language of `?lang=` (one of the
+client's, server/wire/languages.py; English without it).
+
 Each is built by a read worker, off the playing loop, once per version of the match and
 parameters (server/services/reads.py `shared`), sent with a strong ETag, and rate-limited
 (server/entrypoints/fairuse.py, kinds `share` and `picture`)."""
@@ -22,6 +25,7 @@ from server.errors import InvalidInputError
 from server.readmodels.replays import Built
 from server.readmodels.share.animate import SPEEDS
 from server.readmodels.share.html import inline_policy
+from server.wire import languages
 
 if TYPE_CHECKING:
     from server.service import GameService
@@ -42,6 +46,18 @@ def _number(name: str, default: int | None, limit: int = 10**9) -> int | None:
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or int(raw) > limit:
         raise InvalidInputError(f"{name} is a whole number.", details={name: ["Not a number."]})
     return int(raw)
+
+
+def _lang() -> str:
+    """The pictures' language: `?lang=` (one of LANGUAGES), English without one."""
+    raw = request.args.get("lang")
+    if raw is None:
+        return languages.DEFAULT
+    lang = languages.supported(raw)
+    if lang is None or len(raw) > 10:
+        said = ", ".join(languages.LANGUAGES)
+        raise InvalidInputError(f"lang is one of {said}.", details={"lang": ["Not a language."]})
+    return lang
 
 
 def _send(built: Built, mimetype: str, filename: str | None = None) -> Response:
@@ -105,7 +121,10 @@ def game_gif(match_id: str) -> Response:
     if speed not in SPEEDS:
         said = ", ".join(f"{s:g}" for s in SPEEDS)
         raise InvalidInputError(f"speed is one of {said}.", details={"speed": ["Not a speed."]})
-    built = _service().reads.shared("gif", match_id, f"{game}@{speed:g}", game=game, speed=speed)
+    lang = _lang()
+    built = _service().reads.shared(
+        "gif", match_id, f"{game}@{speed:g}@{lang}", game=game, speed=speed, lang=lang
+    )
     assert game is not None
     name = f"crapette-{_safe(match_id)}-game{game + 1}.gif"
     return _send(built, "image/gif", name if request.args.get("download") else None)
@@ -114,5 +133,6 @@ def game_gif(match_id: str) -> Response:
 @share_bp.get("/api/matches/<match_id>/position.png")
 def position_png(match_id: str) -> Response:
     at = _number("version", None)
-    built = _service().reads.shared("png", match_id, f"{at}", at=at)
+    lang = _lang()
+    built = _service().reads.shared("png", match_id, f"{at}@{lang}", at=at, lang=lang)
     return _send(built, "image/png")

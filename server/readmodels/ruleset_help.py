@@ -74,16 +74,16 @@ OPTIONS: tuple[OptionHelp, ...] = (
     OptionHelp(
         "reserves_per_player",
         "Reserves per player",
-        "Italian variant: with 2, the reserve cards are dealt into two reserves, R and Q.",
+        "Italian variant: with 2, the reserve cards are dealt into two reserves, both tops in play.",
         "choice",
-        ((1, "1 reserve each"), (2, "2 reserves each (R and Q)")),
+        ((1, "1 reserve each"), (2, "2 reserves each")),
     ),
     OptionHelp(
         "hands_per_player",
         "Hands per player",
-        "Italian variant: with 3, the hand is dealt into three hands, H, I and J, turned at will.",
+        "Italian variant: with 3, the hand is dealt into three hands, each turned at will.",
         "choice",
-        ((1, "1 hand each"), (3, "3 hands each (H, I and J)")),
+        ((1, "1 hand each"), (3, "3 hands each")),
     ),
     OptionHelp(
         "first_player",

@@ -4,6 +4,7 @@ the replay and table pages carry Open Graph / Twitter tags whose picture the ser
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import random
@@ -26,8 +27,9 @@ pytestmark = pytest.mark.browser
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
 
 
-def _meta(html: str) -> dict[str, str]:
-    return dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)">', html))
+def _meta(page: str) -> dict[str, str]:
+    found = re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)">', page)
+    return {key: html.unescape(value) for key, value in found}
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,17 @@ def test_a_shared_link_previews_with_the_position_it_names(
 ) -> None:
     html = server.get(f"/replay/{finished}?v=12").text
     tags = _meta(html)
-    assert tags["og:image"] == f"{server.url}/api/matches/{finished}/position.png?version=12"
+    assert tags["og:image"] == (
+        f"{server.url}/api/matches/{finished}/position.png?version=12&lang=en"
+    )
+    # Who played and the preset, in the page's language (issue 39), never a generic title.
+    assert tags["og:title"] == "Ann v Bob — Crapette"
+    assert tags["og:description"].startswith("Classic · ")
+    french = _meta(server.get(f"/replay/{finished}?v=12&lang=fr").text)
+    assert french["og:title"] == "Ann contre Bob — Crapette"
+    assert french["og:description"].startswith("Classique · ")
+    assert french["og:locale"] == "fr_FR" and french["og:image"].endswith("&lang=fr")
+    assert french["og:image:alt"] != tags["og:image:alt"]
     assert tags["twitter:card"] == "summary_large_image"
     assert tags["twitter:image"] == tags["og:image"]
     assert tags["og:url"] == f"{server.url}/replay/{finished}?v=12"
@@ -90,7 +102,11 @@ def test_a_running_game_previews_as_a_spectator_sees_it_and_has_no_gif(
     match_id, token = open_bot_match(server.url)
     play_until(server.url, match_id, token, 30, random.Random(3))
     tags = _meta(server.get(f"/table/{match_id}").text)
-    assert tags["og:image"] == f"{server.url}/api/matches/{match_id}/position.png"
+    assert tags["og:image"] == f"{server.url}/api/matches/{match_id}/position.png?lang=en"
+    # The players, the match score and the preset (issue 39).
+    totals = server.get(f"/api/tables/{match_id}").json()["totals"]
+    assert tags["og:title"] == "Bench v random bot — Crapette"
+    assert f"{totals[0]}–{totals[1]}" in tags["og:description"], tags["og:description"]
     image = server.get(f"/api/matches/{match_id}/position.png")
     assert image.status_code == 200
     assert image.headers["Cache-Control"] == "no-cache"  # the match goes on

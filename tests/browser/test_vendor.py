@@ -19,13 +19,18 @@ def recorded_hashes() -> dict[str, str]:
 
 def test_vendored_files_match_their_recorded_hashes() -> None:
     hashes = recorded_hashes()
-    assert len(hashes) == 3
+    assert len(hashes) == 4
     for path, digest in hashes.items():
         assert hashlib.sha256((VENDOR / path).read_bytes()).hexdigest() == digest, path
 
 
 # The licence each vendored package states; each is free to redistribute unmodified with its text.
-LICENCES = {"socket.io-client": "MIT", "qrcode-generator": "MIT", "axe-core": "MPL-2.0"}
+LICENCES = {
+    "socket.io-client": "MIT",
+    "qrcode-generator": "MIT",
+    "axe-core": "MPL-2.0",
+    "dejavu-fonts-ttf": "SEE LICENSE IN README.md AND LICENSE",  # the Bitstream Vera licence
+}
 
 
 def test_each_vendored_package_has_its_version_and_licence() -> None:
@@ -39,6 +44,9 @@ def test_each_vendored_package_has_its_version_and_licence() -> None:
     axe = VENDOR / "axe-core-4.14.1"
     assert "Mozilla Public License, version 2.0" in (axe / "LICENSE").read_text()
     assert (axe / "LICENSE-3RD-PARTY.txt").exists()
+    dejavu = VENDOR / "dejavu-fonts-ttf-2.37.3"
+    assert "Bitstream Vera Fonts Copyright" in (dejavu / "LICENSE").read_text()
+    assert (dejavu / "README.md").exists()
 
 
 def test_every_vendored_script_is_hashed() -> None:

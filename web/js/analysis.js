@@ -48,7 +48,7 @@ export function faultWords(fault, players) {
     ? missedWords(fault, players)
     : t("analysis.called", { caller: players[fault.called_by] ?? "?" });
   if (!fault.skipped) return judged;
-  return `${judged}: ${t("analysis.came_first", { move: moveWords(fault.skipped, players) })}`;
+  return `${judged}${t("punct.colon")}${t("analysis.came_first", { move: moveWords(fault.skipped, players) })}`;
 }
 
 /** A view as the chosen knowledge view shows it: `spectator` and the seats hide the cards that

@@ -31,7 +31,7 @@ export async function showJoinDetails(dl, table) {
   const changed = changedOptions(ruleset, preset?.ruleset, options).filter(
     (c) => !own.has(c.option.name),
   );
-  const changes = changed.map((c) => `${c.option.label.toLowerCase()}: ${c.label}`).join("; ");
+  const changes = changed.map((c) => `${c.option.label.toLowerCase()}${t("punct.colon")}${c.label}`).join("; ");
   row(dl, t("join.changed"), changes || t("join.nothing_changed", { preset: presetName(table.preset) }), "join-changed");
   const match = optionNamed(options, "match");
   const limit = optionNamed(options, "move_time_limit_s");

@@ -122,7 +122,7 @@ class WinChart {
       const x = this.x(d.version).toFixed(1);
       const y = this.y(seat0Chance(d, "after")).toFixed(1);
       const dot = el("svg:path", { d: `M${x} ${y}h0.01`, class: `dot ${d.judgement} seat${d.seat}` });
-      dot.append(el("svg:title", {}, `${players[d.seat]}: ${t(`judge.${d.judgement}`)}`));
+      dot.append(el("svg:title", {}, `${players[d.seat]}${t("punct.colon")}${t(`judge.${d.judgement}`)}`));
       this.svg.append(dot);
     }
     this.box = el("div", { class: "win-chart", "data-testid": "win-chart" });
@@ -391,7 +391,7 @@ export class Judgements {
     if (this.learning) return "";
     const d = this.byAction.get(frame.version);
     const m = this.byFault.get(frame.version);
-    const parts = d ? [`${this.page.players[d.seat]}: ${this.decisionWords(d)}`] : [];
+    const parts = d ? [`${this.page.players[d.seat]}${t("punct.colon")}${this.decisionWords(d)}`] : [];
     if (m) parts.push(this.missedWords(m));
     return parts.join(" · ");
   }

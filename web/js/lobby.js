@@ -208,7 +208,7 @@ function tableItem(table) {
   // A rotation table (three or four people): the seats, then how many wait in the queue.
   const waits = table.rotation && table.status !== "finished";
   const queue = waits ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";
-  what.textContent = `${presetName(table.preset)}: ${t("lobby.versus", { a, b })}${score}${queue}`;
+  what.textContent = `${presetName(table.preset)}${t("punct.colon")}${t("lobby.versus", { a, b })}${score}${queue}`;
   li.append(what);
   const mine = loadSeat(table.match_id);
   if (mine && table.status !== "finished") {

@@ -75,7 +75,7 @@ export function ratingGraph(rated) {
     viewBox: `0 0 ${width} ${height}`,
     class: "rating-graph",
     role: "img",
-    "aria-label": `${t("ratings.graph")}: ${said}`,
+    "aria-label": `${t("ratings.graph")}${t("punct.colon")}${said}`,
     "data-testid": "rating-graph",
   });
   const upper = points.map((p, i) => `${x(i)},${y(p.rating + p.rd)}`);
@@ -91,7 +91,7 @@ export function ratingGraph(rated) {
     if (i === 0) return; // the starting point, before any match
     const dot = svg("circle", { cx: x(i), cy: y(p.rating), r: 4, class: "point" });
     const title = svg("title");
-    title.textContent = `${new Date(p.at_ms).toLocaleString(lang)} — ${shownName(p.opponent)}: ${Math.round(p.rating)} ± ${Math.round(p.rd)}`;
+    title.textContent = `${new Date(p.at_ms).toLocaleString(lang)} — ${shownName(p.opponent)}${t("punct.colon")}${Math.round(p.rating)} ± ${Math.round(p.rd)}`;
     dot.append(title);
     graph.append(dot);
   });

@@ -227,8 +227,8 @@ export class Replay {
       tick.className = `tick ${mark}`;
       tick.style.left = `calc(${(100 * k) / n}% - 1px)`;
       tick.title = missed
-        ? `${f.version}: ${faultWords(missed, this.players)}`
-        : `${f.version}: ${describeEvent(f.event, this.players)}`;
+        ? faultWords(missed, this.players)
+        : describeEvent(f.event, this.players);
       tick.dataset.k = String(k);
       line.append(tick);
     });

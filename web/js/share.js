@@ -3,7 +3,7 @@
 // own, so the replay page mounts it in one line; in the replay file itself (web/js/offline.js)
 // it offers the record embedded in the file instead of the server's downloads.
 
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const GIF_SPEEDS = [0.5, 1, 2, 4]; // server/readmodels/share/animate.py SPEEDS
@@ -79,7 +79,8 @@ export class ShareControls {
     // The game shown when clicked: the link's address is set just before the browser follows it.
     const aim = () => {
       const g = this.frame()?.game_index ?? 0;
-      gif.href = `/api/matches/${id}/game.gif?game=${g}&speed=${speed.value}`;
+      // The GIF's words (names, piles, captions) in the page's language.
+      gif.href = `/api/matches/${id}/game.gif?game=${g}&speed=${speed.value}&lang=${lang}`;
       gif.download = `crapette-${this.replay.matchId}-game${g + 1}.gif`;
     };
     gif.addEventListener("pointerdown", aim);

@@ -1,6 +1,8 @@
 """A position drawn with Pillow: the board as the replay page lays it out (seat 0's tray at the
 bottom, the houses in two fanned columns and the eight foundations between them, seat 1's tray
-at the top), the players' names and points, the game and turn, and the last action in words.
+at the top), the players' names and points, the game and turn, and the last action in words, in
+one of the client's languages (server/readmodels/share/words.py: card symbols and pile names, never
+a code).
 
 It draws a replay frame's view (server/readmodels/updates.py `replay_frame`) and nothing else: a
 card the view holds as `null` (face down in a running game) is drawn as a back, and its face is
@@ -17,6 +19,8 @@ from functools import cache
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
+
+from server.readmodels.share.words import Words
 
 CW, CH = 42, 60  # a card, in pixels
 GAP = 8
@@ -41,17 +45,6 @@ RED, BLACK = (200, 30, 40), (25, 25, 25)
 PACKS = ((40, 80, 170), (160, 40, 50))  # seat 0's backs and corner, seat 1's
 TRAY_PILES = "RQHIJXW"
 TRAY_STEP = CW + 22  # room for each pile's count under it
-KIND = {
-    "R": "reserve",
-    "Q": "reserve",
-    "H": "hand",
-    "I": "hand",
-    "J": "hand",
-    "X": "turned",
-    "W": "waste",
-    "T": "house",
-    "F": "foundation",
-}
 _CARD = re.compile(r"^([A2-9TJQK]|10)([SHDC])(?:/([01]))?$")
 
 # The suit signs of web/js/cards.js (SUIT_SHAPES), in the same 100 x 100 box.
@@ -70,10 +63,28 @@ def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return _font(size)
 
 
+# DejaVu Sans (web/vendor/dejavu-fonts-ttf-2.37.3, from its npm package): the same picture on
+# every machine, and every letter of the five languages and the suits' symbols in its words
+# (Pillow's own font has ASCII only).
+FONT_FILE = "vendor/dejavu-fonts-ttf-2.37.3/DejaVuSans.ttf"
+
+
 @cache
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    # Pillow's own font: the same picture on every machine, no font file to find.
-    return ImageFont.load_default(size)
+    import importlib.resources
+
+    with importlib.resources.as_file(importlib.resources.files("web") / FONT_FILE) as path:
+        return ImageFont.truetype(str(path), size)
+
+
+def fitted(text: str, size: int, width: float) -> str:
+    """`text` cut with an ellipsis to `width` pixels at `size`, whole when it fits."""
+    f = font(size)
+    if f.getlength(text) <= width:
+        return text
+    while text and f.getlength(text + "…") > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
 
 
 def parse_card(text: str) -> tuple[str, str, int]:
@@ -153,7 +164,8 @@ def face(text: str, veiled: bool = False) -> Image.Image:
                  fill=PACKS[owner])  # fmt: skip
     colour = RED if suit in "HD" else BLACK
     # The index in both top corners: a house fans either way, and shows one edge of each card.
-    rank_font = font(14 * s)
+    # "10" narrower than one letter's size, so that the two corners never meet.
+    rank_font = font((14 if len(rank) == 1 else 11) * s)
     for left in (True, False):
         width = int(draw.textlength(rank, font=rank_font))
         x = 3 * s if left else CW * s - 3 * s - width
@@ -220,22 +232,30 @@ def field_places() -> dict[str, tuple[int, int, int]]:
     return places
 
 
-def draw_view(view: dict[str, Any] | None, players: list[str], caption: str = "") -> Picture:
-    """The position of a replay frame's `view` (None: before the deal, an empty table)."""
+def draw_view(
+    view: dict[str, Any] | None,
+    players: list[str],
+    caption: str = "",
+    words: Words | None = None,
+) -> Picture:
+    """The position of a replay frame's `view` (None: before the deal, an empty table), its
+    words in `words`' language (English by default)."""
+    words = words or Words()
     players = seated(view, players)
     picture = Picture(Image.new("RGB", (WIDTH, HEIGHT), TABLE))
     draw = ImageDraw.Draw(picture.image)
     piles: dict[str, list[str | None]] = (view or {}).get("piles") or {}
     down: dict[str, int] = (view or {}).get("face_down") or {}
-    _header(draw, view, players)
+    _header(draw, view, players, words)
     places = {**tray_places(piles, 1, HEADER + 8), **tray_places(piles, 0, BOTTOM_Y)}
     for name, xy in places.items():
-        _stack(picture, draw, name, piles[name], xy, down.get(name, 0))
+        _stack(picture, draw, name, piles[name], xy, down.get(name, 0), words)
     for name, (x, y, fan) in field_places().items():
         cards = piles.get(name)
         if cards is not None:
             _fan(picture, draw, name, cards, (x, y), fan, down.get(name, 0))
-    draw.text((MARGIN, FOOTER_Y + 5), caption, font=font(14), fill=INK)
+    said = fitted(caption, 14, WIDTH - 2 * MARGIN)
+    draw.text((MARGIN, FOOTER_Y + 5), said, font=font(14), fill=INK)
     return picture
 
 
@@ -246,21 +266,28 @@ def seated(view: dict[str, Any] | None, players: list[str]) -> list[str]:
     return [str(name) for name in named] if named else players
 
 
-def _header(draw: ImageDraw.ImageDraw, view: dict[str, Any] | None, players: list[str]) -> None:
+def _header(
+    draw: ImageDraw.ImageDraw, view: dict[str, Any] | None, players: list[str], words: Words
+) -> None:
     draw.rectangle([0, 0, WIDTH, HEADER], fill=BAR)
     totals = (view or {}).get("totals") or [0, 0]
-    names = [players[0] if players else "", players[1] if len(players) > 1 else ""]
+    names = [words.name(players[s] if s < len(players) else None, s) for s in (0, 1)]
     to_move = None if view is None or view.get("over") else view.get("to_move")
+    where = ""
+    if view is not None and view.get("game_index") is not None:
+        where = words.where(view["game_index"], view.get("turn_number") or 0)
+    room = WIDTH - 2 * MARGIN - (draw.textlength(where, font=font(13)) + 12 if where else 0)
     x = MARGIN
     for s in (0, 1):
         if to_move == s:  # a yellow dot before the name of the player to move
             draw.ellipse([x, 10, x + 8, 18], fill=(240, 200, 60))
             x += 12
-        text = f"{names[s]} {totals[s]}" + ("  -  " if s == 0 else "")
+        # Each name keeps to its half of the room left by the game and turn.
+        name = fitted(names[s], 15, room / 2 - 60)
+        text = f"{name} {totals[s]}" + ("  –  " if s == 0 else "")
         draw.text((x, 6), text, font=font(15), fill=INK)
         x += int(draw.textlength(text, font=font(15)))
-    if view is not None and view.get("game_index") is not None:
-        where = f"game {view['game_index'] + 1} · turn {view.get('turn_number') or 0}"
+    if where:
         width = draw.textlength(where, font=font(13))
         draw.text((WIDTH - MARGIN - width, 8), where, font=font(13), fill=FAINT)
 
@@ -272,19 +299,27 @@ def _stack(
     cards: list[str | None],
     xy: tuple[int, int],
     down: int,
+    words: Words,
 ) -> None:
-    """A tray pile: its top card (one edge of the card under it), its count below."""
+    """A tray pile: its top card (one edge of the card under it), its name and count below."""
     x, y = xy
     owner = int(name[1])
+    turned = name[0] == "X"
     if not cards:
         slot(draw, xy)
     else:
-        if len(cards) > 1 and KIND[name[0]] != "turned":
+        if len(cards) > 1 and not turned:
             picture.card(cards[-2], owner, (x + 2, y + 2), len(cards) - 1 <= down)
         picture.card(cards[-1], owner, xy, len(cards) <= down)
-    label = f"{KIND[name[0]]} {len(cards)}" if KIND[name[0]] != "turned" else "turned"
-    width = draw.textlength(label, font=font(11))
-    draw.text((x + (CW - width) / 2, y + CH + 3), label, font=font(11), fill=FAINT)
+    if cards and not turned:  # the count on a badge at the pile's foot, as on the page
+        count = str(len(cards))
+        width = draw.textlength(count, font=font(10))
+        box = [x + CW - width - 6, y + CH - 9, x + CW + 2, y + CH + 3]
+        draw.rounded_rectangle(box, radius=4, fill=BAR)
+        draw.text((box[0] + 4, box[1] + 1), count, font=font(10), fill=INK)
+    label = fitted(words.slot(name[0]), 10, TRAY_STEP - 4)
+    width = draw.textlength(label, font=font(10))
+    draw.text((x + (CW - width) / 2, y + CH + 5), label, font=font(10), fill=FAINT)
 
 
 def _fan(
@@ -312,55 +347,7 @@ def _fan(
         picture.card(text, 0, (x - offset if fan < 0 else x + offset, y), i < down)
 
 
-def caption_of(frame: dict[str, Any], players: list[str]) -> str:
-    """The frame's action in words ("Ann: 7H from reserve to house 3"), from the view's last action
-    when this frame's event is that action, else the event's name."""
-    event = frame.get("event") or {}
-    players = seated(frame.get("view"), players)
-    action = (frame.get("view") or {}).get("last_action")
-    kind = str(event.get("type", ""))
-    if action is None or kind not in _ACTION_EVENTS:
-        return _spaced(kind)
-    who = players[action["seat"]] if action.get("seat") in (0, 1) else ""
-    card = _card_words(action.get("card"))
-    what = action["do"]
-    if what == "move":
-        said = f"{card} from {_pile_words(action['from'])} to {_pile_words(action['to'])}"
-    elif what == "turn":
-        said = f"turns {card}"
-    elif what == "discard":
-        said = f"discards {card}"
-    elif what == "call":
-        said = f"calls Crapette! ({action.get('verdict')})"
-    else:
-        said = what
-    return f"{who}: {said}"
-
-
-_ACTION_EVENTS = {
-    "CardMoved",
-    "CompulsoryMovePlayed",
-    "HandCardTurned",
-    "CardDiscarded",
-    "Passed",
-    "CrapetteCalled",
-}
-_SUIT_WORDS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-
-
-def _spaced(name: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r" \1", name).lower().capitalize()
-
-
-def _card_words(text: Any) -> str:
-    if not isinstance(text, str):
-        return ""
-    rank, suit, _owner = parse_card(text)
-    return f"{rank}{suit}"
-
-
-def _pile_words(name: str) -> str:
-    kind = KIND.get(name[:1], name)
-    if kind == "house":
-        return f"house {int(name[1:]) + 1}"
-    return kind
+def caption_of(frame: dict[str, Any], players: list[str], words: Words | None = None) -> str:
+    """The frame's event in words ("Ann: 7♥ from their reserve to house 3"), in `words`'
+    language (English by default): server/readmodels/share/words.py."""
+    return (words or Words()).caption(frame, seated(frame.get("view"), players))

@@ -288,3 +288,30 @@ def test_every_preset_and_bot_has_a_name(lang: str) -> None:
     for name in (*BOT_NAMES, "expert"):
         assert isinstance(words.get(f"bot.{name}"), str), (lang, name)
     assert placeholders(words["bot.named"]) == {"bot"}
+
+
+def test_french_spaces_every_colon_one_way() -> None:
+    """French puts a no-break space before a colon (issue 39: "Robot régulier :" and "robot
+    régulier:" were both on screen): every French message does, and the client's modules
+    join a name and what follows with the catalogue's own `punct.colon`, never a bare ": "."""
+    for key, message in catalogue("fr").items():
+        for form in message.values() if isinstance(message, dict) else [message]:
+            for found in re.finditer(r"(.):(\s|$)", form):
+                assert found[1] == "\u00a0", (key, form)
+    assert catalogue("fr")["punct.colon"] == "\u00a0: "
+    for lang in languages.LANGUAGES:
+        assert str(catalogue(lang)["punct.colon"]).strip() == ":"
+    for path in (WEB / "js").glob("*.js"):
+        text = path.read_text(encoding="utf-8")
+        glued = re.findall(r"\}: \$\{", text)
+        assert not glued, f"{path.name} joins words with a bare ': ' (use t('punct.colon'))"
+
+
+@pytest.mark.parametrize("lang", languages.LANGUAGES)
+def test_the_help_texts_name_no_pile_by_its_code(lang: str) -> None:
+    """An option's help or a preset's description says "two reserves", never "R and Q"
+    (issue 39): no pile code in any help or description a player reads."""
+    code = re.compile(r"\b([RQHIJXW]|[RQHIJXW][01]|[TF][0-7])\b(?! ?[♠♥♦♣])")
+    for key, message in catalogue(lang).items():
+        if key.endswith((".help", ".description")) and isinstance(message, str):
+            assert not code.search(message), (lang, key, message)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from server.readmodels.share import picture
 from server.readmodels.share.animate import HOLD_MS, MAX_FRAMES, sampled
 from server.readmodels.share.build import game_frames, position_frame
 from server.service import GameService
+from server.wire.languages import LANGUAGES
 from tests.seat_kit import seat_of, token_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
@@ -196,3 +198,60 @@ def test_a_rotation_table_s_picture_names_the_pair_seated_then(client: FlaskClie
         assert picture.seated(view, replay["players"]) == view["players"]
         seat = view["last_action"]["seat"]
         assert picture.caption_of(frame, ["x", "y"]).startswith(f"{view['players'][seat]}: ")
+
+
+# A pile code (tests/browser/ui.py PILE_CODE), a card code ("8D", "TS/1") or an event's name
+# ("GameStarted"): none may reach a picture (issue 39).
+CODES = re.compile(
+    r"\b([RQHIJXW][01]|[TF][0-7])\b|\b(10|[A2-9TJQK])[SHDC](/[01])?\b|\b[A-Z][a-z]+[A-Z]\w*\b"
+)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_caption_is_in_words_in_each_language(lang: str) -> None:
+    """Every frame of every recorded match, captioned and headed in each of the client's
+    languages: card symbols and pile names, never a code; the same frame in English and in
+    another language reads differently (the words are that language's)."""
+    from server.readmodels.replays import decode_frames
+    from server.readmodels.share.words import Words
+
+    app, _socketio = create_app(ServerConfig(async_mode="threading", store_url="memory://"))
+    client = app.test_client()
+    words, english = Words(lang), Words("en")
+    differ = 0
+    for path in sorted(GOLDEN.glob("*.json")):
+        match_id = _import(client, path.stem)
+        replay = client.get(f"/api/matches/{match_id}/replay").get_json()
+        for frame in decode_frames(replay["frames"]):
+            said = picture.caption_of(frame, replay["players"], words)
+            assert not CODES.search(said), (path.stem, frame["event"]["type"], said)
+            assert said or frame["event"]["type"] in ("CompulsoryMovePlayed",), frame["event"]
+            view = frame.get("view")
+            if view and view.get("game_index") is not None:
+                where = words.where(view["game_index"], view.get("turn_number") or 0)
+                assert not CODES.search(where)
+            differ += said != picture.caption_of(frame, replay["players"], english)
+            for pile in (view or {}).get("piles") or {}:
+                assert not CODES.search(words.slot(pile[0]) if pile[0] in "RQHIJXW" else "")
+    assert lang == "en" or differ > 0
+
+
+def test_a_caption_names_cards_by_symbol_and_piles_in_words() -> None:
+    from server.readmodels.share.words import Words
+
+    frame = {
+        "event": {"type": "CardMoved"},
+        "view": {
+            "last_action": {"do": "move", "seat": 1, "from": "X1", "to": "T2", "card": "8D/1"},
+            "piles": {"X1": [], "T2": ["9S/0", "8D/1"]},
+        },
+    }
+    players = ["Nina", "steady bot"]
+    assert picture.caption_of(frame, players) == "Steady bot: 8♦ from their turned card to house 3"
+    assert picture.caption_of(frame, players, Words("fr")).startswith("Robot régulier\u00a0: 8♦")
+    turn = {
+        "event": {"type": "HandCardTurned"},
+        "view": {"last_action": {"do": "turn", "seat": 1, "card": "2D/1"}},
+    }
+    assert picture.caption_of(turn, players) == "Steady bot turned 2♦"
+    assert picture.caption_of(turn, players, Words("fr")) == "Robot régulier retourne 2♦"
