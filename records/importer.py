@@ -10,12 +10,12 @@ act in it), after which the server finds it like any other match.
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import domain
+from domain.errors import QUOTE_CHARS, quote
 from eventstore import (
     DEFAULT_MAX_EVENT_BYTES,
     ConcurrencyError,
@@ -28,14 +28,23 @@ from eventstore.events import prepare
 from records import identity
 from records.errors import MatchExistsError, RecordFormatError
 from records.schema import load_record
-from records.streams import MATCH_ID_PATTERN, match_stream, table_stream
+from records.streams import (
+    MATCH_ID_PATTERN,
+    RESERVED_FORMS,
+    SERVER_MATCH_ID,
+    match_stream,
+    reserved_form,
+    table_stream,
+    unreserved_id,
+)
 from records.text import from_text
 from records.verify import Verified, ruleset_of, verify_record
 
 MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger is not a record
 # The ids the server gives its own matches ("m-" + 10 hex digits, server.model.tables.new_match_id):
-# an import under one could take the id of a match this server will open.
-SERVER_ID = re.compile(r"m-[0-9a-f]{10}\Z")
+# an import under one could take the id of a match this server will open (records/streams.py
+# names every reserved form).
+SERVER_ID = SERVER_MATCH_ID
 # How far ahead of this server's clock a record's times may be (another machine's clock).
 CLOCK_SKEW_MS = 5 * 60 * 1000
 
@@ -92,10 +101,12 @@ def import_record(
     record: dict[str, Any],
     match_id: str | None = None,
     now_ms: int | None = None,
+    *,
+    tournament_table: bool = False,
 ) -> str:
     """Verify `record`, store it as match `match_id` (default: the record's id); a summary line
     (`store_record` tells the id it was stored under too)."""
-    return store_record(store, record, match_id, now_ms).summary
+    return store_record(store, record, match_id, now_ms, tournament_table=tournament_table).summary
 
 
 def store_record(
@@ -103,6 +114,8 @@ def store_record(
     record: dict[str, Any],
     match_id: str | None = None,
     now_ms: int | None = None,
+    *,
+    tournament_table: bool = False,
 ) -> Imported:
     """Verify `record` and store it as match `match_id`; default: the record's own id, or, when
     that is of this server's own form (`m-` and 10 hex digits: a match exported from a server),
@@ -123,9 +136,11 @@ def store_record(
     # or the match is stored where no request can reach it).
     if not MATCH_ID_PATTERN.match(match_id):
         raise RecordFormatError(
-            f"{match_id[:100]!r} cannot name a match: 1 to 80 letters, digits and _ . : -, "
+            f"{quote(match_id)} cannot name a match: 1 to 80 letters, digits and _ . : -, "
             f"starting with a letter or digit{hint}"
         )
+    if reserved_form(match_id) == "tournament" and not tournament_table:
+        raise _reserved(match_id, "tournament")
     _check_times(record, int(time.time() * 1000) if now_ms is None else now_ms)
     verified = verify_record(record)
     payloads = [domain.event_to_payload(event) for events in verified.batches for event in events]
@@ -164,11 +179,7 @@ def store_record(
             same_record=True,
         )
     if SERVER_ID.match(match_id):
-        raise RecordFormatError(
-            f"{match_id!r} is in the form of this server's own match ids (m- and 10 hex digits): "
-            f"import it under another id, such as {'x-' + match_id[2:]!r}",
-            details={"match_id": ["An id of the server's own form."]},
-        )
+        raise _reserved(match_id, "server")
     match_events = _match_events(match_id, verified)
     table_events = _table_events(record, match_id, content_hash)
     limit = getattr(store, "max_event_bytes", DEFAULT_MAX_EVENT_BYTES)
@@ -209,6 +220,23 @@ def store_record(
         told = f"(the record's id {own_id!r} is of a server's own form) {told}"
     summary = f"imported {match_id}: {told}"
     return Imported(match_id=match_id, record_id=own_id, summary=summary)
+
+
+def _reserved(match_id: str, form: str) -> RecordFormatError:
+    """The refusal of an id of a form this server mints for itself (records/streams.py)."""
+    if form == "server":
+        what = "this server's own match ids (m- and 10 hex digits)"
+    else:
+        what = (
+            "a tournament's table ids (<tournament id>-r<round>-t<table>), "
+            "which only that tournament's desk opens"
+        )
+    instead = unreserved_id(match_id)
+    such_as = f", such as {instead!r}" if len(instead) <= QUOTE_CHARS else ""
+    return RecordFormatError(
+        f"{quote(match_id)} is in the form of {what}: import it under another id{such_as}",
+        details={"match_id": [f"Reserved for {RESERVED_FORMS[form]}."]},
+    )
 
 
 def _exists_now(first: str | None) -> MatchExistsError:

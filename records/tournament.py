@@ -338,7 +338,8 @@ def import_tournament(store: EventStore, record: object) -> str:
         if store.stream_version(f"match-{match_id}") or store.stream_version(f"table-{match_id}"):
             raise MatchExistsError(f"there is already a match {match_id!r} here", match_id=match_id)
     for match_id, match in verified.matches.items():
-        import_record(store, match, match_id=match_id)  # its own id: the tournament names it
+        # Its own id, of a tournament's table form: the tournament it is stored with names it.
+        import_record(store, match, match_id=match_id, tournament_table=True)
     batch = []
     for index, event in enumerate(verified.events):
         kind, data = event_to_payload(event)

@@ -43,7 +43,7 @@ DEFAULT_LIMITS: dict[str, str] = {
     "health": "600/minute",  # GET /healthz
     # A person takes a seat once a game; a script taking every open table's free seat does not
     # get far (the check of a seat token is not limited: it is no join).
-    "join": "20/minute",  # POST /api/tables/<id>/join
+    "join": "20/minute",  # POST /api/tables/<id>/join, /api/tournaments/<id>/claim|me|director
 }
 KINDS = tuple(DEFAULT_LIMITS)
 
@@ -73,6 +73,11 @@ ENDPOINTS: dict[str, str] = {
     "players.rating_history": "players",
     "health.healthz": "health",
     "crapette.join_seat": "join",
+    # A tournament's name claimed, a player's or the director's token checked (issue 38: one
+    # address claimed all 32 names of a tournament, and their seat tokens, in 32 requests).
+    "tournaments.claim_name": "join",
+    "tournaments.who_am_i": "join",
+    "tournaments.direct": "join",
 }
 
 

@@ -96,6 +96,9 @@ class Table:
     # "version"} of the source; a practice table counts in no statistics. None: a table like any
     # other.
     practice: JsonObject | None = None
+    # The tournament whose desk opened this table (`TableOpened`'s `tournament`, written since
+    # issue 38); None for every other table, and for a tournament's table opened before then.
+    tournament: str | None = None
     # The seats that pressed "Next game" after game `ready_game` ended.
     ready_game: int = -1
     ready: frozenset[int] = frozenset()
@@ -147,6 +150,23 @@ class Table:
         return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
 
 
+def opened_by(table: Table, tournament_id: str) -> bool:
+    """Whether tournament `tournament_id`'s desk opened `table` (docs/tournaments.md § The
+    desk's own tables): its opening names the tournament. A table opened before openings named
+    one (no `tournament`) is the desk's if no import wrote it and it is no practice table or
+    rematch: a desk is the only opener that chooses a table's id (an import of a tournament's
+    table id is refused, records/streams.py); never a table an import wrote, whatever it says."""
+    if table.imported:
+        return False
+    if table.tournament is not None:
+        return table.tournament == tournament_id
+    return table.practice is None and table.rematch_of is None
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _place(data: JsonObject) -> int:
     """The place a seat event is about: written since rotation tables exist; before them a seat
     was always its first taker's place."""
@@ -171,6 +191,7 @@ def evolve_table(table: Table | None, event_type: str, data: JsonObject) -> Tabl
             imported=bool(data.get("imported", False)),
             bot_pace=str(data.get("bot_pace", DEFAULT_BOT_PACE)),
             practice=data.get("practice"),
+            tournament=_text_or_none(data.get("tournament")),
             version=1,
         )
     if table is None:

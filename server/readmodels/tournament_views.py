@@ -8,6 +8,7 @@ from __future__ import annotations
 from domain import tournament as tm
 from server.adapters.matches import MatchRepository
 from server.adapters.tournament_repo import TournamentEntry
+from server.model.tables import opened_by
 from server.wire.payloads import JsonObject
 
 FORMAT_VERSION = 1
@@ -67,7 +68,12 @@ def _table_json(
     live: list[int] | None = None
     if result is None and matches.loaded(table.match_id):
         match = matches.get(table.match_id)
-        if match is not None and match.state is not None:
+        # Only a table the desk opened shows its totals (server/services/tournaments.py).
+        if (
+            match is not None
+            and match.state is not None
+            and opened_by(match.table, state.tournament_id)
+        ):
             live = list(match.state.totals)
     return {
         "table": table.table,

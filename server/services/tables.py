@@ -99,12 +99,18 @@ class Tables:
         return {"match_id": match_id, "seat": seat, "seat_token": token}
 
     def open_arranged(
-        self, match_id: str, ruleset: JsonObject, seats: list[tuple[str, JsonObject]], bot_pace: str
+        self,
+        match_id: str,
+        ruleset: JsonObject,
+        seats: list[tuple[str, JsonObject]],
+        bot_pace: str,
+        tournament_id: str,
     ) -> None:
-        """A table whose id and seats someone else chose (a tournament's round: its seats are
-        `SeatTaken` with the hash of each player's token, or `BotSeated`). Another process
-        opening the same table first is `ConcurrencyError` (it is open: nothing to do)."""
-        self.create(ruleset, seats, None, bot_pace, match_id=match_id)
+        """A table whose id and seats tournament `tournament_id`'s desk chose (its seats are
+        `SeatTaken` with the hash of each player's token, or `BotSeated`); its opening names
+        the tournament. A table of that id already there is `ConcurrencyError` (opened by
+        another process, or by something else: the desk looks, `model.tables.opened_by`)."""
+        self.create(ruleset, seats, None, bot_pace, match_id=match_id, tournament=tournament_id)
 
     def arranged_fact(self, match_id: str, kind: str, data: JsonObject) -> None:
         """A seat fact that no seat token asked for (a tournament's director recorded a no-show
@@ -133,6 +139,7 @@ class Tables:
         bot_pace: str,
         queue: tuple[t.Seat, ...] = (),
         match_id: str | None = None,
+        tournament: str | None = None,
     ) -> str:
         """A new table: its stream written in one append (opened, then its seats), then its
         match started by the autopilot if both seats are taken, then `queue` (a rotation
@@ -147,6 +154,8 @@ class Tables:
             "rematch_of": rematch_of,
             "bot_pace": bot_pace,
         }
+        if tournament is not None:
+            opened["tournament"] = tournament
         batch = [
             (t.TABLE_OPENED, opened),
             *((kind, {**data, "at_ms": at_ms}) for kind, data in seats),

@@ -13,11 +13,16 @@ The rules are the domain's (`domain.tournament.decide`); this part only loads, d
   at that table (`SeatForfeited`), so its match ends too instead of waiting for ever.
 
 A table is opened again if a process stopped between the pairing and the opening (`tick`), and
-a report lost in a conflict is read again: every step can be repeated and lands once."""
+a report lost in a conflict is read again: every step can be repeated and lands once.
+
+The desk's tables are its own (issue 38): a table's id is predictable (`<tid>-r1-t1`), so a
+table of that id the desk did not open (an import, say, with a result of its choosing) is never
+adopted: the desk seats, forfeits and reports only at a table whose opening names this
+tournament (`server.model.tables.opened_by`), and logs once any other it finds under one of its
+ids (docs/tournaments.md § The desk's own tables)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 import time
@@ -26,7 +31,8 @@ from collections.abc import Callable
 import domain
 from domain import tournament as tm
 from eventstore import ConcurrencyError, NewEvent
-from server.adapters.matches import MatchRepository
+from records.streams import match_stream
+from server.adapters.matches import MatchEntry, MatchRepository
 from server.adapters.tournament_repo import TournamentEntry, TournamentRepository
 from server.errors import (
     CommandRefusedError,
@@ -69,6 +75,7 @@ class Tournaments:
         self.clock = clock
         self._next_tick = 0.0
         self._loaded = False
+        self._foreign: set[str] = set()  # the tables of another opener, logged once each
 
     # -- the director ----------------------------------------------------------------------
 
@@ -180,7 +187,7 @@ class Tournaments:
             if not self.repo.append_desk(entry, d.NAME_CLAIMED, data):
                 raise SeatTakenError("The tournament changed meanwhile: try again.")
             table = entry.state.next_table(name)
-            if table is not None and self.matches.get(table.match_id) is not None:
+            if table is not None and self._own_table(entry, table.match_id) is not None:
                 seat = table.players.index(name)
                 fact = {"seat": seat, "name": name, "token_hash": data["token_hash"]}
                 self.tables.arranged_fact(table.match_id, t.SEAT_TAKEN, fact)
@@ -237,9 +244,10 @@ class Tournaments:
     def _report_finished(self, entry: TournamentEntry) -> None:
         state = entry.state
         for table in state.open_tables:
-            match = self.matches.get(table.match_id)
-            if match is None:
+            if self.matches.get(table.match_id) is None:
                 self._open(entry, table)
+            match = self._own_table(entry, table.match_id)
+            if match is None:  # not open yet, or not the desk's: nothing to report from it
                 continue
             with match.lock:
                 self.matches.refresh(match, with_table=False)
@@ -272,7 +280,7 @@ class Tournaments:
                     if table.match_id not in entry.state.results:
                         self._open(entry, table)
             elif isinstance(event, tm.MatchForfeited):
-                self._forfeit_seats(event)
+                self._forfeit_seats(entry, event)
         state = entry.state
         total = state.total_rounds
         if state.finished or not state.started or not state.round_complete:
@@ -300,12 +308,39 @@ class Tournaments:
             held = entry.desk.claims.get(name) or t.hash_token(t.new_seat_token())
             seats.append((t.SEAT_TAKEN, {"seat": seat, "name": name, "token_hash": held}))
         ruleset = entry.state.ruleset.to_json()
-        # Opened by another process (or an earlier attempt) already: nothing to do.
-        with contextlib.suppress(ConcurrencyError):
-            self.tables.open_arranged(table.match_id, ruleset, seats, entry.desk.bot_pace)
+        if self.matches.store.stream_version(match_stream(table.match_id)) > 0:
+            # A match of that id with no table (an import stopped half-way): not the desk's.
+            self._own_table(entry, table.match_id)
+            return
+        try:
+            self.tables.open_arranged(
+                table.match_id, ruleset, seats, entry.desk.bot_pace, entry.tournament_id
+            )
+        except ConcurrencyError:
+            # There already: opened by another process (or an earlier attempt), which is the
+            # desk's table; or by something else, which the desk leaves alone.
+            self._own_table(entry, table.match_id)
 
-    def _forfeit_seats(self, event: tm.MatchForfeited) -> None:
-        match = self.matches.get(event.match_id)
+    def _own_table(self, entry: TournamentEntry, match_id: str) -> MatchEntry | None:
+        """The match of one of the desk's tables, if this tournament's desk opened it; None if
+        nothing is there yet, or a table the desk did not open (logged once: the director
+        can record the pairing as a no-show of both)."""
+        match = self.matches.get(match_id)
+        if match is None or t.opened_by(match.table, entry.tournament_id):
+            return match
+        if match_id not in self._foreign:
+            self._foreign.add(match_id)
+            log.warning(
+                "tournament %s: table %s was not opened by this tournament (%s): its seats "
+                "and result are not the tournament's",
+                entry.tournament_id,
+                match_id,
+                "an imported match" if match.table.imported else "another opener",
+            )
+        return None
+
+    def _forfeit_seats(self, entry: TournamentEntry, event: tm.MatchForfeited) -> None:
+        match = self._own_table(entry, event.match_id)
         if match is None:
             return
         players = [seat.name for seat in match.table.seats]

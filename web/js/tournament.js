@@ -121,6 +121,12 @@ async function showMe(v) {
     try {
       me = await postJSON(`/api/tournaments/${encodeURIComponent(id)}/me`, { player_token: mine.token });
     } catch (err) {
+      // Over the address's join budget (docs/deploy.md § Security): what the box shows stays,
+      // and the next poll asks again.
+      if (err.status === 429) {
+        etag = null;
+        return;
+      }
       if (err.status === 403) forgetPlayer(id); // released by the director: claim again
       return showClaim(v, box);
     }
