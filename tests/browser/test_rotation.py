@@ -228,7 +228,7 @@ def test_three_people_two_games_seats_change_and_totals(
     assert not cid.evaluate("window.crapette.waiting")
     assert cid.locator("#queue-you").is_hidden()
     assert cid.locator("#controls").is_visible()
-    assert text(cid, "conn") == "seat 1"
+    assert text(cid, "conn") == "playing"
     assert the_view(cid)["viewer"] == 0
     assert cid.locator("#next-game").is_visible()
     stored = json.loads(cid.evaluate(f"localStorage.getItem('crapette:seat:{match_id}')"))

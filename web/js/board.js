@@ -162,6 +162,9 @@ export class Board {
     if (fan) el.classList.add(fan < 0 ? "fan-left" : "fan-right");
     el.dataset.pile = name;
     el.dataset.fan = String(fan);
+    // A variant's pile (second reserve, hands I and J) stays hidden until a view has it: a
+    // classic table waiting for its guest shows only the classic piles (issue 39).
+    el.hidden = VARIANT_PILES.includes(name[0]);
     // Piles are named in words (never by their code): "house 3", "foundation", "reserve".
     const label =
       kind === "house"

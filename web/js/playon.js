@@ -55,7 +55,9 @@ export class PlayOn {
     const go = el("button", { type: "submit", class: "primary", "data-testid": "play-on-start" }, t("playon.start"));
     const cancel = el("button", { type: "button" }, t("playon.cancel"));
     cancel.addEventListener("click", () => (this.form.hidden = true));
-    const note = el("p", { class: "hint" }, t("playon.note", { v: frame.version }));
+    // The position as a player counts (turn and game), never the stream's event number.
+    const where = { turn: frame.view.turn_number ?? 0, game: (frame.view.game_index ?? 0) + 1 };
+    const note = el("p", { class: "hint" }, t("playon.note", where));
     const error = el("p", { class: "error", role: "alert" });
     const label = (text, field) => {
       const l = el("label", {}, `${text} `);

@@ -97,7 +97,7 @@ export class Replay {
     const data = await getJSON(`/api/matches/${encodeURIComponent(this.matchId)}/replay`);
     this.data = data;
     // The names as shown: a bot's ("random bot") in the page's language.
-    this.players = (data.players ?? [t("conn.seat", { n: 1 }), t("conn.seat", { n: 2 })]).map(shownName);
+    this.players = (data.players ?? [t("player.n", { n: 1 }), t("player.n", { n: 2 })]).map(shownName);
     this.analysis = new ReplayAnalysis(data.analysis, this.players, (v) =>
       this.go(this.indexOfVersion(v)),
     );

@@ -204,7 +204,8 @@ class TablePage {
   showConn() {
     const conn = $("conn");
     if (this.waiting) conn.textContent = t("conn.waiting");
-    else conn.textContent = this.seat === null ? t("conn.watching") : t("conn.seat", { n: this.seat + 1 });
+    // "playing", never "seat 1": a seat's number is no word of the game (issue 39).
+    else conn.textContent = this.seat === null ? t("conn.watching") : t("conn.playing");
   }
 
   /**
@@ -470,7 +471,7 @@ class TablePage {
   // -- panels ----------------------------------------------------------------------------------
 
   players() {
-    return (this.table?.seats ?? []).map((s, i) => s?.name ?? (s?.bot ? t("table.bot") : t("conn.seat", { n: i + 1 })));
+    return (this.table?.seats ?? []).map((s, i) => s?.name ?? (s?.bot ? t("table.bot") : t("player.n", { n: i + 1 })));
   }
 
   refreshPanels() {
@@ -533,7 +534,7 @@ class TablePage {
     if (this.table?.status === "finished" || view.match_over) return t("turn.match_over");
     if (view.over) return t("turn.game_over");
     if (view.to_move === null || view.to_move === undefined) return t("turn.dealing");
-    const mover = shownName(players[view.to_move]) ?? t("conn.seat", { n: view.to_move + 1 });
+    const mover = shownName(players[view.to_move]) ?? t("player.n", { n: view.to_move + 1 });
     if (this.seat === null) return t("turn.to_move", { who: mover });
     return view.to_move === this.seat ? t("turn.yours") : t("turn.to_move", { who: mover });
   }
