@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
 import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -349,3 +354,102 @@ def test_the_service_table_lists_the_parts_in_the_order_they_are_built() -> None
     assert not missing, f"docs/architecture.md lists parts GameService does not build: {missing}"
     order = [name for name in built if name in listed]
     assert listed == order, f"GameService builds them in this order: {order}"
+
+
+# -- the walk's order is the order the code runs -------------------------------------------------
+
+
+def walk_codes() -> dict[object, list[str]]:
+    """The code object of each function or method the walk names (classes and constants left
+    out), with the names that stand for it (`domain.decide` is `domain.engine.decide`)."""
+    codes: dict[object, list[str]] = {}
+    for name in dict.fromkeys(walk_names()):  # each once, at its first mention
+        found = resolve(name)
+        if isinstance(found, property):
+            found = found.fget
+        if isinstance(found, type) or not callable(found):
+            continue
+        code = getattr(inspect.unwrap(found), "__code__", None)
+        if code is not None:
+            codes.setdefault(code, []).append(name)
+    return codes
+
+
+def first_view(client: Any) -> dict[str, Any] | None:
+    """The newest view among the messages a Socket.IO test client received."""
+    view = None
+    for message in client.get_received():
+        if message["name"] == "snapshot":
+            view = message["args"][0].get("view")
+        elif message["name"] == "updates":
+            view = message["args"][0]["updates"][-1].get("view") or view
+    return view
+
+
+def test_the_walk_names_its_functions_in_the_order_they_run(tmp_path: Path) -> None:
+    """One real move through the app factory's server (threading mode, SQLite), traced: each
+    function of the walk that runs must first run in the order the walk first names it. (What
+    does not run for a plain move, a refusal's or a conflict's path, is left out.)"""
+    from server.app import create_app
+    from server.config import ServerConfig
+    from tests.integration.harness import choose
+
+    url = f"sqlite:///{tmp_path}/walk.sqlite3"
+    app, socketio = create_app(ServerConfig(async_mode="threading", store_url=url))
+    service = app.extensions["crapette"]
+    opened = service.tables.open_table(name="Ann")
+    match_id = opened["match_id"]
+    joined = service.seats.join_seat(match_id, "Bob")
+    seats = []
+    for token in (opened["seat_token"], joined["seat_token"]):
+        client = socketio.test_client(app)
+        ack = client.emit(
+            "join_table",
+            {"match_id": match_id, "seat_token": token, "last_version": None},
+            callback=True,
+        )
+        assert ack["ok"], ack
+        seats.append((client, token))
+    mover = None
+    for _ in range(100):  # the first game is dealt by the server on its own
+        for client, token in seats:
+            view = first_view(client)
+            action = choose(view) if view else None
+            if action is not None:
+                mover = (client, token, action)
+        if mover is not None:
+            break
+        service.autopilot.tick()
+        time.sleep(0.02)
+    assert mover is not None, "no seat had anything to do"
+    client, token, action = mover
+
+    codes = walk_codes()
+    ran: list[object] = []
+
+    def watch(frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code in codes and frame.f_code not in ran:
+            ran.append(frame.f_code)
+
+    command = {"match_id": match_id, "seat_token": token, "command_id": "walk-0001"}
+    threading.setprofile(watch)
+    sys.setprofile(watch)
+    try:
+        ack = client.emit("command", {**command, "action": action}, callback=True)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+        for client, _ in seats:
+            client.disconnect()
+        app.extensions["crapette_store"].close()
+    assert ack["ok"], ack
+
+    first_run = {name: ran.index(code) for code in ran for name in codes[code]}
+    named = [name for name in dict.fromkeys(walk_names()) if name in first_run]
+    assert len(named) >= 20, named  # the path was really taken, not refused early
+    run_order = sorted(named, key=lambda name: first_run[name])
+    assert named == run_order, "docs/architecture.md § Follow a move: " + "; ".join(
+        f"{a} is named before {b}, which runs first"
+        for a, b in zip(named, named[1:], strict=False)
+        if first_run[a] > first_run[b]
+    )
