@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.browser.axe import MODERATE, serious_violations
+from tests.browser.ui import WAIT_MS
 from tests.integration.harness import WAIT_S, Client, ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -192,3 +193,44 @@ def test_a_six_player_swiss_of_two_rounds(
     assert "after 2 rated matches" in director.get_by_test_id("rating-line").inner_text()
     director.screenshot(path=str(artifact_dir / "ratings-player.png"), full_page=True)
     assert not director.errors and not ann_page.errors
+
+
+def test_a_bot_is_marked_wherever_it_is_named_and_is_never_absent(
+    server: ServerProcess, new_page: Any
+) -> None:
+    """Issue 39: a bot the director named "Stella" is "Stella (bot)" in the pairings and in
+    "your next table … against Stella (bot)"; the director's "did not come" is offered for the
+    people of a table, never for its bot; the nav says "Players" as it says "Tournaments"."""
+    body = {
+        "name": "Bots night",
+        "format": "round-robin",
+        "rounds": None,
+        "preset": "classic",
+        "match": "wins:1",
+        "players": [{"name": "Ann"}, {"name": "Stella", "bot": "steady"}],
+    }
+    created = server.post("/api/tournaments", body)
+    assert created.status_code == 201, created.text
+    tid, director_token = created.json()["tournament_id"], created.json()["director_token"]
+    started = server.post(
+        f"/api/tournaments/{tid}/director", {"director_token": director_token, "action": "start"}
+    )
+    assert started.status_code == 200, started.text
+    director = new_page()
+    director.goto(f"{server.url}/tournament/{tid}#director={director_token}")
+    director.wait_for_function("window.tournamentReady === true")
+    pairing = director.locator("#rounds li[data-match]").first
+    pairing.get_by_text("Stella (bot)").wait_for(timeout=WAIT_MS)
+    director.get_by_test_id("no-show-Ann").wait_for(timeout=WAIT_MS)
+    assert director.get_by_test_id("no-show-Stella").count() == 0
+    assert director.locator("header a[href='/players']").inner_text() == "Players"
+
+    ann = new_page()
+    ann.goto(f"{server.url}/tournament/{tid}?lang=fr")
+    ann.wait_for_function("window.tournamentReady === true")
+    ann.select_option("[data-testid=claim-name]", "Ann")
+    ann.click("[data-testid=claim]")
+    line = ann.get_by_test_id("next-table")
+    line.get_by_text("Stella (robot)").wait_for(timeout=WAIT_MS)
+    assert ann.locator("header a[href='/players']").inner_text() == "Joueurs"
+    assert director.errors == [] and ann.errors == []

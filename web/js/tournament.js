@@ -40,6 +40,17 @@ async function fetchView() {
 
 // -- standings and rounds ---------------------------------------------------------------------
 
+// The tournament's bots by name (a row of `players` with `bot`), so that a bot is marked as one
+// wherever it is named: pairings, results, byes, "your next table" (issue 39).
+let bots = new Set();
+
+/** A player's name as shown, a bot's marked "(bot)" in the page's language ("Stella (bot)"),
+ *  unless its name says so already ("steady bot" is shown as "robot régulier"). */
+function named(name) {
+  const shown = shownName(name);
+  return bots.has(name) && shown === name && !/\bbot$/.test(name) ? `${shown}${t("seat.bot")}` : shown;
+}
+
 function standingsTable(v) {
   const table = el("table", "", { class: "crosstable", "data-testid": "standings-table" });
   const head = table.createTHead().insertRow();
@@ -60,7 +71,7 @@ function standingsTable(v) {
     tr.append(el("td", points(row.direct)), el("td", row.card_points));
     for (const cell of row.rounds) {
       const td = el("td", cell.mark === "bye" ? t("tournament.bye") : cell.mark, { class: "cell" });
-      if (cell.opponent) td.append(el("small", shownName(cell.opponent)));
+      if (cell.opponent) td.append(el("small", named(cell.opponent)));
       tr.append(td);
     }
   }
@@ -72,8 +83,8 @@ function tableLine(table) {
   li.append(el("span", t("tournament.table", { n: table.table })));
   const [a, b] = table.players;
   const names = el("span");
-  const first = el("span", shownName(a));
-  const second = el("span", shownName(b));
+  const first = el("span", named(a));
+  const second = el("span", named(b));
   names.append(first, " – ", second);
   li.append(names);
   const r = table.result;
@@ -81,10 +92,10 @@ function tableLine(table) {
     if (r.winner === 0) first.className = "winner";
     if (r.winner === 1) second.className = "winner";
     const said = r.kind === "forfeit"
-      ? t("tournament.forfeit", { names: r.absent.map(shownName).join(", ") })
+      ? t("tournament.forfeit", { names: r.absent.map(named).join(", ") })
       : r.winner === null
         ? t("tournament.drawn", { totals: r.totals.join("–") })
-        : t("tournament.won", { name: shownName(table.players[r.winner]), totals: r.totals.join("–") });
+        : t("tournament.won", { name: named(table.players[r.winner]), totals: r.totals.join("–") });
     li.append(el("span", said, { "data-testid": "result" }));
   } else {
     const live = table.live_totals ? t("tournament.playing_score", { totals: table.live_totals.join("–") }) : t("tournament.playing");
@@ -103,7 +114,7 @@ function roundsList(v) {
     section.append(el("h3", t("tournament.round", { n: r.round })));
     const list = el("ul");
     for (const table of r.tables) list.append(tableLine(table));
-    for (const name of r.byes) list.append(el("li", t("tournament.bye_of", { name: shownName(name) })));
+    for (const name of r.byes) list.append(el("li", t("tournament.bye_of", { name: named(name) })));
     section.append(list);
     box.append(section);
   }
@@ -136,7 +147,8 @@ async function showMe(v) {
     if (next) {
       // The table page finds the seat this token holds there, as for any table.
       saveSeat(next.match_id, next.seat, mine.token, me.name);
-      line.append(t("tournament.next_table", { round: next.round, table: next.table, opponent: next.opponent }));
+      const opponent = named(next.opponent);
+      line.append(t("tournament.next_table", { round: next.round, table: next.table, opponent }));
       line.append(el("a", t("tournament.go"), { href: next.table_url, class: "primary", "data-testid": "go-table" }));
     } else {
       line.textContent = v.status === "finished" ? t("tournament.over") : t("tournament.no_table");
@@ -213,6 +225,7 @@ function showDirector(v) {
     for (const table of current?.tables ?? []) {
       if (table.result) continue;
       for (const name of table.players) {
+        if (bots.has(name)) continue; // a bot always comes: "did not come" is for people only
         const label = t("tournament.no_show", { name, n: table.table });
         orders.append(orderButton(label, "no_show", () => ({ match_id: table.match_id, absent: [name] }), `no-show-${name}`, msg));
       }
@@ -221,7 +234,7 @@ function showDirector(v) {
   if (v.status !== "finished") {
     const still = v.players.filter((p) => !p.withdrawn);
     const who = el("select", "", { "aria-label": t("tournament.player") });
-    for (const p of still) who.append(new Option(p.name, p.name));
+    for (const p of still) who.append(new Option(named(p.name), p.name));
     orders.append(who, orderButton(t("tournament.withdraw"), "withdraw", () => ({ name: who.value }), "withdraw", msg));
     const claimed = v.players.filter((p) => p.claimed);
     if (claimed.length) {
@@ -248,6 +261,7 @@ async function refresh(force = false) {
   if (force) etag = null;
   if (!(await fetchView())) return;
   const v = view;
+  bots = new Set(v.players.filter((p) => p.bot).map((p) => p.name));
   $("heading").textContent = v.name;
   document.title = `Crapette — ${v.name}`;
   $("status").textContent = statusLine(v) + (v.finish_requested && v.status === "playing" ? ` · ${t("tournament.finishing")}` : "");
