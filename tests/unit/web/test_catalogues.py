@@ -315,3 +315,17 @@ def test_the_help_texts_name_no_pile_by_its_code(lang: str) -> None:
     for key, message in catalogue(lang).items():
         if key.endswith((".help", ".description")) and isinstance(message, str):
             assert not code.search(message), (lang, key, message)
+
+
+def test_finnish_never_leaves_a_name_where_its_case_is_needed() -> None:
+    """Finnish inflects a name where the grammar asks for a case ("Opi pelaajan vakaa botti
+    virheistä", issue 39): a name cannot be inflected from a template, so each message phrases
+    around it (a name stands as a subject, after a colon or in brackets), never after a
+    case-marked "pelaaja" nor before a postposition."""
+    name = r"\{(player|who|name|opponent|caller|winner|left|entered|a|b)\}"
+    cased = re.compile(r"\bpelaaja(n|lle|lta|lla|sta|aa|ksi)\s+" + name)
+    postposition = re.compile(r"(vastaan|kanssa|puolesta)\s+\{opponent\}")
+    for key, message in catalogue("fi").items():
+        for form in message.values() if isinstance(message, dict) else [message]:
+            assert not cased.search(form), (key, form)
+            assert not postposition.search(form), (key, form)
