@@ -19,10 +19,16 @@ from bench.history import finished_matches, long_live_match
 from eventstore import open_store
 from eventstore.postgres import PostgresStore
 from server.adapters.matches import MatchRepository
-from server.adapters.workers import ReadWorkers
+from server.adapters.workers import FairShares, ReadWorkers, set_requester
 from server.app import create_app
 from server.config import ServerConfig
-from server.errors import ReadFailedError, ReadRefusedError, ReadsBusyError
+from server.errors import (
+    FairShareError,
+    ReadFailedError,
+    ReadRefusedError,
+    ReadsBusyError,
+    TooCostlyError,
+)
 from server.readmodels.replays import build
 from tests.http_kit import json_of
 
@@ -238,3 +244,62 @@ def test_a_worker_reads_a_postgresql_store_with_its_own_connection(postgres_url:
         pool.close()
         admin.drop()
         admin.close()
+
+
+# -- fair shares and the memory bound (issue 38) ------------------------------------------------
+
+
+def test_an_address_has_one_job_of_a_kind_at_a_time() -> None:
+    shares = FairShares(pause_s=0.0)
+    give_back = shares.take("10.0.0.1", "gif")
+    with pytest.raises(FairShareError) as refused:
+        shares.take("10.0.0.1", "gif")
+    assert refused.value.http_status == 429 and refused.value.extra["retry_after_s"] == 2
+    assert refused.value.to_json()["code"] == "rate_limited"
+    # Another kind, another address, and no address at all are not refused.
+    for owner, kind in (("10.0.0.1", "html"), ("10.0.0.2", "gif"), (None, "gif"), (None, "gif")):
+        shares.take(owner, kind)
+    # An upload's check and its import are one kind of work.
+    shares.take("10.0.0.1", "import")
+    with pytest.raises(FairShareError):
+        shares.take("10.0.0.1", "verify")
+    give_back()
+    shares.take("10.0.0.1", "gif")()
+    assert shares.refused == 2
+
+
+def test_the_pool_counts_each_job_against_the_requesters_share(store_url: str) -> None:
+    """While the address holds its share of a kind (a job of it under way), the pool refuses it
+    another; `shared=False` (the caller holds the share itself) and another address run."""
+    pool = ReadWorkers(store_url, size=1, shares=FairShares(pause_s=0.0))
+    try:
+        under_way = pool.shares.take("10.0.0.9", "replay")
+        set_requester("10.0.0.9")
+        try:
+            with pytest.raises(FairShareError):
+                pool.run(_replay_job(store_url, "m-old000000"))
+            assert pool.run(_replay_job(store_url, "m-old000000"), shared=False).body
+            set_requester("10.0.0.10")
+            assert pool.run(_replay_job(store_url, "m-old000000")).body
+            set_requester("10.0.0.9")
+            under_way()
+            assert pool.run(_replay_job(store_url, "m-old000000")).body
+            pool.shares.take("10.0.0.9", "replay")()  # given back after the job
+        finally:
+            set_requester(None)
+    finally:
+        pool.close()
+
+
+def test_a_worker_over_its_memory_bound_is_replaced_and_its_job_refused(store_url: str) -> None:
+    pool = ReadWorkers(store_url, size=1, max_rss_mb=1)  # under any interpreter's own size
+    try:
+        with pytest.raises(TooCostlyError) as refused:
+            pool.run(_replay_job(store_url, "m-old000000"))
+        assert refused.value.http_status == 422 and refused.value.extra["limit_mb"] == 1
+        assert pool.restarts == 1 and pool.pids() == []
+        pool.max_rss = None  # the bound lifted: the next job gets a fresh worker
+        assert pool.run(_replay_job(store_url, "m-old000000")).body
+        assert len(pool.pids()) == 1
+    finally:
+        pool.close()
