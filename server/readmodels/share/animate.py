@@ -40,11 +40,14 @@ def game_gif(
         raise ValueError(f"speed is one of {', '.join(map(str, SPEEDS))}")
     chosen = sampled(frames)
     words = Words(lang)
-    images = [
-        draw_view(f["view"], players, caption_of(f, players, words), words).image for f in chosen
-    ]
-    palette = images[-1].quantize(COLOURS, method=Image.Quantize.MEDIANCUT)
-    indexed = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+
+    def drawn(frame: dict[str, Any]) -> Image.Image:
+        return draw_view(frame["view"], players, caption_of(frame, players, words), words).image
+
+    # The palette from the last frame first, then each frame drawn and indexed in turn: only
+    # the indexed frames are held (a byte a pixel; all 300 in colour took ~500 MB).
+    palette = drawn(chosen[-1]).quantize(COLOURS, method=Image.Quantize.MEDIANCUT)
+    indexed = [drawn(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in chosen]
     step = round(BASE_MS / speed)
     durations = [step] * (len(indexed) - 1) + [HOLD_MS]
     out = io.BytesIO()

@@ -18,6 +18,7 @@ from server.readmodels.analysis_build import (
     read_cached,
     record_hash,
 )
+from server.readmodels.costs import check_html, check_html_bytes
 from server.readmodels.knowledge import seat_options
 from server.readmodels.replays import frame_of, replay_of
 from server.readmodels.share.animate import game_gif, position_png
@@ -120,7 +121,10 @@ def _live(entry: MatchEntry, upto: int) -> bool:
 
 def build_html(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
     """`cache_dir`: where the server keeps its analyses; `analysis`: one it holds in memory
-    only (a server with no cache directory), as text."""
+    only (a server with no cache directory), as text. Within the cost caps
+    (server/readmodels/costs.py): the server checks the events before it asks, and the size of
+    what was built is checked here."""
+    check_html(job["version"])
     entry = held(store, job["match_id"], job["version"])
     built = job.get("analysis")
     body = _html(
@@ -130,8 +134,9 @@ def build_html(store: EventStore, job: dict[str, Any]) -> tuple[bytes, bool]:
         job.get("source_url"),
         job.get("cache_dir"),
         built=None if built is None else str(built).encode(),
-    )
-    return body.encode(), _live(entry, job["version"])
+    ).encode()
+    check_html_bytes(len(body))
+    return body, _live(entry, job["version"])
 
 
 def _players(entry: MatchEntry) -> list[str]:
