@@ -1,30 +1,53 @@
 """How well a match was played: the win chance at every decision of a verified record and a
-judgement of each move (docs/records.md § How well it was played). `crapette analyse`, `crapette
-verify --analysis` and the server's analysis workers (server/readmodels/analysis_build.py) all call
-`analyse_record`.
+judgement of each one (docs/records.md § How well it was played, docs/evaluator.md § The judge).
+`crapette analyse`, `crapette verify --analysis` and the server's analysis workers
+(server/readmodels/analysis_build.py) all call `analyse_record`.
 
 A record as a library: this module reads a record (verified by `records.verify`, never
-trusted) and asks the evaluator (`domain.evaluator`) for chances; it holds no rules and touches
-no store. Each decision of each game is a play action of the seat to move (a move, a turn or a
-discard; a pass is the only thing left to do when it is allowed) and is judged by the chance it
-threw away: one `rank_actions` of the position as that seat could know it gives the best move
-found and its chance (also the chance `before`: the best the position offers), and the chance
-after the move played (from the same ranking, or `chance_after` when the ranking lacks it).
+trusted) and asks the judge's engine (`domain.evaluator.judging`, issue 37) for chances; it
+holds no rules and touches no store.
 
-A missed Crapette call (domain/analysis.py: a fault of the opponent that nobody called) is a
-judgement too: the chance the call would have given the seat that could have made it, against
-its chance with the fault standing. Rule faults keep their own marks (the replay's analysis);
-this only judges the chances.
+**One engine plays and judges.** The strongest bot (`expert`) watches the game from each seat
+(`Watch`: every position, in order, so it remembers the hands that seat could remember) and
+ranks each decision's candidates with its own search: the best action is the one that bot
+plays in the same view. The search's scores become the mover's win chances by a map fitted on
+game outcomes (`domain.evaluator.scale`). A decision's `win_chance` is `{"before", "after",
+"best"}`: the best candidate's chance (also the position's), the played one's, the best's.
 
-Deterministic: the same record, depth and seed give the same figures (the evaluator is seeded;
-nothing here draws at random)."""
+**A label is checked before it is shown.** A decision whose played move the search puts
+`FLAG_FROM` or more under the best is *flagged*; the most flagged of them (up to
+`CHECKS[depth].most`, the largest drops first) are checked by playouts: the best and the played
+move, each played on from the same `deals` shuffles of the cards the mover could not see
+(keeping the hands he remembers) by the strongest bot in both seats to the start of the mover's
+next turn (`judging.HORIZON_TURNS`), valued there by the same map. The playouts decide: the
+measured drop (best's mean less played's) gives the label when it stands `CONFIRM_SE` standard
+errors clear of zero, else the decision is `good`. The JSON keeps, per checked decision,
+`check: {"deals", "best", "played", "drop", "se"}`; a flagged decision left unchecked (past
+the cap) is `good` with `"unchecked": true`: no label is shown unchecked.
+
+**Faults and calls.** A priority fault in `call` mode is scored as called (its remedy played,
+the turn lost) among the candidates, so a fault costs what the turn lost costs. A missed call
+(a fault of the opponent nobody called, domain/analysis.py) and a wrong call (a call on an
+action that broke no rule) are judged too: the chance the call would have given (or the chance
+before the wrong call) against the chance after; each costs at least `CALL_COST_AT_LEAST`
+(a call is a claim about the rules, not an estimate: a wrong one is a misjudgement even where
+the rules give it no penalty).
+
+**Accuracy.** A decision `counts` when its candidates' chances differ by `COUNTS_FROM` or more
+(most decisions of a game are forced or have one sensible move: averaging them would say
+nothing), and every fault and call counts. A seat's accuracy is the mean of its counted
+decisions' accuracies (`move_accuracy` of the decision's `cost`: the checked drop where playouts
+were run, else the search's drop).
+
+Deterministic: the same record, depth and seed give the same figures (the playouts' shuffles
+are seeded by `seed` and the position)."""
 
 from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import domain
@@ -34,133 +57,170 @@ from records.verify import Verified, verify_record
 
 DEPTHS = ("quick", "normal", "deep")
 JUDGEMENTS = ("best", "good", "inaccuracy", "mistake", "blunder")
-# The drop in win chance (0-1, the best move's chance less the played move's) from which a
-# decision is judged so, worst first (lichess's 0.1 / 0.2 / 0.3). Under BEST_WITHIN it is `best`
-# (the evaluator's own noise between two equally good moves), under the lowest threshold `good`.
+# The drop in win chance (0-1, the best move's chance less the played move's, as the playouts
+# measure it) from which a decision is judged so, worst first. docs/evaluator.md § Thresholds
+# has the measurement they rest on. Under BEST_WITHIN it is `best`.
 THRESHOLDS = ((0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy"))
 BEST_WITHIN = 0.02
-# A missed call is never judged better than this: a call was there to make, and was not.
-MISSED_CALL_AT_LEAST = "inaccuracy"
-# A decision's accuracy from its drop d (0-1): lichess's curve on win percentages,
+# The search's drop from which a decision is checked by playouts (a label is never shown
+# unchecked): half the lowest threshold, since the search may under-state a drop.
+FLAG_FROM = 0.05
+# A measured drop gives a label only this many standard errors clear of zero.
+CONFIRM_SE = 2.0
+# A decision counts for accuracy when its candidates' chances differ by this much.
+COUNTS_FROM = 0.01
+# A missed or a wrong call costs at least this (and is labelled an inaccuracy at least).
+CALL_COST_AT_LEAST = 0.1
+# A decision's accuracy from its cost d (0-1): lichess's curve on win percentages,
 # A * exp(-K * d) - C, clamped to 0-100: 100 for no drop, 91.4 at 0.02, 63.6 at 0.1, 40.0 at
 # 0.2, 24.8 at 0.3.
 ACCURACY_A, ACCURACY_K, ACCURACY_C = 103.1668, 4.354, 3.1669
 # Win chances are given to this many decimals.
 DIGITS = 4
+FORMAT_VERSION = 2  # the judge's output; 1 was the value-function judge of issue 26
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The playouts of a depth: `deals` shuffles per checked decision, at most `most` checked
+    decisions per record (docs/evaluator.md § Time: what one analysis worker can afford)."""
+
+    deals: int
+    most: int
+
+
+CHECKS = {"quick": Checks(4, 4), "normal": Checks(16, 24), "deep": Checks(32, 80)}
 
 Progress = Callable[[int, int], None]
 
 
-class Evaluator(Protocol):
-    """What the judge needs of `domain.evaluator` (docs/evaluator.md)."""
+class Candidate(Protocol):
+    """A ranked action (`domain.evaluator.judging.Candidate`)."""
 
-    def win_chance(
+    @property
+    def action(self) -> domain.Action: ...
+
+    @property
+    def chance(self) -> float: ...
+
+
+class Watcher(Protocol):
+    """What the judge needs of `domain.evaluator.judging.Watch` (docs/evaluator.md)."""
+
+    def see(self, state: domain.MatchState) -> None: ...
+
+    def rank(self, state: domain.MatchState, seat: int) -> Sequence[Candidate]: ...
+
+    def played(self, state: domain.MatchState, action: domain.Action) -> None: ...
+
+    def chance(self, state: domain.MatchState, seat: int) -> float: ...
+
+    def fork(self) -> Watcher: ...
+
+    def check(
         self,
-        match: domain.MatchState,
+        state: domain.MatchState,
         seat: int,
-        *,
-        depth: str = ...,
-        seed: int = ...,
-        omniscient: bool = ...,
-    ) -> float: ...
-
-    def rank_actions(
-        self,
-        match: domain.MatchState,
-        seat: int,
-        *,
-        depth: str = ...,
-        seed: int = ...,
-        omniscient: bool = ...,
-    ) -> list[tuple[domain.Action, float]]: ...
-
-    def chance_after(
-        self, match: domain.MatchState, action: domain.Action, *, depth: str = ..., seed: int = ...
-    ) -> float: ...
+        actions: Sequence[domain.Action],
+        deals: int,
+        seed: int,
+    ) -> list[list[float]]: ...
 
 
-def evaluator() -> Evaluator:
-    """The evaluator module (imported when first asked for, so that a record can be verified
-    without it; tests put a fake one here)."""
-    module: Evaluator = importlib.import_module("domain.evaluator")
-    return module
+def evaluator() -> Callable[[], Watcher]:
+    """What makes the judge's watch (`domain.evaluator.judging.Watch`: imported when first asked
+    for, so that a record can be verified without it; tests put a stand-in here)."""
+    module = importlib.import_module("domain.evaluator.judging")
+    make: Callable[[], Watcher] = module.Watch
+    return make
+
+
+def same(a: domain.Action, b: domain.Action) -> bool:
+    """Two play actions alike for the judge: a move whatever card it names, a turn whatever
+    hand (`domain.evaluator.judging.same`)."""
+    if isinstance(a, domain.Move) and isinstance(b, domain.Move):
+        return (a.seat, a.src, a.dst) == (b.seat, b.src, b.dst)
+    if isinstance(a, domain.Turn) and isinstance(b, domain.Turn):
+        return a.seat == b.seat
+    return a == b
 
 
 class JudgeError(ValueError):
     """A request the judge cannot answer (an unknown depth)."""
 
 
-def judgement(drop: float, same: bool = False) -> str:
-    """The judgement of a decision that threw away `drop` of its seat's win chance (`same`: the
-    move played is the best one found)."""
-    if same or drop < BEST_WITHIN:
+def judgement(drop: float, same_move: bool = False) -> str:
+    """The judgement of a decision that threw away `drop` of its seat's win chance
+    (`same_move`: the move played is the best one found)."""
+    if same_move or drop < BEST_WITHIN:
         return "best"
     return next((name for limit, name in THRESHOLDS if drop >= limit), "good")
 
 
 def move_accuracy(drop: float) -> float:
-    """One decision's accuracy (0-100) from its drop (0-1): 100 for none, falling smoothly."""
+    """One decision's accuracy (0-100) from its cost (0-1): 100 for none, falling smoothly."""
     value = ACCURACY_A * math.exp(-ACCURACY_K * max(0.0, drop)) - ACCURACY_C
     return min(100.0, max(0.0, value))
 
 
 def drop_of(decision: dict[str, Any]) -> float:
+    """What a decision cost its seat (what accuracy weighs): its `cost`, else the drop of its
+    win chances."""
+    if "cost" in decision:
+        return max(0.0, float(decision["cost"]))
     chance = decision["win_chance"]
     return max(0.0, float(chance["best"]) - float(chance["after"]))
 
 
-def seat_summary(decisions: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """A seat's accuracy (the mean of its decisions' accuracies, 100 with none) and how many
-    of each judgement."""
+def seat_summary(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """A seat's accuracy (the mean of its counted decisions' accuracies, 100 with none), how
+    many of each judgement, and how many decisions counted."""
     counts = dict.fromkeys(JUDGEMENTS, 0)
     accuracies: list[float] = []
     for d in decisions:
         counts[d["judgement"]] += 1
-        accuracies.append(move_accuracy(drop_of(d)))
+        if d.get("counted", True):
+            accuracies.append(move_accuracy(drop_of(d)))
     accuracy = sum(accuracies) / len(accuracies) if accuracies else 100.0
-    return {"accuracy": round(accuracy, 1), "counts": counts}
+    return {"accuracy": round(accuracy, 1), "counts": counts, "counted": len(accuracies)}
 
 
 def action_json(action: domain.Action) -> dict[str, Any]:
     return {**action.to_json(), "text": action.notation()}
 
 
-@dataclass(frozen=True)
-class Step:
-    """A decision to judge: the position (after `version` events) and what the seat did there.
-    `fault`: a missed call's fault (then `played` is None: the call not made)."""
+def candidate_key(action: dict[str, Any]) -> str:
+    """The key of an action (in its JSON form) in a decision's `candidates`: a move's piles
+    ("R0-F2", whatever card it names), else what it does ("turn", whatever hand)."""
+    if action.get("do") == "move":
+        return f"{action.get('from')}-{action.get('to')}"
+    return str(action.get("do"))
 
-    version: int
+
+def action_key(action: domain.Action) -> tuple[Any, ...]:
+    """An action whatever card it names (the engine's listing names none)."""
+    data = action.to_json()
+    return tuple(data.get(k) for k in ("do", "seat", "from", "to", "hand", "move"))
+
+
+@dataclass
+class _Flagged:
+    """A flagged decision waiting for its playouts: the watch as it stood then (its bots'
+    memories), the position, the best and the played action."""
+
+    decision: dict[str, Any]
+    watch: Watcher
     state: domain.MatchState
     seat: int
-    played: domain.Action | None
-    fault: Fault | None = None
+    best: domain.Action
+    played: domain.Action
+    drop: float
 
 
-def steps_of(batches: Sequence[Sequence[domain.Event]]) -> list[Step]:
-    """Every decision of a verified record's events (one list per command), in stream order:
-    each play action of the seat to move, and each missed call at the position after the fault
-    it left uncalled."""
-    missed = {
-        f.index: f for game in analyse(e for b in batches for e in b).games for f in game.missed
-    }
-    steps: list[Step] = []
-    state: domain.MatchState | None = None
-    version = 0
-    for batch in batches:
-        before = state
-        for event in batch:
-            state = domain.evolve(state, event)
-        played = _played(batch)
-        if before is not None and before.game is not None and played is not None:
-            steps.append(Step(version, before, played.seat, played))
-        fault = missed.get(version)
-        if fault is not None and state is not None and state.game is not None:
-            call = domain.Call(1 - fault.seat)
-            if call in domain.legal_actions(state, call.seat):
-                steps.append(Step(version + len(batch), state, call.seat, None, fault))
-        version += len(batch)
-    return steps
+@dataclass
+class _Game:
+    entry: dict[str, Any]
+    flagged: list[_Flagged] = field(default_factory=list)
 
 
 def _played(batch: Sequence[domain.Event]) -> domain.Action | None:
@@ -171,59 +231,107 @@ def _played(batch: Sequence[domain.Event]) -> domain.Action | None:
     return action if isinstance(action, domain.Move | domain.Turn | domain.Discard) else None
 
 
-def action_key(action: domain.Action) -> tuple[Any, ...]:
-    """An action whatever card it names (the engine's listing names none)."""
-    data = action.to_json()
-    return tuple(data.get(k) for k in ("do", "seat", "from", "to", "hand", "move"))
+def _wrong_call(batch: Sequence[domain.Event]) -> domain.CrapetteCalled | None:
+    for event in batch:
+        if isinstance(event, domain.CrapetteCalled) and event.verdict != "right":
+            return event
+    return None
 
 
-def judge_move(step: Step, ev: Evaluator, depth: str, seed: int) -> dict[str, Any]:
-    """A move's decision: the best move found, its chance (the chance before), the played one's."""
-    played = step.played
-    assert played is not None
-    ranking = ev.rank_actions(step.state, step.seat, depth=depth, seed=seed)
-    figures = {action_key(a): float(c) for a, c in ranking}
-    after = figures.get(action_key(played))
-    if after is None:
-        after = float(ev.chance_after(step.state, played, depth=depth, seed=seed))
-    best, best_chance = (ranking[0][0], float(ranking[0][1])) if ranking else (played, after)
-    if after >= best_chance:  # the move played is (as good as) the best found
-        best, best_chance = played, after
-    same = action_key(best) == action_key(played)
-    best_chance, after = round(best_chance, DIGITS), round(after, DIGITS)
-    return {
-        "version": step.version,
-        "seat": step.seat,
+def judge_move(
+    watch: Watcher, state: domain.MatchState, seat: int, played: domain.Action, version: int
+) -> tuple[dict[str, Any], domain.Action, float]:
+    """A move's decision as the search sees it: the best candidate (the strongest bot's
+    choice), its chance, the played one's; and the search's drop."""
+    ranked = watch.rank(state, seat)
+    mine = next((c for c in ranked if same(c.action, played)), None)
+    if not ranked:  # nothing the judge would list (cannot happen for a legal play action)
+        chance = watch.chance(state, seat)
+        ranked, mine = [], None
+        best_action, best_chance, after, chances = played, chance, chance, [chance]
+    else:
+        best_action, best_chance = ranked[0].action, ranked[0].chance
+        after = mine.chance if mine is not None else min(c.chance for c in ranked)
+        chances = [c.chance for c in ranked]
+    fault = mine is not None and _is_fault(state, played)
+    drop = max(0.0, best_chance - after)
+    same_move = same(best_action, played)
+    decision = {
+        "version": version,
+        "seat": seat,
         "played": action_json(played),
-        "best": action_json(best),
-        "win_chance": {"before": best_chance, "after": after, "best": best_chance},
-        "judgement": judgement(best_chance - after, same),
+        "best": action_json(best_action if not same_move else played),
+        "win_chance": {
+            "before": round(best_chance, DIGITS),
+            "after": round(after, DIGITS),
+            "best": round(best_chance, DIGITS),
+        },
+        "judgement": "best" if same_move else judgement(drop) if drop < FLAG_FROM else "good",
+        # Every candidate's chance (the learning mode's tries are answered from them).
+        "candidates": {candidate_key(c.action.to_json()): round(c.chance, DIGITS) for c in ranked},
+        "cost": round(drop, DIGITS),
+        "counted": fault or max(chances) - min(chances) >= COUNTS_FROM,
+        "check": None,
     }
+    if fault:
+        decision["faulty"] = True
+    return decision, best_action, drop
 
 
-def judge_missed_call(step: Step, ev: Evaluator, depth: str, seed: int) -> dict[str, Any]:
-    """A missed call's decision: the seat's chance had it called (the best), against its chance
-    with the fault standing (`after`: the position as it was left, nobody calling)."""
-    fault = step.fault
-    assert fault is not None
-    call = domain.Call(step.seat)
-    game = step.state.game
-    assert game is not None
-    called = domain.play(step.state, domain.Act(call, game.move_started_at_ms))[1]
-    best = float(ev.win_chance(called, step.seat, depth=depth, seed=seed))
-    after = float(ev.win_chance(step.state, step.seat, depth=depth, seed=seed))
+def _is_fault(state: domain.MatchState, action: domain.Action) -> bool:
+    from domain.bots.mirror import fault_in, mirror_game
+
+    seen = domain.view(state, action.seat)
+    return fault_in(mirror_game(seen), action) is not None
+
+
+def _call_decision(
+    version: int,
+    seat: int,
+    best_action: domain.Action,
+    best: float,
+    after: float,
+    **extra: Any,
+) -> dict[str, Any]:
     best, after = round(max(best, after), DIGITS), round(after, DIGITS)
-    judged = judgement(best - after)
-    floor = JUDGEMENTS.index(MISSED_CALL_AT_LEAST)
+    cost = max(best - after, CALL_COST_AT_LEAST)
+    judged = judgement(cost)
+    floor = JUDGEMENTS.index("inaccuracy")
     return {
-        "version": step.version,
-        "seat": step.seat,
+        "version": version,
+        "seat": seat,
         "played": None,
-        "best": action_json(call),
+        "best": action_json(best_action),
         "win_chance": {"before": best, "after": after, "best": best},
         "judgement": JUDGEMENTS[max(floor, JUDGEMENTS.index(judged))],
-        "fault": fault.to_json(),
+        "cost": round(cost, DIGITS),
+        "counted": True,
+        **extra,
     }
+
+
+def confirm(decision: dict[str, Any], values: list[list[float]]) -> None:
+    """Label a flagged decision from its playouts (`values`: the best's and the played's value
+    on each deal): the measured drop decides."""
+    best, played = values
+    n = len(best)
+    diffs = [b - p for b, p in zip(best, played, strict=True)]
+    drop = sum(diffs) / n
+    var = sum((d - drop) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+    se = math.sqrt(var / n)
+    decision["check"] = {
+        "deals": n,
+        "best": round(sum(best) / n, DIGITS),
+        "played": round(sum(played) / n, DIGITS),
+        "drop": round(drop, DIGITS),
+        "se": round(se, DIGITS),
+    }
+    decision["cost"] = round(max(0.0, drop), DIGITS)
+    if drop >= BEST_WITHIN and drop >= CONFIRM_SE * se:
+        decision["judgement"] = judgement(drop)
+    else:
+        decision["judgement"] = "best" if drop < BEST_WITHIN else "good"
+    decision.pop("unchecked", None)
 
 
 def analyse_record(
@@ -235,34 +343,131 @@ def analyse_record(
     verified: Verified | None = None,
 ) -> dict[str, Any]:
     """The judgements of every decision of `record` (verified first: RecordError if it does not
-    hold; `verified`: the caller verified it already, this is `verify_record(record)`), at the
-    evaluator's `depth`, `progress(done, total)` after each decision:
-    `{"depth", "seed", "games": [{"game_index", "seats": [{"accuracy", "counts"}] * 2,
-    "decisions": [...], "missed_calls": [...]}], "match": {"seats": [...]}}`."""
+    hold; `verified`: the caller verified it already, this is `verify_record(record)`), at
+    `depth` (how many playouts check the labels: `CHECKS`), `progress(done, total)` after each
+    decision and each check:
+    `{"depth", "seed", "judge", "games": [{"game_index", "seats": [{"accuracy", "counts",
+    "counted"}] * 2, "decisions": [...], "missed_calls": [...], "wrong_calls": [...]}],
+    "match": {"seats": [...]}}`."""
     if depth not in DEPTHS:
         raise JudgeError(f"depth is one of {', '.join(DEPTHS)}, not {depth!r}")
     if verified is None:
         verified = verify_record(record)
-    steps = steps_of(verified.batches)
-    ev = evaluator()
-    games: dict[int, dict[str, Any]] = {}
-    for done, step in enumerate(steps, start=1):
-        game = step.state.game
-        assert game is not None
-        entry = games.setdefault(
-            game.game_index,
-            {"game_index": game.game_index, "decisions": [], "missed_calls": []},
-        )
-        if step.fault is None:
-            entry["decisions"].append(judge_move(step, ev, depth, seed))
-        else:
-            entry["missed_calls"].append(judge_missed_call(step, ev, depth, seed))
+    batches = verified.batches
+    missed = {
+        f.index: f for game in analyse(e for b in batches for e in b).games for f in game.missed
+    }
+    total = sum(1 for b in batches if _played(b) is not None) + len(missed)
+    budget = CHECKS[depth]
+    done = 0
+    games: dict[int, _Game] = {}
+    watch = evaluator()()
+    state: domain.MatchState | None = None
+    version = 0
+    checks = 0  # the checks to make (known once every move is judged)
+
+    def tell() -> None:
+        nonlocal done
+        done += 1
         if progress is not None:
-            progress(done, len(steps))
-    ordered = [games[k] for k in sorted(games)]
+            progress(done, total + checks)
+
+    for batch in batches:
+        before = state
+        played = _played(batch)
+        if before is not None and before.game is not None and played is not None:
+            game = _game_of(games, before)
+            decision, best, drop = judge_move(watch, before, played.seat, played, version)
+            game.entry["decisions"].append(decision)
+            if decision["judgement"] == "good" and drop >= FLAG_FROM:
+                decision["unchecked"] = True
+                game.flagged.append(
+                    _Flagged(decision, watch.fork(), before, played.seat, best, played, drop)
+                )
+            watch.played(before, played)
+            tell()
+        for event in batch:
+            state = domain.evolve(state, event)
+        assert state is not None
+        wrong = _wrong_call(batch)
+        if before is not None and before.game is not None and wrong is not None:
+            seat = wrong.caller
+            chance_before = watch.fork().chance(before, seat)
+            watch.see(state)
+            chance_after = (
+                watch.fork().chance(state, seat) if state.game is not None else chance_before
+            )
+            _game_of(games, before).entry["wrong_calls"].append(
+                _call_decision(
+                    version, seat, domain.Pass(seat), chance_before, chance_after, wrong=True
+                )
+            )
+        else:
+            watch.see(state)
+        version += len(batch)
+        fault = missed.get(version - len(batch))
+        if fault is not None and state.game is not None:
+            _judge_missed(watch, games, state, version, fault)
+            tell()
+    flagged = sorted(
+        (f for g in games.values() for f in g.flagged),
+        key=lambda f: (-f.drop, f.decision["version"]),
+    )[: budget.most]
+    checks = len(flagged)
+    for item in flagged:
+        values = item.watch.check(
+            item.state, item.seat, [item.best, item.played], budget.deals, seed
+        )
+        confirm(item.decision, values)
+        tell()
+    ordered = [games[k].entry for k in sorted(games)]
     for entry in ordered:
-        judged = entry["decisions"] + entry["missed_calls"]
-        entry["seats"] = [seat_summary(d for d in judged if d["seat"] == s) for s in (0, 1)]
-    every = [d for g in ordered for d in g["decisions"] + g["missed_calls"]]
-    match = {"seats": [seat_summary(d for d in every if d["seat"] == s) for s in (0, 1)]}
-    return {"depth": depth, "seed": seed, "games": ordered, "match": match}
+        judged = entry["decisions"] + entry["missed_calls"] + entry["wrong_calls"]
+        entry["seats"] = [seat_summary([d for d in judged if d["seat"] == s]) for s in (0, 1)]
+    every = [d for g in ordered for d in g["decisions"] + g["missed_calls"] + g["wrong_calls"]]
+    match = {"seats": [seat_summary([d for d in every if d["seat"] == s]) for s in (0, 1)]}
+    return {
+        "depth": depth,
+        "seed": seed,
+        "judge": {
+            "version": FORMAT_VERSION,
+            "engine": "expert",
+            "deals": budget.deals,
+            "most_checked": budget.most,
+        },
+        "games": ordered,
+        "match": match,
+    }
+
+
+def _game_of(games: dict[int, _Game], state: domain.MatchState) -> _Game:
+    game = state.game
+    assert game is not None
+    found = games.get(game.game_index)
+    if found is None:
+        entry = {
+            "game_index": game.game_index,
+            "decisions": [],
+            "missed_calls": [],
+            "wrong_calls": [],
+        }
+        found = games[game.game_index] = _Game(entry)
+    return found
+
+
+def _judge_missed(
+    watch: Watcher, games: dict[int, _Game], state: domain.MatchState, version: int, fault: Fault
+) -> None:
+    """A missed call: the seat's chance had it called (the best), against its chance with the
+    fault standing (`after`: the position as it was left, nobody calling)."""
+    call = domain.Call(1 - fault.seat)
+    if call not in domain.legal_actions(state, call.seat):
+        return
+    game = state.game
+    assert game is not None
+    called = domain.play(state, domain.Act(call, game.move_started_at_ms))[1]
+    best = watch.fork().chance(called, call.seat) if called.game is not None else 0.5
+    after = watch.fork().chance(state, call.seat)
+    _game_of(games, state).entry["missed_calls"].append(
+        _call_decision(version, call.seat, call, best, after, fault=fault.to_json())
+    )

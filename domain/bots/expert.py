@@ -23,9 +23,11 @@ game ends). It calls faults as `sharp` does.
 
 from __future__ import annotations
 
+import copy
+import random
 from typing import Any, ClassVar
 
-from domain.actions import Action, Move
+from domain.actions import Action, Move, Turn
 from domain.bots.base import Bot, PlayAction
 from domain.bots.mirror import _cards, mirror_game, ruleset_of
 from domain.bots.sharp import (
@@ -144,14 +146,20 @@ class ExpertBot(Bot):
         self._seen: set[tuple[tuple[Any, ...], ...]] = set()
         self._shuffles = 0
         self._plan: dict[Piles, Choice] = {}
+        self._searched: dict[Piles, _Search] = {}  # the search that planned each table
         self._hands = HandMemory()
         self._known: tuple[dict[str, list[Card | None]], tuple[bool, bool]] = ({}, (False, False))
 
     def choose(self, view: View) -> Action | None:
         # Every view shown is watched, the opponent's turns too: that is how hands are known.
+        self.remember(view)
+        return super().choose(view)
+
+    def remember(self, view: View) -> None:
+        """Remember what `view` shows of the hands (`HandMemory`); `choose` does it for every
+        view, the judge (records/judge.py) for every position of the game it reads."""
         if isinstance(view, View):
             self._known = self._hands.piles(view)
-        return super().choose(view)
 
     def table(self, view: View, game: GameState) -> tuple[GameState, bool]:
         """The table the search plays on (the view's mirror, with the remembered hands in
@@ -166,23 +174,72 @@ class ExpertBot(Bot):
         return _KnownSearch(game, seat, self.options.budget, respect, hand_known)
 
     def play(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
-        game, hand_known = self.table(view, game)
-        plays = self._no_shuffling_back(view, game, plays)
-        seat = view.viewer if view.viewer is not None else game.to_move
-        choice = self._plan.get(game.p)
-        action = _action(seat, choice) if choice is not None else None
-        if action is None or action not in plays:
-            if len(plays) == 1:
-                action = plays[0]
-            else:
-                respect = ruleset_of(view).enforcement != "lenient"
-                search = self.search(game, seat, respect, hand_known)
-                search.value(game._evolved(seen=frozenset()))
-                self._plan.update(search.best)
-                action = _best_allowed(search, game, seat, plays)
-        if _shuffle(game, action) is not None:
-            self._shuffles += 1
+        action = self.rank(view, game, plays)[0][0]
+        self.played(view, game, action)
         return action
+
+    def played(self, view: View, game: GameState, action: PlayAction) -> None:
+        """Count a house-to-house move of this turn (`SHUFFLES_PER_TURN`)."""
+        table, _ = self.table(view, game)
+        if _shuffle(table, action) is not None:
+            self._shuffles += 1
+
+    def fork(self) -> ExpertBot:
+        """A twin that remembers what this bot remembers (the hands, the last view, this
+        turn's layouts and plan), to ask about positions nobody decided at or to play on in a
+        playout without changing this bot."""
+        twin = copy.copy(self)
+        twin._hands = copy.deepcopy(self._hands)
+        twin._known = (dict(self._known[0]), self._known[1])
+        twin._memory = copy.deepcopy(self._memory)
+        twin._judged = dict(self._judged)
+        twin.rng = random.Random()
+        twin.rng.setstate(self.rng.getstate())
+        twin._seen = set(self._seen)
+        twin._plan = dict(self._plan)
+        twin._searched = dict(self._searched)
+        return twin
+
+    def remembered(self) -> tuple[bool, bool]:
+        """Which seats' hands this bot knows card by card (from the last view watched)."""
+        return self._known[1]
+
+    def rank(
+        self, view: View, game: GameState, plays: list[PlayAction], *, always: bool = False
+    ) -> list[tuple[PlayAction, float | None]]:
+        """Each of `plays` with the search's score of it (`sharp.evaluate`'s scale, for the
+        seat to move; None when there was nothing to choose and no search was made): the
+        action this bot plays first, then the others best first (ties in `plays`' order).
+
+        The choice is the bot's: the plan of this turn's last search where the table is one
+        it planned for (the scores then those that search weighed there), else a new search
+        (with one play, none unless `always`: a search made only to score the play is not kept
+        in the plan, so asking never changes what the bot plays). The judge ranks with this
+        very method (domain/evaluator/judging.py), so its best action is this bot's."""
+        table, hand_known = self.table(view, game)
+        kept = self._no_shuffling_back(view, table, plays)
+        seat = view.viewer if view.viewer is not None else table.to_move
+        choice = self._plan.get(table.p)
+        chosen = _action(seat, choice) if choice is not None else None
+        search = self._searched.get(table.p)
+        if chosen is None or chosen not in kept or search is None:
+            chosen = None
+            if len(kept) == 1 and not always:
+                return [(kept[0], None)]
+            respect = ruleset_of(view).enforcement != "lenient"
+            search = self.search(table, seat, respect, hand_known)
+            search.weighed = {}
+            search.value(table._evolved(seen=frozenset()))
+            if len(kept) == 1:
+                chosen = kept[0]
+            else:
+                self._plan.update(search.best)
+                self._searched.update(dict.fromkeys(search.best, search))
+                chosen = _best_allowed(search, table, seat, kept)
+        weighed = (search.weighed or {}).get(table.p, {})
+        scores = [(action, score_of(search, weighed, table, action)) for action in plays]
+        rest = sorted((item for item in scores if item[0] != chosen), key=lambda item: -item[1])
+        return [(chosen, dict(scores)[chosen]), *rest]
 
     def _no_shuffling_back(
         self, view: View, game: GameState, plays: list[PlayAction]
@@ -192,7 +249,8 @@ class ExpertBot(Bot):
         would never end."""
         turn = (view.game_index, view.turn_number)
         if turn != self._turn:
-            self._turn, self._seen, self._shuffles, self._plan = turn, set(), 0, {}
+            self._turn, self._seen, self._shuffles = turn, set(), 0
+            self._plan, self._searched = {}, {}
         houses = sorted(houses_of(game))
         self._seen.add(tuple(tuple(game.p[i]) for i in houses))
         kept = []
@@ -203,6 +261,20 @@ class ExpertBot(Bot):
             ):
                 kept.append(action)
         return kept or plays
+
+
+def score_of(
+    search: _Search, weighed: dict[Choice, float], game: GameState, action: PlayAction
+) -> float:
+    """The score of a play action at `game`: as `search` weighed it when it chose there
+    (`weighed`), else the value of its first step as that search judges it now."""
+    if isinstance(action, Move):
+        step = (INDEX[action.src], INDEX[action.dst])
+        known = weighed.get(step)
+        return known if known is not None else search.step_value(game, step)
+    ender = "turn" if isinstance(action, Turn) else action.notation()
+    known = weighed.get(ender)
+    return known if known is not None else search.ender_value(game, ender)
 
 
 def _shuffle(game: GameState, action: PlayAction) -> tuple[tuple[Any, ...], ...] | None:

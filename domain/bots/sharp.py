@@ -95,6 +95,10 @@ class _Search:
         self.respect = respect  # keep to the priorities (call and enforce modes)
         self.memo: dict[Piles, float] = {}
         self.best: dict[Piles, Choice] = {}
+        # When a dict: the value of each choice at every position searched, as the search
+        # weighed it when it chose (the `expert` keeps them with its plan: the judge ranks
+        # with them, domain/evaluator/judging.py).
+        self.weighed: dict[Piles, dict[Choice, float]] | None = None
         self.houses = frozenset(houses_of(root))
         self.win_needs_waste = root.ruleset.win == "reserve_hand_waste"
 
@@ -147,12 +151,19 @@ class _Search:
         steps, enders = self.choices(node)
         best_value = LOSS
         best_choice: Choice | None = None
+        weighed: dict[Choice, float] | None = None
+        if self.weighed is not None:
+            weighed = self.weighed[key] = {}
         for ender in enders:
             v = self.ender_value(node, ender)
+            if weighed is not None:
+                weighed[ender] = v
             if v > best_value:
                 best_value, best_choice = v, ender
         for step in steps:
             v = self.step_value(node, step)
+            if weighed is not None:
+                weighed[step] = v
             if v > best_value:
                 best_value, best_choice = v, step
         if best_choice is None:  # nothing to do in a line the search invented

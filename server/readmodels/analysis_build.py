@@ -27,7 +27,10 @@ from typing import Any
 from eventstore import EventStore
 from server.errors import MatchRunningError
 
-FORMAT = "crapette-analysis/1"
+# 2: the judge of issue 37 (the expert's search, labels checked by playouts). An analysis of
+# another format is never read: the cache's file names carry the format, so an old one is
+# built again, not shown.
+FORMAT = "crapette-analysis/2"
 DEPTHS = ("quick", "normal", "deep")
 DEFAULT_ANALYSER = "records.judge:analyse_record"
 DEFAULT_TRY_JUDGE = "server.readmodels.analysis_try:chance_after"
@@ -54,7 +57,8 @@ def load_analyser(path: str) -> Analyser:
 
 
 def cache_file(cache_dir: str, digest: str, depth: str, seed: int) -> Path:
-    return Path(cache_dir) / f"{digest}-{depth}-{seed}.json"
+    version = FORMAT.rpartition("/")[2]
+    return Path(cache_dir) / f"{digest}-{depth}-{seed}-v{version}.json"
 
 
 def read_cached(cache_dir: str | None, digest: str, depth: str, seed: int) -> bytes | None:

@@ -1,8 +1,8 @@
-"""The learning mode's judge (server/services/analyses.py, `POST …/analysis/try`): a try's win
-chance at a decision the analysis judged, from the position as the seat to move could know it. It
-asks the same evaluator as the analysis (`records.judge`, with the same depth and seed), so a try of
-the best move found gets exactly the best move's chance, and any other move the chance the
-analysis's ranking gave it."""
+"""The learning mode's judge (server/services/analyses.py, `POST …/analysis/try`) for a try the
+analysis did not rank: a try's win chance at a decision the analysis judged, from the position
+as the seat to move could know it, by the same engine as the analysis (`records.judge`, issue
+37). A try of a candidate the analysis ranked is answered from the analysis's own `candidates`
+without coming here, so it gets exactly the figure the analysis gave it."""
 
 from __future__ import annotations
 
@@ -14,14 +14,18 @@ from server.errors import quoted
 def chance_after(
     state: domain.MatchState, action: domain.Action, *, depth: str = "normal", seed: int = 0
 ) -> float:
-    """The chance of `action`'s seat to win the game after it (`RulesError` if illegal)."""
+    """The chance of `action`'s seat to win the game after it (`RulesError` if illegal): its
+    figure among the judge's candidates at `state` (a watch that saw this position only, so it
+    remembers no hand), or, for an action the judge does not list, the position's chance."""
     if depth not in judge.DEPTHS:
         raise judge.JudgeError(f"depth is one of {', '.join(judge.DEPTHS)}, not {quoted(depth)}")
-    ranking = judge.evaluator().rank_actions(state, action.seat, depth=depth, seed=seed)
-    key = judge.action_key(action)
-    for listed, chance in ranking:
-        if judge.action_key(listed) == key:
-            return round(float(chance), judge.DIGITS)
-    return round(
-        float(judge.evaluator().chance_after(state, action, depth=depth, seed=seed)), judge.DIGITS
-    )
+    watch = judge.evaluator()()
+    watch.see(state)
+    for candidate in watch.rank(state, action.seat):
+        if judge.same(candidate.action, action):
+            return round(float(candidate.chance), judge.DIGITS)
+    domain.check(state, action)
+    game = state.game
+    assert game is not None
+    after = domain.play(state, domain.Act(action, game.move_started_at_ms))[1]
+    return round(float(watch.chance(after, action.seat)), judge.DIGITS)

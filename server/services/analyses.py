@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from records.judge import candidate_key
 from records.streams import MATCH_ID_PATTERN, match_stream, table_stream
 from server.adapters.matches import MatchRepository
 from server.adapters.workers import ReadWorkers, requester
@@ -220,8 +221,12 @@ class Analyses:
             raise InvalidInputError(str(exc), details={"action": [str(exc)]}) from None
         best, chances = decision["best"], decision["win_chance"]
         self.check_available(self.try_judge)
+        known = decision.get("candidates") or {}
         if _same(tried, best):
             chance, verdict = float(chances["best"]), "best"
+        elif candidate_key(tried) in known:  # ranked by the analysis itself (issue 37)
+            chance = float(known[candidate_key(tried)])
+            verdict = "as_good" if chance >= float(chances["best"]) - AS_GOOD else "worse"
         else:
             request = {
                 "kind": "try",

@@ -1,7 +1,7 @@
-"""The judge (records/judge.py, docs/records.md § How well it was played): thresholds,
-the accuracy formula, the JSON shape, missed calls, progress and determinism, with a stand-in
-evaluator (evaluator_fake.py) put in the judge's place: these tests are about the judging, not
-about how good the evaluator is."""
+"""The judge (records/judge.py, docs/evaluator.md § The judge): thresholds, the accuracy and
+which decisions count, the JSON shape, checked labels, faults and calls, progress and
+determinism; with a stand-in watch (evaluator_fake.py) where a test is about the judging, with
+the real engine where it is about what the engine finds."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from records.errors import RecordError
 from records.export import record_from_events
 from records.selfplay import random_match
 from records.verify import verify_record
-from server.readmodels import analysis_try
 from tests.unit.records.evaluator_fake import CardCount
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
@@ -68,117 +67,131 @@ def test_the_accuracy_formula_falls_from_100_to_0_as_the_drop_grows() -> None:
     assert all(0.0 <= v <= 100.0 for v in values)
 
 
-def test_a_seat_s_accuracy_is_the_mean_of_its_decisions_and_counts_each_judgement() -> None:
-    def decision(best: float, after: float, judged: str) -> dict[str, Any]:
-        return {"win_chance": {"before": best, "after": after, "best": best}, "judgement": judged}
+def test_a_seat_s_accuracy_is_the_mean_of_its_counted_decisions() -> None:
+    def decision(best: float, after: float, judged: str, counted: bool = True) -> dict[str, Any]:
+        chance = {"before": best, "after": after, "best": best}
+        return {"win_chance": chance, "judgement": judged, "counted": counted}
 
     summary = judge.seat_summary(
         [
             decision(0.6, 0.6, "best"),
             decision(0.6, 0.5, "inaccuracy"),
             decision(0.9, 0.6, "blunder"),
+            decision(0.5, 0.5, "best", counted=False),  # forced: says nothing
         ]
     )
     expected = (judge.move_accuracy(0) + judge.move_accuracy(0.1) + judge.move_accuracy(0.3)) / 3
-    assert summary["accuracy"] == round(expected, 1)
-    assert summary["counts"] == {"best": 1, "good": 0, "inaccuracy": 1, "mistake": 0, "blunder": 1}
+    assert summary["accuracy"] == round(expected, 1) and summary["counted"] == 3
+    assert summary["counts"] == {"best": 2, "good": 0, "inaccuracy": 1, "mistake": 0, "blunder": 1}
     assert judge.seat_summary([]) == {
         "accuracy": 100.0,
         "counts": dict.fromkeys(judge.JUDGEMENTS, 0),
+        "counted": 0,
     }
+    # The cost, where the playouts measured one, is what accuracy weighs.
+    checked = {**decision(0.9, 0.6, "good"), "cost": 0.01}
+    assert judge.seat_summary([checked])["accuracy"] == round(judge.move_accuracy(0.01), 1)
 
 
-def test_the_json_shape_and_every_figure_from_one_ranking_per_decision(fake: CardCount) -> None:
-    record = _golden()
-    result = judge.analyse_record(record, depth="quick", seed=7)
-    assert set(result) == {"depth", "seed", "games", "match"}
-    assert result["depth"] == "quick" and result["seed"] == 7
-    [game] = result["games"]
-    assert set(game) == {"game_index", "seats", "decisions", "missed_calls"}
-    verified = verify_record(record)
-    played = [
-        b
-        for b in verified.batches[1:]
-        if judge._played(b) is not None  # noqa: SLF001
-    ]
-    assert len(game["decisions"]) == len(played) > 100
-    ranks = [c for c in fake.calls if c[0] == "rank_actions"]
-    assert len(ranks) == len(game["decisions"])  # one ranking per decision
-    assert all(c[2:] == ("quick", 7) for c in fake.calls)
+def _positions(record: dict[str, Any]) -> dict[int, domain.MatchState]:
+    positions: dict[int, domain.MatchState] = {}
     state = None
     done = 0
-    positions: dict[int, domain.MatchState] = {}
-    for batch in verified.batches:
+    for batch in verify_record(record).batches:
         for event in batch:
             state = domain.evolve(state, event)
             done += 1
         assert state is not None
         positions[done] = state
+    return positions
+
+
+def test_the_json_shape_and_one_ranking_per_decision(fake: CardCount) -> None:
+    record = _golden()
+    result = judge.analyse_record(record, depth="quick", seed=7)
+    assert set(result) == {"depth", "seed", "judge", "games", "match"}
+    assert result["depth"] == "quick" and result["seed"] == 7
+    assert result["judge"]["version"] == judge.FORMAT_VERSION == 2
+    [game] = result["games"]
+    assert set(game) == {"game_index", "seats", "decisions", "missed_calls", "wrong_calls"}
+    verified = verify_record(record)
+    played = [b for b in verified.batches[1:] if judge._played(b) is not None]  # noqa: SLF001
+    assert len(game["decisions"]) == len(played) > 100
+    ranks = [c for c in fake.calls if c[0] == "rank"]
+    assert len(ranks) == len(game["decisions"])  # one ranking per decision
+    positions = _positions(record)
     for d in game["decisions"]:
-        assert set(d) == {"version", "seat", "played", "best", "win_chance", "judgement"}
+        assert {"version", "seat", "played", "best", "win_chance", "judgement", "cost"} <= set(d)
+        assert {"counted", "check", "candidates"} <= set(d)
         chance = d["win_chance"]
         assert chance["before"] == chance["best"] >= chance["after"]
-        same = d["best"]["text"] == d["played"]["text"]
-        assert d["judgement"] == judge.judgement(chance["best"] - chance["after"], same)
         at = positions[d["version"]]
         assert at.game is not None and at.game.to_move == d["seat"]  # decided there, by him
-        best = domain.action_from_json(d["best"])
-        assert best in domain.legal_actions(at, d["seat"])
-        assert d["played"]["text"] == domain.action_from_json(d["played"]).notation()
-    assert {d["judgement"] for d in game["decisions"]} >= {"best", "good"}
+        assert domain.action_from_json(d["best"]) in domain.legal_actions(at, d["seat"])
+        assert d["candidates"][judge.candidate_key(d["best"])] == chance["best"]
+        assert d["candidates"][judge.candidate_key(d["played"])] == chance["after"]
+        if d["check"] is None and d["judgement"] in ("inaccuracy", "mistake", "blunder"):
+            raise AssertionError(f"a label shown unchecked: {d}")
     for seat in (0, 1):
         own = [d for d in game["decisions"] if d["seat"] == seat]
         assert game["seats"][seat] == judge.seat_summary(own)
-        assert sum(game["seats"][seat]["counts"].values()) == len(own)
     assert result["match"]["seats"] == game["seats"]  # one game: the match is that game
     json.dumps(result)  # plain JSON
 
 
-def test_every_judgement_through_the_analysis(
-    fake: CardCount, monkeypatch: pytest.MonkeyPatch
+def test_a_label_is_shown_only_once_playouts_confirm_it(
+    fake: CardCount,
 ) -> None:
-    """An evaluator that puts the first legal move at 0.95 and each other one 0.05, 0.15, 0.25
-    or 0.35 below it (in turns, from the position's version on): the move played is judged by
-    how far below the first it is."""
-    drops = (0.05, 0.15, 0.25, 0.35)
-
-    def steps(match: domain.MatchState, seat: int, **_: Any) -> list[tuple[domain.Action, float]]:
-        legal = [a for a in domain.legal_actions(match, seat) if not isinstance(a, domain.Call)]
-        ranked = [
-            (a, 0.95 - (drops[(k + match.version) % 4] if k else 0)) for k, a in enumerate(legal)
-        ]
-        return sorted(ranked, key=lambda pair: -pair[1])
-
-    monkeypatch.setattr(fake, "rank_actions", steps)
+    """Every move but the best is put 0.4 under it by the search; the playouts find a drop of
+    0.25 (a mistake, not the blunder the search claimed), or of 0.005 (no label at all)."""
     record = _golden()
-    [game] = judge.analyse_record(record, depth="quick")["games"]
     verified = verify_record(record)
-    state = None
-    expected: list[str] = []
-    for batch in verified.batches:
-        played = judge._played(batch)  # noqa: SLF001
-        if state is not None and played is not None:
-            chances = {a.notation(): c for a, c in steps(state, played.seat)}
-            drop = round(0.95 - chances[played.notation()], 4)
-            expected.append(judge.judgement(drop, drop == 0))
-        for event in batch:
-            state = domain.evolve(state, event)
-    assert [d["judgement"] for d in game["decisions"]] == expected
-    assert set(expected) == set(judge.JUDGEMENTS)
+    names = {
+        a.notation()
+        for b in verified.batches
+        if (a := judge._played(b)) is not None  # noqa: SLF001
+    }
+    fake.penalty = dict.fromkeys(names, 0.0)
+    fake.checked_drop = 0.25
+    fake.spread = 0.4
+    result = judge.analyse_record(record, depth="quick", seed=1)
+    fake.checked_drop = 0.005
+    calm = judge.analyse_record(record, depth="quick", seed=1)
+    decisions = result["games"][0]["decisions"]
+    checked = [d for d in decisions if d["check"] is not None]
+    assert len(checked) == judge.CHECKS["quick"].most  # the cap of the depth
+    for d in checked:
+        check = d["check"]
+        assert check["deals"] == judge.CHECKS["quick"].deals
+        assert check["best"] - check["played"] == pytest.approx(check["drop"], abs=2e-4)
+        assert check["drop"] == pytest.approx(0.25, abs=0.011)
+        assert d["judgement"] == "mistake" and d["cost"] == check["drop"]
+    unchecked = [d for d in decisions if d.get("unchecked")]
+    assert unchecked and all(d["judgement"] == "good" for d in unchecked)
+    for d in calm["games"][0]["decisions"]:
+        assert d["judgement"] in ("best", "good")  # the playouts decide
 
 
-def test_the_match_accuracy_weighs_every_decision_of_every_game(fake: CardCount) -> None:
-    events = random_match(random.Random(5), max_games=2, max_actions=40, call_rate=0.5)
+def test_a_called_fault_and_a_wrong_call_lower_accuracy() -> None:
+    """Random play where every fault is called and calls are made at random (some wrong), judged
+    by the real engine: a fault's candidate is scored as called (the turn lost), and a wrong call
+    costs at least `CALL_COST_AT_LEAST`; both count, and lower the seat's accuracy."""
+    events = random_match(random.Random(11), max_games=1, max_actions=90, call_rate=0.6)
     result = judge.analyse_record(record_from_events(events), depth="quick")
-    assert [g["game_index"] for g in result["games"]] == [0, 1]
+    [game] = result["games"]
+    faults = [d for d in game["decisions"] if d.get("faulty")]
+    wrong = game["wrong_calls"]
+    assert faults and wrong
+    assert all(d["counted"] for d in faults + wrong)
+    assert any(d["cost"] > 0.02 for d in faults)
+    assert all(d["cost"] >= judge.CALL_COST_AT_LEAST for d in wrong)
     for seat in (0, 1):
-        every = [
-            d
-            for g in result["games"]
-            for d in g["decisions"] + g["missed_calls"]
-            if d["seat"] == seat
-        ]
-        assert result["match"]["seats"][seat] == judge.seat_summary(every)
+        judged = [d for d in game["decisions"] + game["missed_calls"] + wrong if d["seat"] == seat]
+        costly = [d for d in judged if (d in wrong or d.get("faulty")) and d["cost"] > 0.02]
+        if not costly:
+            continue
+        without = judge.seat_summary([d for d in judged if d not in costly])
+        assert game["seats"][seat]["accuracy"] < without["accuracy"]
 
 
 def test_a_missed_call_is_judged_by_the_chance_the_call_would_have_given(
@@ -197,99 +210,29 @@ def test_a_missed_call_is_judged_by_the_chance_the_call_would_have_given(
         assert d["best"] == {"do": "call", "seat": d["seat"], "text": "crapette"}
         chance = d["win_chance"]
         assert chance["best"] >= chance["after"]
-        judged = judge.judgement(chance["best"] - chance["after"])
-        at_least = judge.JUDGEMENTS.index(judge.MISSED_CALL_AT_LEAST)
-        assert judge.JUDGEMENTS.index(d["judgement"]) == max(
-            at_least, judge.JUDGEMENTS.index(judged)
-        )
-    # ...and counted in the seat's figures, as its other decisions.
+        assert d["cost"] >= judge.CALL_COST_AT_LEAST and d["counted"]
+        assert judge.JUDGEMENTS.index(d["judgement"]) >= judge.JUDGEMENTS.index("inaccuracy")
     for seat in (0, 1):
         of_seat = [d for d in game["decisions"] + game["missed_calls"] if d["seat"] == seat]
         assert game["seats"][seat] == judge.seat_summary(of_seat)
 
 
-def test_a_missed_call_that_threw_a_game_away_is_a_blunder(
-    fake: CardCount, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The chance after the call against the chance with the fault standing: 0.9 - 0.4."""
-    called: list[int] = []
-
-    def win_chance(match: domain.MatchState, seat: int, **_: Any) -> float:
-        game = match.game
-        assert game is not None
-        window = game.window
-        called.append(seat)
-        return 0.4 if window is not None and window.fault and not window.called else 0.9
-
-    monkeypatch.setattr(fake, "win_chance", win_chance)
-    [game] = judge.analyse_record(_uncalled(), depth="quick")["games"]
-    assert game["missed_calls"]
-    for d in game["missed_calls"]:
-        assert d["win_chance"] == {"before": 0.9, "after": 0.4, "best": 0.9}
-        assert d["judgement"] == "blunder"
-    assert game["seats"][0]["counts"]["blunder"] + game["seats"][1]["counts"]["blunder"] >= len(
-        game["missed_calls"]
-    )
-
-
-def test_a_played_move_the_ranking_lacks_is_asked_for_on_its_own(
-    fake: CardCount, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An evaluator may rank only the moves worth a look: the move played is then asked for."""
-    rank = fake.rank_actions
-
-    def top_two(
-        match: domain.MatchState, seat: int, **kw: Any
-    ) -> list[tuple[domain.Action, float]]:
-        return rank(match, seat, **kw)[:2]
-
-    monkeypatch.setattr(fake, "rank_actions", top_two)
-    result = judge.analyse_record(_golden(), depth="quick")
-    asked = [c for c in fake.calls if c[0] == "chance_after"]
-    decisions = result["games"][0]["decisions"]
-    assert asked and len(asked) < len(decisions)
-    for d in decisions:
-        assert d["win_chance"]["best"] >= d["win_chance"]["after"]
-
-
-def test_progress_is_told_after_every_decision(fake: CardCount) -> None:
+def test_progress_is_told_after_every_decision_and_check(fake: CardCount) -> None:
     told: list[tuple[int, int]] = []
     result = judge.analyse_record(_uncalled(), depth="quick", progress=lambda *a: told.append(a))
     [game] = result["games"]
-    total = len(game["decisions"]) + len(game["missed_calls"])
-    assert told == [(i, total) for i in range(1, total + 1)]
+    judged = len(game["decisions"]) + len(game["missed_calls"])
+    checks = sum(1 for d in game["decisions"] if d["check"] is not None)
+    assert [done for done, _ in told] == list(range(1, judged + checks + 1))
+    assert told[judged - 1] == (judged, judged)  # every move judged: the checks come next
+    assert told[-1] == (judged + checks, judged + checks)
+    assert all(done <= total for done, total in told)
 
 
-def test_deterministic_for_a_seed_and_the_seed_reaches_the_evaluator(fake: CardCount) -> None:
+def test_deterministic_for_a_seed(fake: CardCount) -> None:
     record = _uncalled(seed=4)
     one = judge.analyse_record(record, depth="normal", seed=1)
     assert judge.analyse_record(record, depth="normal", seed=1) == one
-    other = judge.analyse_record(record, depth="normal", seed=2)
-    chances = [d["win_chance"] for d in one["games"][0]["decisions"]]
-    assert chances != [d["win_chance"] for d in other["games"][0]["decisions"]]
-
-
-def test_a_try_gets_the_figure_the_analysis_gave_that_move(fake: CardCount) -> None:
-    """server/readmodels/analysis_try.py asks the same ranking: the best move's try gets the best's
-    chance, the move played the chance after it."""
-    record = _golden()
-    verified = verify_record(record)
-    result = judge.analyse_record(record, depth="quick")
-    positions: dict[int, domain.MatchState] = {}
-    state = None
-    done = 0
-    for batch in verified.batches:
-        for event in batch:
-            state = domain.evolve(state, event)
-            done += 1
-        assert state is not None
-        positions[done] = state
-    for d in result["games"][0]["decisions"][:30]:
-        at = positions[d["version"]]
-        best = domain.action_from_json(d["best"])
-        played = domain.action_from_json(d["played"])
-        assert analysis_try.chance_after(at, best, depth="quick") == d["win_chance"]["best"]
-        assert analysis_try.chance_after(at, played, depth="quick") == d["win_chance"]["after"]
 
 
 def test_an_unknown_depth_and_a_bad_record_are_refused(fake: CardCount) -> None:

@@ -5,6 +5,7 @@ the store has a URL. The judgements come from the fixture analyser (tests/analys
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator
@@ -64,7 +65,7 @@ def test_built_once_and_kept_by_the_record_s_content_hash(tmp_path: Path) -> Non
     first = _import(client)
     done = _analysed(client, first)
     analysis = done["analysis"]
-    assert analysis["format"] == "crapette-analysis/1"
+    assert analysis["format"] == "crapette-analysis/2"
     assert analysis["match_id"] == first and analysis["version"] == done["version"]
     game = analysis["games"][0]
     assert len(game["decisions"]) == done["progress"]["total"] > 0
@@ -78,7 +79,7 @@ def test_built_once_and_kept_by_the_record_s_content_hash(tmp_path: Path) -> Non
     twice = client.post("/api/records?match_id=again", data=body, content_type="application/json")
     assert twice.status_code == 409 and twice.json["match_id"] == first
     record = export_match(app.extensions["crapette_store"], first)
-    assert list(cache.iterdir()) == [cache / f"{record_hash(record)}-normal-0.json"]
+    assert list(cache.iterdir()) == [cache / f"{record_hash(record)}-normal-0-v2.json"]
     # A server started afresh on another store with that record, under another id, reads the
     # file kept by the record's content hash, builds nothing.
     fresh = _app(analysis_dir=str(cache)).test_client()
@@ -90,6 +91,22 @@ def test_built_once_and_kept_by_the_record_s_content_hash(tmp_path: Path) -> Non
     # Another depth is another analysis.
     _analysed(client, first, "quick")
     assert len(analysis_fixture.CALLS) == calls + 2
+
+
+def test_an_analysis_by_the_old_judge_is_built_again_not_shown(tmp_path: Path) -> None:
+    """A file the judge of format 1 left in the cache (issue 37) is never read."""
+    cache = tmp_path / "analyses"
+    cache.mkdir()
+    app = _app(analysis_dir=str(cache))
+    client = app.test_client()
+    first = _import(client)
+    record = export_match(app.extensions["crapette_store"], first)
+    old = {"format": "crapette-analysis/1", "games": [], "match": {"seats": []}}
+    (cache / f"{record_hash(record)}-normal-0.json").write_text(json.dumps(old))
+    calls = len(analysis_fixture.CALLS)
+    analysis = _analysed(client, first)["analysis"]
+    assert analysis["format"] == "crapette-analysis/2" and analysis["games"]
+    assert len(analysis_fixture.CALLS) == calls + 1
 
 
 def test_the_events_stay_the_only_truth(tmp_path: Path) -> None:

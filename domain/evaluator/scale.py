@@ -1,0 +1,77 @@
+"""The map from the judge's search scores to win chances (issue 37).
+
+A decision's figures are anchored on the position, as the evaluator's were (docs/evaluator.md):
+
+- the position's chance for the seat to move (the chance after the action the strongest bot
+  chooses) is the evaluator's calibrated anchor at `normal`, a logistic regression on the
+  position's public context (`features.context`, weights in `weights.py`, fitted on game
+  outcomes; its ECE is what `crapette bench eval` measures);
+- every other candidate is that chance moved in logit by ``a * (score - chosen's score)``, where
+  the scores are the `expert` bot's search figures (`sharp.evaluate`'s scale, for the mover) and
+  `a` is the slope of a logistic regression of the game's outcome on the chosen action's score
+  over the decisions of self-play games (`fit.fit_scale`, reproduced by
+  ``crapette bench judge --fit``; the coefficients in `domain/evaluator/scale_weights.py`).
+
+A line the search sees won is 1 (lost: 0). Monotone in the score, so it never reorders the
+candidates."""
+
+from __future__ import annotations
+
+import math
+
+from domain.bots.sharp import WIN
+from domain.evaluator.features import context
+from domain.evaluator.value import model
+from domain.state import GameState
+
+_MAP: tuple[float, float] | None = None
+ANCHOR_DEPTH = "normal"  # the anchor whose position figure the judge shows
+
+
+def use(a: float, b: float) -> None:
+    """Map with these coefficients from now on in this process (a fit just made)."""
+    global _MAP
+    _MAP = (a, b)
+
+
+def coefficients() -> tuple[float, float]:
+    """(a, b): the slope and intercept of the outcome's logistic regression on the score."""
+    global _MAP
+    if _MAP is None:
+        from domain.evaluator.scale_weights import SCALE
+
+        _MAP = (float(SCALE["a"]), float(SCALE["b"]))
+    return _MAP
+
+
+def position_logit(game: GameState) -> float:
+    """The logit of the position's chance for its seat to move (the anchor on its context;
+    `game` is a table built from a view: its face-up cards and counts are all that is read)."""
+    c, b, w = model().anchors[ANCHOR_DEPTH]
+    del c  # the search figure's weight is 0 at `normal`: the context alone
+    return b + sum(wi * xi for wi, xi in zip(w, context(game), strict=True))
+
+
+def chance(score: float, chosen: float, position: float) -> float:
+    """The mover's chance after a candidate of search score `score`, in a decision whose chosen
+    action scores `chosen` and whose position's logit is `position`."""
+    if score >= WIN / 2:
+        return 1.0
+    if score <= -WIN / 2:
+        return 0.0
+    a, _ = coefficients()
+    return _sigmoid(position + a * (score - chosen))
+
+
+def alone(score: float) -> float:
+    """The outcome's regression on the score alone (`a * score + b`): what the fit measures."""
+    if score >= WIN / 2:
+        return 1.0
+    if score <= -WIN / 2:
+        return 0.0
+    a, b = coefficients()
+    return _sigmoid(a * score + b)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
