@@ -10,8 +10,8 @@ import re
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from domain.bots import BOT_NAMES as BOTS
-from domain.names import MAX_NAME, NameRefused, normal_name
-from records.fields import Name
+from domain.names import MAX_NAME, NameRefused
+from records.fields import Name, nickname
 from records.streams import MATCH_ID_PATTERN
 from server.errors import InvalidInputError
 from server.model.tables import BOT_PACES, DEFAULT_BOT_PACE, MAX_MOVE_TIME_S
@@ -32,7 +32,7 @@ def name_rule(value: object, max_length: int = MAX_NAME) -> str | None:
     if not isinstance(value, str):
         return None
     try:
-        normal_name(value, max_length)
+        nickname(value, max_length)
     except NameRefused as exc:
         return exc.rule
     return None

@@ -100,3 +100,46 @@ def test_every_prototype_is_already_its_own_skeleton() -> None:
     for char, prototype in _PROTOTYPES.items():
         assert skeleton(skeleton(char)) == skeleton(char), char
         assert all(_PROTOTYPES.get(c, c) == c for c in prototype), char
+
+
+# Issue 38: what the outside review registered, and the rule that refuses each now.
+REVIEW_LIST = [
+    ("\u2800", "no_letter"),  # a lone BRAILLE PATTERN BLANK
+    ("\u0301\u0302\u0303", "no_letter"),  # combining marks alone
+    ("\u0300", "no_letter"),
+    ("Ann\u17b4", "ignorable"),  # KHMER VOWEL INHERENT AQ
+    ("\u17b4", "ignorable"),
+    ("Ann\U000e0041\U000e007f", "ignorable"),  # tag characters
+    ("\U000e0001Ann", "ignorable"),
+    ("Ann\ufe0f", "ignorable"),  # VARIATION SELECTOR-16
+    ("Ann\u180b", "ignorable"),  # MONGOLIAN FREE VARIATION SELECTOR ONE
+    ("Ann\ufff9", "format"),  # INTERLINEAR ANNOTATION ANCHOR
+    ("Ann\U000110bd", "format"),  # KAITHI NUMBER SIGN (Cf, not default-ignorable)
+    ("Ann\ue000", "private_use"),
+    ("\U000f0000", "private_use"),
+    ("Ann\ufdd0", "unassigned"),  # a noncharacter
+    ("!!!", "no_letter"),
+    ("\U0001f600", "no_letter"),
+]
+
+
+@pytest.mark.parametrize(("text", "rule"), REVIEW_LIST)
+def test_the_reviews_names_are_refused(text: str, rule: str) -> None:
+    with pytest.raises(NameRefused) as refused:
+        normal_name(text)
+    assert refused.value.rule == rule, refused.value.message
+
+
+def test_a_name_with_a_letter_or_digit_passes() -> None:
+    for text in ("Ann", "Zoë", "日本", "\U0001f600 Ann", "7", "O'Brien", "Ann-Lee"):
+        assert normal_name(text) == text
+
+
+def test_ignorable_and_format_characters_are_dropped_before_comparing() -> None:
+    """`Ann` + U+17B4 was registered beside `Ann` in one tournament: refused now, and one name
+    with `Ann` should one be stored already."""
+    assert same_name("Ann", "Ann\u17b4")
+    assert same_name("Ann", "A\ufe0fnn")
+    assert same_name("Ann", "Ann\U000e0041")
+    assert same_name("Ann", "An\ufff9n")
+    assert not same_name("Ann", "Anna")
