@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.errors import clipped
+
 
 class RecordError(Exception):
     """Base class of every record problem; `message` is one readable sentence."""
@@ -30,14 +32,17 @@ class RecordMismatchError(RecordError):
     """The record says one thing, the engine another.
 
     `game` and `action` are 1-based (as a reader counts them); `action` is None for a difference
-    in the deal (seed, commitment, packs, first player); `stated` / `engine` are shown as given.
+    in the deal (seed, commitment, packs, first player); `stated` / `engine` are kept as given,
+    and the message (and `error_reply`) shows at most QUOTE_CHARS (40) characters of each, as
+    every error quotes what it refuses (docs/protocol.md: a stated pack once quoted ~400).
     """
 
     def __init__(
         self, game: int, action: int | None, what: str, stated: object, engine: object
     ) -> None:
         where = f"game {game}, " + (f"action {action}" if action is not None else "deal")
-        super().__init__(f"{where}: {what}: the record says {stated}, the engine says {engine}")
+        said, found = clipped(str(stated)), clipped(str(engine))
+        super().__init__(f"{where}: {what}: the record says {said}, the engine says {found}")
         self.game = game
         self.action = action
         self.what = what
@@ -50,7 +55,8 @@ class RecordRefusedError(RecordMismatchError):
 
     def __init__(self, game: int, action: int, notation: str, reason: str) -> None:
         RecordError.__init__(
-            self, f"game {game}, action {action}: {notation}: the engine refuses it: {reason}"
+            self,
+            f"game {game}, action {action}: {clipped(notation)}: the engine refuses it: {reason}",
         )
         self.game = game
         self.action = action
@@ -103,8 +109,8 @@ def error_reply(exc: RecordError) -> tuple[dict[str, Any], int]:
             game=exc.game,
             action=exc.action,
             what=exc.what,
-            stated=str(exc.stated),
-            engine=str(exc.engine),
+            stated=clipped(str(exc.stated)),
+            engine=clipped(str(exc.engine)),
         )
         status = 422
     else:

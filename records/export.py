@@ -28,6 +28,7 @@ from domain import (
     SeatsRotated,
 )
 from domain.deal import packs_from_seed
+from domain.errors import quote
 from eventstore import EventStore, StreamNameError
 from records.decisions import action_of, describe
 from records.errors import MatchNotFoundError, RecordError
@@ -49,7 +50,7 @@ def export_match(
     except StreamNameError:  # an id from a URL that no stream can have
         stored = []
     if not stored:
-        raise MatchNotFoundError(f"there is no match {match_id!r} in this store")
+        raise MatchNotFoundError(f"there is no match {quote(match_id)} in this store")
     return record_from_stored(stored, public)
 
 

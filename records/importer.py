@@ -151,13 +151,13 @@ def store_record(
     if _taken(store, match_id) and not resume:
         if _same_match(store, match_id, content_hash):  # under another id it would count twice
             raise MatchExistsError(
-                f"there is already a match {match_id!r} here, and it is this very record",
+                f"there is already a match {quote(match_id)} here, and it is this very record",
                 match_id=match_id,
                 same_record=True,
             )
         free = free_match_id(store, match_id)
         raise MatchExistsError(
-            f"there is already a match {match_id!r} here, and it is another match "
+            f"there is already a match {quote(match_id)} here, and it is another match "
             f"(import it under another id, such as {free!r})",
             match_id=match_id,
             free_id=free,
@@ -209,7 +209,7 @@ def store_record(
         if identity.holder(store, content_hash)[1] is None and _taken(store, match_id):
             free = free_match_id(store, match_id)
             raise MatchExistsError(
-                f"there is already a match {match_id!r} here, stored just now "
+                f"there is already a match {quote(match_id)} here, stored just now "
                 f"(import it under another id, such as {free!r})",
                 match_id=match_id,
                 free_id=free,
@@ -217,7 +217,7 @@ def store_record(
         raise _exists_now(identity.holder(store, content_hash)[1]) from None
     told = verified.summary.removeprefix(f"ok: {record['match_id']} ")
     if match_id != record["match_id"]:  # the derived id, and why
-        told = f"(the record's id {own_id!r} is of a server's own form) {told}"
+        told = f"(the record's id {quote(own_id)} is of a server's own form) {told}"
     summary = f"imported {match_id}: {told}"
     return Imported(match_id=match_id, record_id=own_id, summary=summary)
 

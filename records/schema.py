@@ -15,6 +15,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain import ACTION_NAMES
+from domain.errors import quote
 from records.errors import RecordFormatError
 from records.fields import Name
 
@@ -241,10 +242,12 @@ class RecordSchema(_Strict):
     def _options(self, data: dict[str, Any], **_: Any) -> None:
         for name, value in data.get("ruleset", {}).items():
             if value is not None and not isinstance(value, str | int) or isinstance(value, bool):
-                raise ValidationError(f"option {name}: {value!r} is not a name or a number")
+                raise ValidationError(
+                    f"option {quote(name)}: {quote(value)} is not a name or a number"
+                )
             # The text form writes numbers bare and no value as `-`: a name must not read as either.
             if isinstance(value, str) and (value.isdigit() or value == "-" or not value):
-                raise ValidationError(f"option {name}: {value!r} is not a name")
+                raise ValidationError(f"option {quote(name)}: {quote(value)} is not a name")
         for i, game in enumerate(data.get("games", [])):
             if game["index"] != i:
                 raise ValidationError(f"games[{i}] has index {game['index']}", "games")

@@ -32,6 +32,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from domain.errors import quote
 from records.errors import RecordFormatError
 from records.schema import FORMAT, dump_record, load_record
 
@@ -312,7 +313,7 @@ class _Section:
     def add(self, number: int, line: str) -> None:
         tokens = _tokens(line.strip()[1:-1], number) if line.strip().endswith("]") else []
         if len(tokens) != 2 or not isinstance(tokens[0], str) or not isinstance(tokens[1], tuple):
-            raise _bad(number, f'a header line is [Tag "value"], not {line.strip()!r}')
+            raise _bad(number, f'a header line is [Tag "value"], not {quote(line.strip())}')
         name, value = tokens[0], tokens[1][0]
         self.first_line = self.first_line or number
         self.tags[name] = self.tags.get(name, "") + value
@@ -340,13 +341,13 @@ def _int(text: str, number: int, what: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise _bad(number, f"{what} must be a whole number, not {text!r}") from None
+        raise _bad(number, f"{what} must be a whole number, not {quote(text)}") from None
 
 
 def _int_pair(text: str, number: int, what: str) -> list[int]:
     parts = text.split()
     if len(parts) != 2:
-        raise _bad(number, f"{what} is two numbers, not {text!r}")
+        raise _bad(number, f"{what} is two numbers, not {quote(text)}")
     return [_int(part, number, what) for part in parts]
 
 
@@ -383,7 +384,7 @@ def _match_header(head: _Section) -> dict[str, Any]:
     line = head.first_line
     fmt = head.need("Format")
     if fmt != FORMAT:
-        raise _bad(line, f"this is a {fmt!r} record, not {FORMAT}")
+        raise _bad(line, f"this is a {quote(fmt)} record, not {FORMAT}")
     record: dict[str, Any] = {"format": fmt, "match_id": head.need("Match")}
     preset = head.pop("Preset", required=False)
     if preset is not None:
@@ -502,7 +503,7 @@ def _actions(moves: list[tuple[int, str]]) -> list[dict[str, Any]]:
             target[key] = target.get(key, "") + tokens[1][0]
             continue
         if line.startswith(_DECISION_INDENT) and tokens[0] not in _DECISIONS:
-            raise _bad(number, f"unknown decision {tokens[0]!r}")
+            raise _bad(number, f"unknown decision {quote(tokens[0])}")
         if tokens[0] in _DECISIONS:
             if not actions:
                 raise _bad(number, "a decision line before any action")
@@ -538,9 +539,9 @@ def _action(tokens: list[str | tuple[str]], number: int) -> dict[str, Any]:
         action.update({"do": "move", "from": source, "to": destination})
         rest = body[1:]
     else:
-        raise _bad(number, f"unknown action {word!r}")
+        raise _bad(number, f"unknown action {quote(word)}")
     if len(rest) > 1:
-        raise _bad(number, f"unexpected {' '.join(rest[1:])!r} after the card")
+        raise _bad(number, f"unexpected {quote(' '.join(rest[1:]))} after the card")
     if rest:
         action["card"] = rest[0]
     action["ms"] = _int(words[-1][1:], number, "the time after @")
@@ -558,7 +559,7 @@ def _decision(
 
     def expect(n_words: int, n_strings: int) -> None:
         if len(words) != n_words or len(strings) > n_strings:
-            raise _bad(number, f"malformed {key!r} decision")
+            raise _bad(number, f"malformed {quote(key)} decision")
 
     if key in ("fault", "penalty"):
         expect(1 if words == ["no"] else 0, 1 if key == "fault" else 0)
@@ -599,5 +600,5 @@ def _decision(
         expect(0, 0)
         action["turn_end"] = []
     else:
-        raise _bad(number, f"unknown decision {key!r}")
+        raise _bad(number, f"unknown decision {quote(key)}")
     return None

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from domain.errors import DomainError
+from domain.errors import DomainError, quote
 from domain.tournament import (
     CreateTournament,
     FinishTournament,
@@ -115,7 +115,7 @@ def export_tournament(store: EventStore, tournament_id: str) -> dict[str, Any]:
     tables played (a table forfeited without a match has none)."""
     events, state = read_tournament(store, tournament_id)
     if state is None:
-        raise MatchNotFoundError(f"there is no tournament {tournament_id!r} in this store")
+        raise MatchNotFoundError(f"there is no tournament {quote(tournament_id)} in this store")
     matches = []
     for played in state.rounds:
         for table in played.tables:
@@ -333,10 +333,12 @@ def import_tournament(store: EventStore, record: object) -> str:
             f"tournament {tid} is not finished: only a finished one is imported"
         )
     if store.stream_version(tournament_stream(tid)):
-        raise MatchExistsError(f"there is already a tournament {tid!r} here", match_id=tid)
+        raise MatchExistsError(f"there is already a tournament {quote(tid)} here", match_id=tid)
     for match_id in verified.matches:
         if store.stream_version(f"match-{match_id}") or store.stream_version(f"table-{match_id}"):
-            raise MatchExistsError(f"there is already a match {match_id!r} here", match_id=match_id)
+            raise MatchExistsError(
+                f"there is already a match {quote(match_id)} here", match_id=match_id
+            )
     for match_id, match in verified.matches.items():
         # Its own id, of a tournament's table form: the tournament it is stored with names it.
         import_record(store, match, match_id=match_id, tournament_table=True)

@@ -25,7 +25,7 @@ from records import streams
 from records.streams import match_stream
 from server.adapters.matches import MatchRepository
 from server.adapters.presence import Presence
-from server.errors import InvalidInputError, NotPlayingError
+from server.errors import InvalidInputError, NotPlayingError, quoted
 from server.model import tables as t
 from server.services.analyses import Analyses
 from server.services.autopilot import Autopilot
@@ -64,10 +64,10 @@ class Practice:
         """A new practice table at the position after `version` events of the finished match
         `match_id`: `name` in `seat`, `bot` in the other."""
         if bot not in self.autopilot.bot_names():
-            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {quoted(bot)}."
             raise InvalidInputError(message, details={"bot": [message]})
         if bot_pace not in t.BOT_PACES:
-            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {bot_pace!r}."
+            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {quoted(bot_pace)}."
             raise InvalidInputError(message, details={"bot_pace": [message]})
         last = self.analyses.finished_version(match_id)  # refuses a match in play
         if not 1 <= version <= last:

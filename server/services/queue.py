@@ -19,6 +19,7 @@ from server.errors import (
     InvalidInputError,
     NotPlayingError,
     SeatTakenError,
+    quoted,
 )
 from server.model import tables as t
 from server.services.autopilot import Autopilot
@@ -58,7 +59,9 @@ class RotationQueue:
             )
         if bot is not None:
             if bot not in self.autopilot.bot_names():
-                message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+                message = (
+                    f"bot is one of {', '.join(self.autopilot.bot_names())}, not {quoted(bot)}."
+                )
                 raise InvalidInputError(message, details={"bot": [message]})
             self._check_bot_for_queue(entry, by)
             taken = {person.name for person in people}

@@ -14,7 +14,7 @@ from eventstore import NewEvent
 from records import streams
 from server.adapters.matches import MatchEntry, MatchRepository
 from server.adapters.presence import Presence
-from server.errors import CommandConflictError, InvalidInputError, TableConflictError
+from server.errors import CommandConflictError, InvalidInputError, TableConflictError, quoted
 from server.model import tables as t
 from server.services.autopilot import Autopilot
 from server.services.queue import REREAD_ATTEMPTS, RotationQueue
@@ -71,10 +71,10 @@ class Tables:
         bot_pace: str = t.DEFAULT_BOT_PACE,
     ) -> SeatTicket:
         if bot is not None and bot not in self.autopilot.bot_names():
-            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {bot!r}."
+            message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {quoted(bot)}."
             raise InvalidInputError(message, details={"bot": [message]})
         if bot_pace not in t.BOT_PACES:
-            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {bot_pace!r}."
+            message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {quoted(bot_pace)}."
             raise InvalidInputError(message, details={"bot_pace": [message]})
         ruleset_json = {"preset": preset, **(options or {})}
         if match is not None:

@@ -40,6 +40,7 @@ from server.errors import (
     InvalidInputError,
     NotFoundError,
     SeatTakenError,
+    quoted,
 )
 from server.model import desk as d
 from server.model import tables as t
@@ -147,7 +148,7 @@ class Tournaments:
                     return self._finish_later(entry)
                 command = tm.FinishTournament(at_ms)
             else:
-                raise InvalidInputError(f"No such order: {action!r}.")
+                raise InvalidInputError(f"No such order: {quoted(action)}.")
             events = self._decide(entry, command)
             self._follow(entry, events)
         return {"ok": True, "version": entry.version}
