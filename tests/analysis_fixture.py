@@ -104,14 +104,19 @@ def _decision(
     drop = 0.0 if same else 0.45 * _unit("drop", version) ** 2
     judgement = "best" if same else next((j for t, j in THRESHOLDS if drop >= t), "good")
     after = max(0.0, chance - drop)
-    return {
+    decision: dict[str, Any] = {
         "version": version,
         "seat": seat,
         "played": _action_json(played),
         "best": _action_json(best),
         "win_chance": {"before": round(chance, 3), "after": round(after, 3), "best": chance},
         "judgement": judgement,
+        "check": None,
     }
+    if judgement in ("inaccuracy", "mistake", "blunder"):  # checked, as the real judge's are
+        played_share = round(max(0.0, chance - drop - 0.02), 3)
+        decision["check"] = {"deals": 32, "best": round(chance, 3), "played": played_share}
+    return decision
 
 
 def _missed_call(version: int, fault: Fault) -> dict[str, Any]:

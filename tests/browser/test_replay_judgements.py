@@ -8,6 +8,7 @@ fixture analyser (tests/analysis_fixture.py): these tests are about the page."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,15 @@ def test_the_graph_the_judgements_and_the_mistake_keys(
     caption = page.inner_text("[data-testid=caption]")
     assert "mistake" in caption or "blunder" in caption
     assert "best:" in caption and not PILE_CODE.search(caption)
+    # The label shows how the playouts checked it (issue 37).
+    check = mistakes[0]["check"]
+    said = (
+        f"checked on 32 deals: best wins {math.floor(100 * check['best'] + 0.5)}%, "
+        f"played {math.floor(100 * check['played'] + 0.5)}%"
+    )
+    assert said in caption, caption
+    assert said in (page.locator(".move-list .judgement.mistake, .move-list .judgement.blunder")
+                    .first.get_attribute("title") or "")  # fmt: skip
     best = page.locator(".best-layer")
     if mistakes[0]["best"]["do"] == "move":
         assert best.is_visible()

@@ -166,6 +166,7 @@ export class Judgements {
     this.byPosition = new Map(); // version of the position decided at → decision
     this.byAction = new Map(); // version of the action's first event → decision
     this.byFault = new Map(); // version of an uncalled fault's first event → its missed call
+    this.byWrongCall = new Map(); // version of a wrong call's frame → its judgement (issue 37)
     this.mistakes = []; // decisions judged a mistake or a blunder, in order
     this.charts = new Map(); // game index → WinChart
     this.arrow = new BestArrow(document.getElementById("board-wrap"), page.board);
@@ -257,6 +258,7 @@ export class Judgements {
         if (MISTAKES.has(d.judgement)) this.mistakes.push(d);
       }
       for (const m of game.missed_calls ?? []) if (m.fault) this.byFault.set(m.fault.version, m);
+      for (const w of game.wrong_calls ?? []) this.byWrongCall.set(w.version + 1, w);
     }
     this.mistakes.sort((a, b) => a.version - b.version);
     this.markRows();
@@ -299,7 +301,17 @@ export class Judgements {
       after: pct(chance.after ?? 0),
     });
     if (d.judgement === "best" || sameAction(d.best, d.played)) return said;
-    return `${said}; ${t("judge.best_was", { move: actionWords(d.best, view, this.page.players), chance: pct(chance.best ?? 0) })}`;
+    const best = t("judge.best_was", { move: actionWords(d.best, view, this.page.players), chance: pct(chance.best ?? 0) });
+    return `${said}; ${best}${this.checkWords(d)}`;
+  }
+
+  /** "; checked on 32 deals: best wins 61%, played 44%": how the playouts checked a label
+   *  (docs/evaluator.md § The judge), or "" for a decision no playout checked. */
+  checkWords(d) {
+    const check = d.check;
+    if (!check || !check.deals) return "";
+    const pct = (p) => `${Math.round(100 * p)}%`;
+    return `; ${t("judge.checked", { deals: check.deals, best: pct(check.best), played: pct(check.played) })}`;
   }
 
   /** Each player's accuracy and counts in each game, and over the match. */
@@ -393,6 +405,11 @@ export class Judgements {
     const m = this.byFault.get(frame.version);
     const parts = d ? [`${this.page.players[d.seat]}${t("punct.colon")}${this.decisionWords(d)}`] : [];
     if (m) parts.push(this.missedWords(m));
+    const w = this.byWrongCall.get(frame.version);
+    if (w) {
+      const judged = t(`judge.${w.judgement}`);
+      parts.push(t("judge.wrong_call", { player: this.page.players[w.seat], call: t("call.word"), judgement: judged }));
+    }
     return parts.join(" · ");
   }
 
