@@ -160,7 +160,9 @@ def test_two_browsers_play_and_call_crapette(
         waiting.wait_for_function(
             "window.crapette.view.legal.some(a => a.do === 'call')", timeout=WAIT_MS
         )
-        assert "ready" in (waiting.get_attribute("#btn-call", "class") or "")
+        # Enabled while a call can be made, naming what it would call (issue 39).
+        assert waiting.is_enabled("#btn-call")
+        assert waiting.inner_text("#btn-call").startswith("Crapette! on ")
         before = version(waiting)
         waiting.keyboard.press("c")  # the "Crapette!" key
         wait_version_above(waiting, before)

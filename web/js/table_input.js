@@ -23,6 +23,7 @@ export class Controls {
     root.addEventListener("pointerdown", (e) => this.onPointerDown(e));
     window.addEventListener("pointermove", (e) => this.onPointerMove(e));
     window.addEventListener("pointerup", (e) => this.onPointerUp(e));
+    window.addEventListener("pointercancel", (e) => this.onPointerCancel(e));
     window.addEventListener("keydown", (e) => this.onKey(e));
     // Enter plays the move chosen with ↑/↓ (or H) whatever has the focus: a pile focused by an
     // earlier click would otherwise take the key for itself (BoardAccess picks that pile up).
@@ -92,10 +93,16 @@ export class Controls {
     document.getElementById("btn-discard").disabled = !has("discard");
     document.getElementById("btn-pass").disabled = !has("pass");
     const call = document.getElementById("btn-call");
-    call.disabled = !playing;
+    // Enabled while a call can be made, and then it names the action it would call (issue 39);
+    // no colour of its own: an open call is no sign of a fault.
+    const canCall = playing && has("call");
+    call.disabled = !canCall;
+    call.dataset.can = canCall ? "1" : "0";
     // Only the `call` enforcement has Crapette! calls (docs/spec/rules.md §7).
     call.hidden = Boolean(view?.ruleset?.enforcement) && view.ruleset.enforcement !== "call";
-    call.classList.toggle("ready", has("call"));
+    const callLabel = call.querySelector("span");
+    callLabel.removeAttribute("data-i18n"); // its words follow the view from here on
+    callLabel.textContent = canCall ? callWords(view, this.seat) : t("call.word");
     const draw = document.getElementById("btn-draw");
     const offered = playing && view.draw_offer === this.seat; // mine, not answered yet
     draw.disabled = !playing || offered;
@@ -116,13 +123,40 @@ export class Controls {
     this.redrawMarks();
   }
 
-  /** A pile whose top card this seat might move (the server has the last word). */
+  /** A pile whose top card this seat might move (the server has the last word): any house, and
+   * the seat's own reserves (R, and Q of two reserves), turned card and waste. */
   canPickUp(pile) {
     if (this.seat === null || !this.page.view) return false;
     const cards = this.page.view.piles[pile];
     if (!cards || cards.length === 0 || cards[cards.length - 1] === null) return false;
     const me = String(this.seat);
-    return pile[0] === "T" || (["R", "X", "W"].includes(pile[0]) && pile[1] === me);
+    return pile[0] === "T" || ("RQXW".includes(pile[0]) && pile[1] === me);
+  }
+
+  /** A pile a card may be dragged from: a card to move, or one of the seat's own hands with a
+   * legal turn (dragged onto the turned card, it turns: rules.md §10 names the hand). */
+  canDrag(pile) {
+    return this.canPickUp(pile) || (this.isMyHand(pile) && this.turnFrom(pile) !== undefined);
+  }
+
+  /** The action a drop of `src`'s top card on `dst` asks for (legal or not, the server judges):
+   * a move; the turned card on the own waste is a discard; a hand on the turned card a turn. */
+  dropAction(src, dst) {
+    const mine = (kind) => `${kind}${this.seat}`;
+    if (this.isMyHand(src)) return dst === mine("X") ? this.turnFrom(src) ?? this.turnOf(src) : null;
+    if (src === mine("X") && dst === mine("W")) {
+      return this.legal.find((a) => a.do === "discard") ?? { do: "discard" };
+    }
+    const legal = this.legal.find((a) => a.do === "move" && a.from === src && a.to === dst);
+    return legal ?? { do: "move", from: src, to: dst };
+  }
+
+  /** The piles a drop of `src`'s top card would be accepted on now. */
+  dropTargets(src) {
+    if (this.isMyHand(src)) return this.turnFrom(src) ? [`X${this.seat}`] : [];
+    const targets = this.targetsOf(src);
+    if (src === `X${this.seat}` && this.legal.some((a) => a.do === "discard")) targets.push(`W${this.seat}`);
+    return targets;
   }
 
   targetsOf(src) {
@@ -132,14 +166,14 @@ export class Controls {
   select(pile) {
     this.selected = pile;
     this.board.mark("selected", pile ? [pile] : []);
-    this.board.mark("target", pile ? this.targetsOf(pile) : []);
+    this.board.mark("target", pile ? this.dropTargets(pile) : []);
   }
 
-  /** Try a move; the legal action object is sent when there is one (it names the card). */
+  /** Try a move; the legal action object is sent when there is one (it names the card). The
+   * turned card put on the own waste is a discard. */
   tryMove(src, dst) {
     this.select(null);
-    const legal = this.legal.find((a) => a.do === "move" && a.from === src && a.to === dst);
-    return this.page.act(legal ?? { do: "move", from: src, to: dst });
+    return this.page.act(this.dropAction(src, dst));
   }
 
   /** The legal turn a click on this pile asks for: with three hands (rules.md §10) a click on
@@ -179,7 +213,7 @@ export class Controls {
       this.select(null);
       return;
     }
-    const isTarget = this.targetsOf(this.selected).includes(pile);
+    const isTarget = this.dropTargets(this.selected).includes(pile);
     if (!isTarget && this.canPickUp(pile) && this.targetsOf(pile).length > 0) {
       this.select(pile); // another card with somewhere to go: pick that one up instead
       return;
@@ -189,6 +223,7 @@ export class Controls {
 
   onPointerDown(e) {
     if (e.button !== 0) return;
+    this.endDrag(); // a drag left over (a lost pointerup) never blocks the next one
     const pileEl = e.target.closest("[data-pile]");
     if (!pileEl) return;
     const pile = pileEl.dataset.pile;
@@ -196,10 +231,11 @@ export class Controls {
     const top = pileEl.querySelector(".card:last-of-type");
     this.drag = {
       pile,
+      id: e.pointerId,
       x: e.clientX,
       y: e.clientY,
       // Only the top card of a pile can be dragged.
-      card: this.canPickUp(pile) && cardEl && cardEl === top ? top : null,
+      card: this.canDrag(pile) && cardEl && cardEl === top ? top : null,
       ghost: null,
       onCard: Boolean(cardEl),
     };
@@ -208,7 +244,7 @@ export class Controls {
 
   onPointerMove(e) {
     const d = this.drag;
-    if (!d) return;
+    if (!d || e.pointerId !== d.id) return;
     if (!d.card) {
       // A drag of a card that cannot move: say why, once per attempt.
       if (d.onCard && !d.told && Math.hypot(e.clientX - d.x, e.clientY - d.y) >= DRAG_START_PX) {
@@ -223,7 +259,7 @@ export class Controls {
       const rect = d.card.getBoundingClientRect();
       d.dx = d.x - rect.left;
       d.dy = d.y - rect.top;
-      if (!this.targetsOf(d.pile).length) {
+      if (!this.dropTargets(d.pile).length) {
         const why = this.whyNot(d.pile); // dragged anyway: the server will say which rule
         if (why) this.page.say(why, "why");
       }
@@ -241,25 +277,107 @@ export class Controls {
     d.ghost.style.top = `${e.clientY - d.dy}px`;
   }
 
-  onPointerUp(e) {
+  /** Put a dragged card back and forget the drag (a drop, a cancelled pointer, a new press). */
+  endDrag() {
     const d = this.drag;
     this.drag = null;
+    if (d?.ghost) {
+      d.ghost.remove();
+      d.card.style.visibility = "";
+    }
+    return d;
+  }
+
+  onPointerCancel(e) {
+    if (!this.drag || e.pointerId !== this.drag.id) return;
+    const d = this.endDrag();
+    if (d.ghost) {
+      // The browser took the pointer over (a scroll, a system gesture): the card goes back.
+      this.select(null);
+      this.page.say(t("drop.cancelled", { card: this.cardWords(d.pile) }), "why");
+    }
+  }
+
+  onPointerUp(e) {
+    if (this.drag && e.pointerId !== this.drag.id) return;
+    const ghost = this.drag?.ghost?.getBoundingClientRect(); // where the card was laid
+    const d = this.endDrag();
     if (!d) return;
+    // A touch pointer is captured by the element it pressed: the pile under the finger is
+    // looked up by the point, never by the event's target.
+    const under = this.board.pileAt(e.clientX, e.clientY);
     if (!d.card) {
-      const pileEl = e.target.closest?.("[data-pile]");
-      if (!d.told && pileEl && pileEl.dataset.pile === d.pile) this.onPileClick(d.pile);
+      if (!d.told && under === d.pile) this.onPileClick(d.pile);
       return;
     }
     if (!d.ghost) {
-      const pileEl = e.target.closest?.("[data-pile]");
-      if (pileEl && pileEl.dataset.pile === d.pile) this.onPileClick(d.pile);
+      if (under === d.pile) this.onPileClick(d.pile);
       return;
     }
-    d.ghost.remove();
-    d.card.style.visibility = "";
-    const dst = this.board.pileAt(e.clientX, e.clientY);
-    if (dst && dst !== d.pile) this.tryMove(d.pile, dst);
-    else this.select(null);
+    const dst = this.dropPile(d.pile, ghost, under);
+    if (dst) {
+      this.select(null);
+      const action = this.dropAction(d.pile, dst);
+      if (action) {
+        this.page.act(action);
+        return;
+      }
+    }
+    this.select(null);
+    // Nothing sent: say so, so that a drop never fails in silence.
+    const card = this.cardWords(d.pile);
+    if (this.isMyHand(d.pile)) this.page.say(t("drop.hand", { pile: this.pileName(d.pile) }), "why");
+    else if (under === d.pile) this.page.say(t("drop.back", { card }), "why");
+    else this.page.say(t("drop.nowhere", { card }), "why");
+  }
+
+  /**
+   * Where a dragged card was dropped: the pile under the pointer when the card may go there;
+   * else the pile where it may go that the card's picture covers most (a card held by its
+   * corner and laid on a house, the pointer just off it, or still over its own pile next door);
+   * else the pile under the pointer, to be refused with the server's reason; else none.
+   */
+  dropPile(src, ghost, under) {
+    const targets = this.dropTargets(src);
+    if (under && under !== src && targets.includes(under)) return under;
+    let best = null;
+    let most = 0.2 * ghost.width * ghost.height; // at least a fifth of the card over it
+    for (const pile of targets) {
+      const el = this.board.pile(pile);
+      if (!el) continue;
+      const area = overlap(ghost, this.pileRect(el));
+      if (area > most) {
+        most = area;
+        best = pile;
+      }
+    }
+    if (best) return best;
+    return under && under !== src ? under : null;
+  }
+
+  /** The part of a pile a card lands on: a house's cards (its fan), or its slot when empty. */
+  pileRect(el) {
+    const cards = [...el.querySelectorAll(":scope > .card")];
+    const parts = cards.length ? cards : [el.querySelector(".slot") ?? el];
+    const rects = parts.map((p) => p.getBoundingClientRect());
+    return {
+      left: Math.min(...rects.map((r) => r.left)),
+      top: Math.min(...rects.map((r) => r.top)),
+      right: Math.max(...rects.map((r) => r.right)),
+      bottom: Math.max(...rects.map((r) => r.bottom)),
+    };
+  }
+
+  pileName(pile) {
+    const view = this.page.view;
+    return pileWords(pile, { viewer: this.seat, players: view?.players ?? [], piles: view?.piles ?? {} });
+  }
+
+  /** The top card of a pile in words ("8♠"), or the pile's name for a face-down card. */
+  cardWords(pile) {
+    const cards = this.page.view?.piles?.[pile] ?? [];
+    const top = cards.length ? cards[cards.length - 1] : null;
+    return top ? cardText(top) : this.pileName(pile);
   }
 
   onButton(button) {
@@ -400,6 +518,42 @@ export function keyboardChoices(legal, view) {
 }
 
 
+/** What the call button would call, in the viewer's words: "Crapette! on 8♠ to house 3". The
+ * call window names the opponent's last action ("R0-T2", "turn", "discard", "pass"); its card is
+ * the top of the pile it went to. */
+export function callWords(view, seat) {
+  const call = t("call.word");
+  const window = view?.call_window;
+  const offender = window?.offender;
+  const action = window?.action ?? "";
+  if (!window?.open || offender === null || offender === undefined) return call;
+  const piles = view.piles ?? {};
+  const topOf = (pile) => {
+    const cards = piles[pile] ?? [];
+    const top = cards.length ? cards[cards.length - 1] : null;
+    return top ? cardText(top) : null;
+  };
+  const ctx = { viewer: seat, players: view.players ?? [], piles };
+  const move = /^([A-Z][0-7])-([A-Z][0-7])(?: (\S+))?$/.exec(action);
+  if (move) {
+    const code = move[3] ?? piles[move[2]]?.at(-1) ?? null;
+    const card = code ? cardText(code) : null;
+    const pile = pileWords(move[2], ctx, { card: code ?? undefined });
+    return card ? t("call.on_move", { call, card, pile }) : call;
+  }
+  const kind = action.split(" ")[0];
+  if (kind === "turn") {
+    const card = topOf(`X${offender}`);
+    return card ? t("call.on_turn", { call, card }) : call;
+  }
+  if (kind === "discard") {
+    const card = topOf(`W${offender}`);
+    return card ? t("call.on_discard", { call, card }) : call;
+  }
+  if (kind === "pass") return t("call.on_pass", { call });
+  return call;
+}
+
 /** An action in a player's words: "7♥ from your reserve to house 2". */
 export function describeChoice(action, view, seat) {
   if (action.do === "turn" && action.hand) {
@@ -415,6 +569,13 @@ export function describeChoice(action, view, seat) {
   const from = pileWords(action.from, ctx, opts);
   const to = pileWords(action.to, ctx, opts);
   return top ? t("choice.move", { card: cardText(top), from, to }) : t("choice.move_hidden", { from, to });
+}
+
+/** The area two rectangles share (0 when apart). */
+function overlap(a, b) {
+  const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+  const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+  return w > 0 && h > 0 ? w * h : 0;
 }
 
 function capitalWord(text) {
