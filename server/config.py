@@ -41,9 +41,9 @@ class ServerConfig:
     # A match with no seated player connected, no event and no request for this long leaves
     # memory (None: never); it is read again from the store when asked for.
     unload_idle_s: float | None = 600
-    # A match in play with no person's client connected and no event for this long is idle: the
-    # lobby's "Live games" leaves it out (None: never idle).
-    idle_after_s: float | None = 600
+    # A live table with no person's client connected for this long is idle: the lobby's "Live
+    # games" and "Open tables" leave it out (None: never idle).
+    idle_after_s: float | None = 60
     secret_key: str = field(default_factory=lambda: secrets.token_hex(16))
     # Several processes as one server (server.adapters.cluster): the Redis URL of the Socket.IO
     # message queue, presence and leases, and this process's name there (default: host-pid-random).

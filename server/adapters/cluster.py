@@ -132,6 +132,12 @@ class SharedPresence(Presence):
             return True
         return self._connected_anywhere(entry.match_id, place)
 
+    def left_ms(self, entry: MatchEntry | TableOf) -> int:
+        """As `Presence.left_ms`, from every process: the latest `away` mark of its people."""
+        keys = [self._keys(entry.match_id, place)[1] for place in range(len(entry.table.people))]
+        marks = self.redis.mget(keys) if keys else []
+        return max((int(mark) for mark in marks if mark is not None), default=0)
+
     def person_json(self, entry: MatchEntry | TableOf, place: int) -> PresenceJson:
         person = entry.table.people[place]
         if person.bot is not None or person.free:

@@ -149,6 +149,11 @@ class MatchRepository:
         with self._lock:
             return match_id in self._entries
 
+    def peek(self, match_id: str) -> MatchEntry | None:
+        """The match if it is in memory (never loaded for the asking)."""
+        with self._lock:
+            return self._entries.get(match_id)
+
     def get(self, match_id: str) -> MatchEntry | None:
         with self._lock:
             entry = self._entries.get(match_id)

@@ -72,6 +72,11 @@ class Presence:
         """When the last client of a person of this match left (0: none left since the start)."""
         return max(self._away_since.get((match_id, p), 0) for p in range(MAX_PLACES))
 
+    def left_ms(self, entry: MatchEntry | TableOf) -> int:
+        """When the last person of this table left it (or took his seat over HTTP without
+        connecting yet); 0 when nothing is known (since this process started)."""
+        return self.last_seen_ms(entry.match_id)
+
     def seat_json(self, entry: MatchEntry | TableOf, seat: int) -> PresenceJson:
         """`connected`, and for an absent owner since when and from when his seat is claimable."""
         return self.person_json(entry, entry.table.seated[seat])

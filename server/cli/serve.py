@@ -93,10 +93,10 @@ from server.config import ServerConfig
 @click.option(
     "--idle-after",
     "idle_after_min",
-    default=10.0,
+    default=1.0,
     show_default=True,
-    help="Minutes after which a match in play with nobody connected and no move leaves the "
-    "lobby's live games (0: never).",
+    help="Minutes after its last person left (or nobody came) after which a live table leaves "
+    "the lobby's live games and open tables (0: never).",
 )
 @click.option(
     "--message-queue",

@@ -14,10 +14,18 @@ from server.adapters.publisher import Publisher
 from server.model import tables as t
 from server.readmodels.lobbyview import LobbyProjection, LobbyRow, new_session_facts
 from server.services.autopilot import Autopilot
-from server.wire.payloads import JsonObject, PersonJson, RematchOfferJson, RotationJson, TableJson
+from server.wire.payloads import (
+    GameInPlayJson,
+    JsonObject,
+    PersonJson,
+    RematchOfferJson,
+    RotationJson,
+    TableJson,
+)
 
-# A match in play with nobody at it for this long is idle: out of the lobby's "Live games".
-IDLE_AFTER_S = 600.0
+# A live table with nobody at it for this long is idle: out of the lobby's lists (issue 39: a
+# table left a minute earlier was still listed).
+IDLE_AFTER_S = 60.0
 
 
 class TableViews:
@@ -43,11 +51,14 @@ class TableViews:
     def tables(self, include_all: bool = False) -> list[TableJson]:
         """The lobby's list, newest first, from the lobby projection (no match is loaded for
         it): finished tables only for an hour and expired ones not at all, unless
-        `include_all`."""
+        `include_all`. A practice table (play on from here) is private: never listed, reached
+        only by its link (issue 39)."""
         self.projection.catch_up()
         horizon = self.clock() - 3_600_000
         result = []
         for row in sorted(self.projection.all_rows(), key=lambda r: -r.table.created_at_ms):
+            if row.table.practice is not None and not include_all:
+                continue
             status = row.status
             recent = status == "finished" and row.last_event_ms >= horizon
             if include_all or status in ("open", "playing") or recent:
@@ -63,6 +74,8 @@ class TableViews:
             seen, row.status, row.totals, row.games_played, row.version, ready, row.over_game
         )
         table_json["idle"] = self._idle(seen, row.status, row.last_event_ms)
+        loaded = self.repo.peek(table.match_id) if row.status == "playing" else None
+        table_json["game"] = game_json(loaded)
         if row.rotation is not None or table.rotation != "off":
             facts = row.rotation or new_session_facts([s.name or "" for s in table.seats])
             table_json["rotation"] = self._rotation_json(seen, facts, row.status)
@@ -79,6 +92,7 @@ class TableViews:
         ready, over = self.autopilot.ready(entry), self._over_game(entry)
         table_json = self._json(entry, entry.status, totals, played, entry.version, ready, over)
         table_json["idle"] = self._idle(entry, entry.status, entry.last_event_ms)
+        table_json["game"] = game_json(entry if entry.status == "playing" else None)
         if entry.table.rotation != "off":
             facts = self._session_facts(entry)
             table_json["rotation"] = self._rotation_json(entry, facts, entry.status)
@@ -185,17 +199,25 @@ class TableViews:
         }
 
     def _idle(self, seen: MatchEntry | TableOf, status: str, last_event_ms: int) -> bool:
-        """A match in play that nobody is at (docs/protocol.md, the lobby): no person's client
-        connected (a bot, or a bot standing in for an absent owner, is nobody) and no event for
-        `idle_after_s`. The lobby's "Live games" leaves such a table out, except for its own
-        players; a finished match is never live (an abandoned one is finished at once)."""
-        if status != "playing" or self.idle_after_ms is None:
+        """A live table that nobody is at (docs/protocol.md, the lobby): no person's client
+        connected (a bot, or a bot standing in for an absent owner, is nobody) for
+        `idle_after_s` since the last one left (or since the table opened), however its bots
+        play on. The lobby leaves such a table out of "Live games" and "Open tables" (an open
+        table its host left: "Hugo v free seat"), except for its own players; a finished match
+        is never live (an abandoned one is finished at once). `last_event_ms` is not used: a
+        bot's moves are nobody being there (issue 39)."""
+        del last_event_ms
+        if status not in ("playing", "open") or self.idle_after_ms is None:
             return False
         table = seen.table
         for place, person in enumerate(table.people):
-            if person.bot is None and self.presence.person_connected(seen, place):
+            if (
+                person.bot is None
+                and not person.free
+                and self.presence.person_connected(seen, place)
+            ):
                 return False
-        quiet_since = max(last_event_ms, table.created_at_ms)
+        quiet_since = max(self.presence.left_ms(seen), table.created_at_ms)
         return self.clock() - quiet_since >= self.idle_after_ms
 
     @staticmethod
@@ -216,3 +238,25 @@ class TableViews:
 
     def announce(self, entry: MatchEntry) -> None:
         self.publisher.table_changed(entry.match_id, self.table_json(entry))
+
+
+def game_json(entry: MatchEntry | None) -> GameInPlayJson | None:
+    """The game in play at a loaded match: its number, its turn and each seat's cards left
+    (reserves, hands, turned card and waste: what a player must still get rid of)."""
+    state = entry.state if entry is not None else None
+    game = state.game if state is not None else None
+    if game is None or game.over:
+        return None
+    piles = domain.visible_piles(game)
+    left = [
+        sum(
+            len(cards)
+            for name, cards in piles.items()
+            if name[0] in OWN_PILES and name[1:] == str(seat)
+        )
+        for seat in (0, 1)
+    ]
+    return {"index": int(game.game_index), "turn": int(game.turn_number), "cards_left": left}
+
+
+OWN_PILES = "RQHIJXW"  # a seat's reserves, hands, turned card and waste (docs/spec/rules.md §1)

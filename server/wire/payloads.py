@@ -65,6 +65,15 @@ class TableJson(TypedDict):
     # A match in play with nobody at it for a while (`TableViews._idle`): the lobby's "Live games"
     # leaves it out. Not required: a table message built before it was known may lack it.
     idle: NotRequired[bool]
+    # The game in play, for the lobby's "Live games" (`TableViews.game_json`): null between
+    # games, and when the match is not in this process's memory (nobody is at it here).
+    game: NotRequired[GameInPlayJson | None]
+
+
+class GameInPlayJson(TypedDict):
+    index: int  # 0 for the first game
+    turn: int  # the game's turn number
+    cards_left: list[int]  # each seat's reserve, hand, turned card and waste cards
 
 
 class RematchOfferJson(TypedDict):

@@ -198,13 +198,25 @@ function seatNames(table) {
   );
 }
 
+/** What a row says of the match: the game in play ("game 2, turn 14 · cards left 23–31",
+ * issue 39: a game at turn 30 read "0–0" in match points), else a finished match's points. */
+function tableScore(table) {
+  const game = table.game;
+  if (table.status === "playing" && game) {
+    const [a, b] = game.cards_left;
+    return ` — ${t("lobby.in_play", { game: game.index + 1, turn: game.turn, a, b })}`;
+  }
+  if (table.status === "finished") return ` — ${table.totals.join("–")}`;
+  return "";
+}
+
 function tableItem(table) {
   const li = document.createElement("li");
   li.dataset.match = table.match_id;
   const what = document.createElement("span");
   what.className = "what";
   const [a, b] = seatNames(table);
-  const score = table.status === "open" ? "" : ` — ${table.totals.join("–")}`;
+  const score = tableScore(table);
   // A rotation table (three or four people): the seats, then how many wait in the queue.
   const waits = table.rotation && table.status !== "finished";
   const queue = waits ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";

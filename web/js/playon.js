@@ -51,7 +51,9 @@ export class PlayOn {
     for (const b of bots) bot.append(new Option(t("lobby.opponent_bot", { name: botWord(b.name) }), b.name));
     bot.value = bots.some((b) => b.name === "expert") ? "expert" : "sharp";
     const name = el("input", { name: "name", maxlength: 40, required: "", "data-testid": "play-on-name" });
-    name.value = savedName() || players[Number(seat.value)] || "";
+    // The viewer's own name, as this browser remembers it: never a player's of the replay (the
+    // seat to move may be a bot's, and the table would then name the viewer after it).
+    name.value = savedName() || "";
     const go = el("button", { type: "submit", class: "primary", "data-testid": "play-on-start" }, t("playon.start"));
     const cancel = el("button", { type: "button" }, t("playon.cancel"));
     cancel.addEventListener("click", () => (this.form.hidden = true));
