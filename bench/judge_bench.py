@@ -13,13 +13,34 @@ with two seeds, each one timed:
   (a blunder in one, a mistake in the other agree there); `agreement_all`: the share of every
   decision both judge the same.
 
+With `--trust` (issue 37: is the judge right?) it measures instead, on held-out deals
+(`--trust-seed`), each figure with its standard error:
+
+1. **the arrow**: a player that always plays the judge's best action (`ArrowPlayer`: the
+   judge's watch, shown every position, playing its first candidate) against `sharp` and
+   against `expert`, `--arrow-games` games each, seats alternated, classic, call mode;
+2. **accuracy follows strength**: `--pair-games` single games in each of `TRUST_PAIRINGS`,
+   each analysed at `--depth`; per pairing each bot's wins, mean accuracy and mistakes and
+   blunders per 100 decisions;
+3. **labels hold**: up to `--label-checks` decisions labelled mistake or blunder and as many
+   labelled best or good (a move other than the best), taken over all the analyses, checked
+   again with other seeds and `--label-deals` playouts per move (`recheck`);
+4. **time**: one `--decisions` game (as above) analysed at `quick` and at `normal`.
+
+With `--fit` it fits the judge's map from search scores to win chances on `--fit-games` games
+and writes `domain/evaluator/scale_weights.py` (docs/evaluator.md § The judge's scale).
+
 The figures go to docs/benchmarks.md. Run it under `nice -n 10` on a shared machine."""
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import click
@@ -157,6 +178,409 @@ def _keyed(result: dict[str, Any], number: int) -> list[dict[str, Any]]:
     ]
 
 
+# ------------------------------------------------------------------------------ --trust
+
+TRUST_PAIRINGS: tuple[tuple[str, str], ...] = (
+    ("random", "steady"),
+    ("steady", "sharp"),
+    ("sharp", "expert"),
+    ("random", "sharp"),
+    ("steady", "expert"),
+)
+ARROW = "arrow"
+START_MS = 1_764_000_000_000
+
+
+class ArrowPlayer:
+    """Plays the judge's best action at every decision (`domain.evaluator.judging.Watch`,
+    shown every position as the judge is); its calls are the judge's bot's."""
+
+    def __init__(self) -> None:
+        from domain.evaluator.judging import Watch
+
+        self.watch = Watch()
+
+    def act(self, state: Any, seat: int) -> Any:
+        import domain
+
+        self.watch.see(state)
+        game = state.game
+        if game.to_move == seat and not game.over:
+            ranked = self.watch.rank(state, seat)
+            if ranked:
+                action = ranked[0].action
+                self.watch.played(state, action)
+                return action
+        return self.watch.bots[seat].choose(domain.view(state, seat))
+
+
+def bot_game(
+    pair: tuple[str, str], seed: str, players: tuple[str, str] = ("Ann", "Bob")
+) -> tuple[dict[str, Any], int | None]:
+    """One classic game (call mode) between `pair` (seat 0, seat 1: a bot's name or `ARROW`),
+    dealt from `seed`: its record and its winner (None: a stalemate or no end)."""
+    import domain
+    from domain.bots import make_bot
+    from records.export import record_from_events
+    from records.selfplay import Table
+
+    table = Table("classic", players=players, match_id=f"m-trust-{seed[:12]}")
+    table.deal(seed=seed)
+    actors: list[Callable[[Any, int], Any]] = []
+    for s, name in enumerate(pair):
+        if name == ARROW:
+            actors.append(ArrowPlayer().act)
+        else:
+            actors.append(_chooser(make_bot(name, seed=f"{seed}/{s}")))
+    for _ in range(3000):
+        game = table.game
+        if game.over:
+            break
+        mover = game.to_move
+        chosen = None
+        for seat in (1 - mover, mover):
+            chosen = actors[seat](table.state, seat)
+            if chosen is not None:
+                break
+        if chosen is None:
+            break
+        table.act(chosen, 600)
+    game = table.game
+    if not game.over:
+        table.act(domain.Resign(game.to_move))
+    result = table.game.result
+    winner = result.winner if result is not None else None
+    return record_from_events(table.events), winner
+
+
+def _chooser(bot: Any) -> Callable[[Any, int], Any]:
+    import domain
+
+    def act(state: Any, seat: int) -> Any:
+        return bot.choose(domain.view(state, seat))
+
+    return act
+
+
+def _deal(root: str, *parts: object) -> str:
+    from domain.bots.arena import derive_seed
+
+    return derive_seed(root, *parts)
+
+
+def _arrow_game(args: tuple[str, int, str]) -> float:
+    """The arrow's score (1 win, 0.5 stalemate, 0 loss) in game `index` against `opponent`."""
+    opponent, index, root = args
+    seat = index % 2
+    pair = (ARROW, opponent) if seat == 0 else (opponent, ARROW)
+    _, winner = bot_game(pair, _deal(root, "arrow", opponent, index))
+    return 0.5 if winner is None else float(winner == seat)
+
+
+def _pair_game(args: tuple[tuple[str, str], int, str, str]) -> dict[str, Any]:
+    """One game of a pairing (seats alternated), analysed: each bot's figures."""
+    from records.judge import analyse_record
+
+    pair, index, root, depth = args
+    seated = pair if index % 2 == 0 else (pair[1], pair[0])
+    record, winner = bot_game(seated, _deal(root, "pair", *pair, index))
+    started = time.perf_counter()
+    result = analyse_record(record, depth=depth, seed=index)
+    wall = time.perf_counter() - started
+    out: dict[str, Any] = {"pair": list(pair), "wall_s": round(wall, 2), "bots": {}}
+    [game] = result["games"]
+    for seat, name in enumerate(seated):
+        own = [d for d in game["decisions"] if d["seat"] == seat]
+        labelled = sum(1 for d in own if d["judgement"] in MISTAKES)
+        out["bots"][name] = {
+            "score": 0.5 if winner is None else float(winner == seat),
+            "accuracy": game["seats"][seat]["accuracy"],
+            "decisions": len(own),
+            "mistakes": labelled,
+        }
+    out["labels"] = [
+        {
+            "bot": seated[d["seat"]],
+            "version": d["version"],
+            "judgement": d["judgement"],
+            "claimed": d["cost"],
+            "best": d["best"],
+            "played": d["played"],
+        }
+        for d in game["decisions"]
+        if d["judgement"] in MISTAKES
+        or (d["judgement"] in ("best", "good") and d["best"]["text"] != d["played"]["text"])
+    ]
+    out["record"] = record
+    return out
+
+
+def recheck(record: dict[str, Any], versions: set[int], deals: int, seed: int) -> dict[int, float]:
+    """The drop (best's mean less played's) measured again at these decisions of `record`, by
+    `deals` playouts per move from shuffles of another `seed`: the record replayed through a
+    watch as the judge replays it (every position seen, every decision ranked)."""
+    import domain
+    from domain.evaluator.judging import Watch, same
+    from records.judge import _played
+    from records.verify import verify_record
+
+    watch = Watch()
+    state = None
+    version = 0
+    out: dict[int, float] = {}
+    for batch in verify_record(record).batches:
+        played = _played(batch)
+        if state is not None and state.game is not None and played is not None:
+            ranked = watch.rank(state, played.seat)
+            if version in versions and ranked:
+                best = ranked[0].action
+                if not same(best, played):
+                    values = watch.fork().check(state, played.seat, [best, played], deals, seed)
+                    out[version] = sum(values[0]) / deals - sum(values[1]) / deals
+                else:
+                    out[version] = 0.0
+            watch.played(state, played)
+        for event in batch:
+            state = domain.evolve(state, event)
+        assert state is not None
+        watch.see(state)
+        version += len(batch)
+    return out
+
+
+def _recheck(args: tuple[dict[str, Any], list[int], int, int]) -> dict[int, float]:
+    record, versions, deals, seed = args
+    return recheck(record, set(versions), deals, seed)
+
+
+def _mean_se(values: list[float]) -> tuple[float, float]:
+    n = len(values)
+    if not n:
+        return 0.0, 0.0
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    return round(mean, 4), round(math.sqrt(var / n), 4)
+
+
+def _run(work: Callable[[Any], Any], items: list[Any], workers: int) -> list[Any]:
+    if workers <= 1:
+        return [work(item) for item in items]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(work, items))
+
+
+def run_trust(
+    arrow_games: int,
+    pair_games: int,
+    label_checks: int,
+    label_deals: int,
+    depth: str,
+    decisions: int,
+    root: str,
+    workers: int,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The four figure groups of issue 37 (the module's docstring)."""
+    figures: dict[str, Any] = {"seed": root, "depth": depth}
+    # 1. The arrow.
+    arrow: dict[str, Any] = {}
+    for opponent in ("sharp", "expert") if arrow_games else ():
+        scores = _run(_arrow_game, [(opponent, i, root) for i in range(arrow_games)], workers)
+        rate, se = _mean_se(scores)
+        arrow[opponent] = {"games": len(scores), "score": rate, "se": se}
+        log(f"arrow against {opponent}: {rate:.3f} ± {se:.3f} of {len(scores)} games")
+    figures["arrow"] = arrow
+    if not pair_games:
+        return _timed(figures, decisions, log)
+    # 2. Accuracy follows strength.
+    items = [(pair, i, root, depth) for pair in TRUST_PAIRINGS for i in range(pair_games)]
+    games = _run(_pair_game, items, workers)
+    pairings: list[dict[str, Any]] = []
+    per_bot: dict[str, dict[str, list[float]]] = {}
+    for pair in TRUST_PAIRINGS:
+        mine = [g for g in games if tuple(g["pair"]) == pair]
+        row: dict[str, Any] = {"pair": list(pair), "games": len(mine)}
+        for name in pair:
+            own = [g["bots"][name] for g in mine]
+            acc, acc_se = _mean_se([b["accuracy"] for b in own])
+            score, score_se = _mean_se([b["score"] for b in own])
+            decided = sum(b["decisions"] for b in own)
+            mistakes = sum(b["mistakes"] for b in own)
+            row[name] = {
+                "score": score,
+                "score_se": score_se,
+                "accuracy": acc,
+                "accuracy_se": acc_se,
+                "mistakes_per_100": round(100 * mistakes / max(1, decided), 2),
+            }
+            bucket = per_bot.setdefault(name, {"accuracy": [], "mistakes": [], "decisions": []})
+            bucket["accuracy"] += [b["accuracy"] for b in own]
+            bucket["mistakes"].append(mistakes)
+            bucket["decisions"].append(decided)
+        stronger = max(pair, key=lambda n: row[n]["score"])
+        weaker = pair[1] if stronger == pair[0] else pair[0]
+        row["stronger_more_accurate"] = row[stronger]["accuracy"] > row[weaker]["accuracy"]
+        pairings.append(row)
+        log(json.dumps(row))
+    bots = {
+        name: {
+            "accuracy": _mean_se(b["accuracy"])[0],
+            "accuracy_se": _mean_se(b["accuracy"])[1],
+            "mistakes_per_100": round(100 * sum(b["mistakes"]) / max(1, sum(b["decisions"])), 2),
+        }
+        for name, b in per_bot.items()
+    }
+    figures["accuracy"] = {"pairings": pairings, "bots": bots}
+    walls = [g["wall_s"] for g in games]
+    figures["accuracy"]["analysis_wall_s"] = _mean_se(walls)
+    # 3. Labels hold.
+    rng = random.Random(f"{root}/labels")
+    bad = [(g, lab) for g in games for lab in g["labels"] if lab["judgement"] in MISTAKES]
+    fine = [(g, lab) for g in games for lab in g["labels"] if lab["judgement"] not in MISTAKES]
+    chosen = rng.sample(bad, min(label_checks, len(bad))) + rng.sample(
+        fine, min(label_checks, len(fine))
+    )
+    by_record: dict[int, tuple[dict[str, Any], list[int]]] = {}
+    for g, lab in chosen:
+        by_record.setdefault(id(g), (g["record"], []))[1].append(lab["version"])
+    jobs = [(rec, vs, label_deals, 1_000_003) for rec, vs in by_record.values()]
+    measured: dict[tuple[int, int], float] = {}
+    for (key, _), found in zip(by_record.items(), _run(_recheck, jobs, workers), strict=True):
+        for version, drop in found.items():
+            measured[(key, version)] = drop
+    flagged = [
+        (lab, measured[(id(g), lab["version"])])
+        for g, lab in chosen
+        if lab["judgement"] in MISTAKES
+    ]
+    calm = [
+        (lab, measured[(id(g), lab["version"])])
+        for g, lab in chosen
+        if lab["judgement"] not in MISTAKES
+    ]
+    ahead = [1.0 if drop > 0 else 0.0 for _, drop in flagged]
+    claimed = sum(lab["claimed"] for lab, _ in flagged)
+    found_total = sum(drop for _, drop in flagged)
+    figures["labels"] = {
+        "deals": label_deals,
+        "mistakes_checked": len(flagged),
+        "best_ahead": _mean_se(ahead),
+        "measured_over_claimed": round(found_total / claimed, 3) if claimed else None,
+        "mistake_drop_measured": _mean_se([d for _, d in flagged]),
+        "mistake_drop_claimed": _mean_se([lab["claimed"] for lab, _ in flagged]),
+        "good_checked": len(calm),
+        "good_drop_measured": _mean_se([d for _, d in calm]),
+    }
+    log(json.dumps(figures["labels"]))
+    return _timed(figures, decisions, log)
+
+
+def _timed(figures: dict[str, Any], decisions: int, log: Callable[[str], None]) -> dict[str, Any]:
+    """4. Time: one game of `decisions` play decisions analysed at quick and at normal."""
+    if not decisions:
+        return figures
+    from records.judge import analyse_record
+
+    record = judged_game(decisions, 26)
+    timing: dict[str, float] = {}
+    for name in ("quick", "normal"):
+        started = time.perf_counter()
+        analyse_record(record, depth=name, seed=0)
+        timing[f"{name}_wall_s"] = round(time.perf_counter() - started, 2)
+    figures["time"] = {"decisions": decisions, **timing}
+    log(json.dumps(figures["time"]))
+    return figures
+
+
+# -------------------------------------------------------------------------------- --fit
+
+FIT_PAIRINGS: tuple[tuple[str, str], ...] = (
+    ("expert", "sharp"),
+    ("sharp", "steady"),
+    ("steady", "random"),
+    ("expert", "random"),
+    ("expert", "expert"),
+    ("steady", "sharp"),
+)
+
+
+def _fit_game(args: tuple[int, str, int]) -> list[tuple[float, float, float, int]]:
+    """(chosen score, the position's chance, outcome for the mover, game index) at every
+    `every`-th decision of one game, the watch ranking every decision as the judge does."""
+    import domain
+    from domain.evaluator.judging import Watch
+    from records.judge import _played
+    from records.verify import verify_record
+
+    index, root, every = args
+    pair = FIT_PAIRINGS[index % len(FIT_PAIRINGS)]
+    record, winner = bot_game(pair, _deal(root, "fit", index))
+    watch = Watch()
+    state = None
+    rows: list[tuple[float, float, float, int]] = []
+    k = 0
+    for batch in verify_record(record).batches:
+        played = _played(batch)
+        if state is not None and state.game is not None and played is not None:
+            ranked = watch.rank(state, played.seat)
+            if ranked and k % every == index % every:
+                outcome = 0.5 if winner is None else float(winner == played.seat)
+                rows.append((ranked[0].score, ranked[0].chance, outcome, index))
+            k += 1
+            watch.played(state, played)
+        for event in batch:
+            state = domain.evolve(state, event)
+        assert state is not None
+        watch.see(state)
+    return rows
+
+
+def fit_scale(
+    games: int, held_out: int, root: str, every: int, workers: int, write: bool
+) -> dict[str, Any]:
+    """Fit `domain.evaluator.scale`'s (a, b) on `games` games and measure the position's
+    calibration (ECE) on `held_out` others."""
+    import numpy as np
+
+    from domain.evaluator import fit
+
+    train = [
+        r
+        for rows in _run(_fit_game, [(i, root, every) for i in range(games)], workers)
+        for r in rows
+    ]
+    test_root = f"{root}/held-out"
+    test = [
+        r
+        for rows in _run(_fit_game, [(i, test_root, every) for i in range(held_out)], workers)
+        for r in rows
+    ]
+    scores = np.array([r[0] for r in train if abs(r[0]) < 5000])
+    outcomes = np.array([r[2] for r in train if abs(r[0]) < 5000])
+    a, b = fit.fit_scale(scores, outcomes)
+    chances = np.array([r[1] for r in test])
+    results = np.array([r[2] for r in test])
+    figures = {
+        "games": games,
+        "positions": len(scores),
+        "a": round(a, 6),
+        "b": round(b, 6),
+        "held_out_games": held_out,
+        "held_out_positions": len(test),
+        "position_ece": round(fit.ece(chances, results), 4) if len(test) else None,
+        "position_brier": round(fit.brier(chances, results), 4) if len(test) else None,
+    }
+    if write:
+        path = Path(__file__).resolve().parents[1] / "domain" / "evaluator" / "scale_weights.py"
+        path.write_text(
+            '"""Generated by `crapette bench judge --fit` (docs/evaluator.md § The scale):\n'
+            f'{games} games of seed {root!r}, every {every}th decision."""\n\n'
+            f'SCALE: dict[str, float] = {{"a": {a!r}, "b": {b!r}}}\n',
+            encoding="utf-8",
+        )
+    return figures
+
+
 @click.command("judge")
 @click.option("--decisions", default=400, show_default=True, help="Play decisions in the game.")
 @click.option("--depth", type=click.Choice(["quick", "normal", "deep"]), default="normal",
@@ -165,10 +589,87 @@ def _keyed(result: dict[str, Any], number: int) -> list[dict[str, Any]]:
 @click.option("--game-seed", default=26, show_default=True, help="The first game's seed.")
 @click.option("--games", default=1, show_default=True, help="Games played and analysed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option(
+    "--trust", is_flag=True, help="Is the judge right? The four figure groups of issue 37."
+)
+@click.option(
+    "--arrow-games",
+    default=400,
+    show_default=True,
+    help="--trust: games against each of sharp and expert.",
+)
+@click.option("--pair-games", default=40, show_default=True, help="--trust: games per pairing.")
+@click.option(
+    "--label-checks", default=60, show_default=True, help="--trust: labels re-checked, each kind."
+)
+@click.option(
+    "--label-deals", default=32, show_default=True, help="--trust: playouts per move in a re-check."
+)
+@click.option(
+    "--trust-seed",
+    default="bench-judge-trust",
+    show_default=True,
+    help="--trust / --fit: the deals' seed.",
+)
+@click.option(
+    "--fit", "do_fit", is_flag=True, help="Fit the judge's scale and write scale_weights.py."
+)
+@click.option(
+    "--fit-games",
+    default=240,
+    show_default=True,
+    help="--fit: games fitted on (and half as many held out).",
+)
+@click.option("--every", default=4, show_default=True, help="--fit: every n-th decision of a game.")
+@click.option("--workers", default=1, show_default=True, help="--trust / --fit: processes.")
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON to this file."
+)
 def judge(
-    decisions: int, depth: str, seeds: str, game_seed: int, games: int, as_json: bool
+    decisions: int,
+    depth: str,
+    seeds: str,
+    game_seed: int,
+    games: int,
+    as_json: bool,
+    trust: bool,
+    arrow_games: int,
+    pair_games: int,
+    label_checks: int,
+    label_deals: int,
+    trust_seed: str,
+    do_fit: bool,
+    fit_games: int,
+    every: int,
+    workers: int,
+    out: str | None,
 ) -> None:
-    """Wall time of judging one classic game, and the agreement of two seeds' labels."""
+    """Wall time of judging one classic game, and the agreement of two seeds' labels; with
+    --trust, whether the judge is right (issue 37); with --fit, its scale."""
+    if do_fit or trust:
+
+        def log(line: str) -> None:
+            click.echo(line, err=True)
+
+        if do_fit:
+            found = fit_scale(fit_games, max(1, fit_games // 2), trust_seed, every, workers, True)
+        else:
+            found = run_trust(
+                arrow_games,
+                pair_games,
+                label_checks,
+                label_deals,
+                depth,
+                decisions,
+                trust_seed,
+                workers,
+                log,
+            )
+        text = json.dumps(found, indent=1)
+        if out:
+            Path(out).write_text(text, encoding="utf-8")
+        click.echo(text if as_json else _trust_text(found))
+        return
     try:
         first, second = (int(s) for s in seeds.split(","))
     except ValueError:
@@ -189,3 +690,28 @@ def judge(
         f"both a mistake or worse for {100 * result['flagged_agreement']:.1f} %; every label "
         f"the same for {100 * result['agreement_all']:.1f} % of all decisions"
     )
+
+
+def _trust_text(found: dict[str, Any]) -> str:
+    """The figures in a few lines (the JSON has them all)."""
+    if "a" in found:
+        return (
+            f"scale fitted on {found['positions']} positions of {found['games']} games: "
+            f"a {found['a']}, b {found['b']}; position ECE on {found['held_out_positions']} "
+            f"held-out positions: {found['position_ece']}"
+        )
+    lines = []
+    for name, row in found.get("arrow", {}).items():
+        lines.append(
+            f"arrow against {name}: {row['score']:.3f} ± {row['se']:.3f} of {row['games']} games"
+        )
+    for row in found.get("accuracy", {}).get("pairings", []):
+        a, b = row["pair"]
+        lines.append(
+            f"{a}-{b} ({row['games']} games): {a} {row[a]['accuracy']} ± {row[a]['accuracy_se']}, "
+            f"{b} {row[b]['accuracy']} ± {row[b]['accuracy_se']}; stronger more accurate: "
+            f"{row['stronger_more_accurate']}"
+        )
+    lines.append(json.dumps(found.get("labels")))
+    lines.append(json.dumps(found.get("time")))
+    return "\n".join(lines)

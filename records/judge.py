@@ -63,18 +63,21 @@ JUDGEMENTS = ("best", "good", "inaccuracy", "mistake", "blunder")
 THRESHOLDS = ((0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy"))
 BEST_WITHIN = 0.02
 # The search's drop from which a decision is checked by playouts (a label is never shown
-# unchecked): half the lowest threshold, since the search may under-state a drop.
-FLAG_FROM = 0.05
+# unchecked): well under the lowest threshold, since the search may under-state a drop.
+FLAG_FROM = 0.03
 # A measured drop gives a label only this many standard errors clear of zero.
 CONFIRM_SE = 2.0
-# A decision counts for accuracy when its candidates' chances differ by this much.
-COUNTS_FROM = 0.01
+# A decision counts for accuracy when its candidates' chances differ by this much
+# (docs/evaluator.md § Accuracy: the measurement behind it).
+COUNTS_FROM = 0.02
 # A missed or a wrong call costs at least this (and is labelled an inaccuracy at least).
 CALL_COST_AT_LEAST = 0.1
 # A decision's accuracy from its cost d (0-1): lichess's curve on win percentages,
-# A * exp(-K * d) - C, clamped to 0-100: 100 for no drop, 91.4 at 0.02, 63.6 at 0.1, 40.0 at
-# 0.2, 24.8 at 0.3.
+# A * exp(-K * S * d) - C, clamped to 0-100, with the cost weighed S times (a counted Crapette
+# decision's drops are small beside a chess move's: docs/evaluator.md § Accuracy): 100 for no
+# drop, 83.5 at 0.02, 40.0 at 0.1, 14.9 at 0.2.
 ACCURACY_A, ACCURACY_K, ACCURACY_C = 103.1668, 4.354, 3.1669
+ACCURACY_SCALE = 2.0
 # Win chances are given to this many decimals.
 DIGITS = 4
 FORMAT_VERSION = 2  # the judge's output; 1 was the value-function judge of issue 26
@@ -159,7 +162,7 @@ def judgement(drop: float, same_move: bool = False) -> str:
 
 def move_accuracy(drop: float) -> float:
     """One decision's accuracy (0-100) from its cost (0-1): 100 for none, falling smoothly."""
-    value = ACCURACY_A * math.exp(-ACCURACY_K * max(0.0, drop)) - ACCURACY_C
+    value = ACCURACY_A * math.exp(-ACCURACY_K * ACCURACY_SCALE * max(0.0, drop)) - ACCURACY_C
     return min(100.0, max(0.0, value))
 
 

@@ -337,3 +337,10 @@ def _raw_logistic(
     w = np.asarray(weights["layers"][0]["w"]).reshape(-1) / np.asarray(weights["scale"])
     b = float(weights["layers"][0]["b"][0]) - float(w @ np.asarray(weights["mean"]))
     return w, b
+
+
+def fit_scale(scores: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any]) -> tuple[float, float]:
+    """The judge's map (`domain.evaluator.scale`): (a, b) of the logistic regression of the
+    outcomes on the search scores (issue 37), on the raw scores."""
+    w, b = _raw_logistic(scores.reshape(-1, 1), outcomes, ("score",), 1500)
+    return float(w[0]), b

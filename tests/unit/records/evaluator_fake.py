@@ -60,6 +60,9 @@ class FakeWatch:
 
     def rank(self, state: domain.MatchState, seat: int) -> list[Ranked]:
         self.maker.calls.append(("rank", state.version, 0))
+        return self._ranked(state, seat)
+
+    def _ranked(self, state: domain.MatchState, seat: int) -> list[Ranked]:
         game = state.game
         if game is None or game.over or game.to_move != seat:
             return []
@@ -88,7 +91,7 @@ class FakeWatch:
         seed: int,
     ) -> list[list[float]]:
         self.maker.calls.append(("check", state.version, seed))
-        ranked = {r.action.notation(): r.chance for r in self.rank(state, seat)}
+        ranked = {r.action.notation(): r.chance for r in self._ranked(state, seat)}
         out = []
         for k, action in enumerate(actions):
             base = ranked.get(action.notation(), 0.0)

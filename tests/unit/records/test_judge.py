@@ -57,9 +57,9 @@ def test_the_thresholds(drop: float, same: bool, expected: str) -> None:
 def test_the_accuracy_formula_falls_from_100_to_0_as_the_drop_grows() -> None:
     assert judge.move_accuracy(0.0) == pytest.approx(100.0, abs=1e-3)
     assert judge.move_accuracy(-0.1) == judge.move_accuracy(0.0)  # no drop below none
-    assert judge.move_accuracy(0.1) == pytest.approx(63.6, abs=0.05)
-    assert judge.move_accuracy(0.2) == pytest.approx(40.0, abs=0.05)
-    assert judge.move_accuracy(0.3) == pytest.approx(24.8, abs=0.05)
+    assert judge.move_accuracy(0.02) == pytest.approx(83.5, abs=0.05)
+    assert judge.move_accuracy(0.1) == pytest.approx(40.0, abs=0.05)
+    assert judge.move_accuracy(0.2) == pytest.approx(14.9, abs=0.05)
     assert judge.move_accuracy(1.0) == 0.0
     drops = [i / 100 for i in range(101)]
     values = [judge.move_accuracy(d) for d in drops]
