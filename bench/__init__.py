@@ -1,10 +1,11 @@
-"""`crapette bench engine|store|server|browser|replay|analysis|judge|eval|bots`: benchmarks
+"""`crapette bench engine|store|server|browser|replay|analysis|judge|eval|bots|abuse`: benchmarks
 printing ratios against a baseline measured in the same run."""
 
 from __future__ import annotations
 
 import click
 
+from bench.abuse import abuse
 from bench.analysis_bench import analysis
 from bench.browser import browser
 from bench.engine import engine
@@ -20,5 +21,16 @@ def bench() -> None:
     """Benchmarks (ratios against a baseline measured in the same run)."""
 
 
-for _command in (engine, store, server_cmd, browser, replay, analysis, judge, eval_cmd, bots_cmd):
+for _command in (
+    engine,
+    store,
+    server_cmd,
+    browser,
+    replay,
+    analysis,
+    judge,
+    eval_cmd,
+    bots_cmd,
+    abuse,
+):
     bench.add_command(_command)

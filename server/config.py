@@ -55,7 +55,9 @@ class ServerConfig:
     # Worker processes building the reads that fold a whole match (replays, records, options;
     # server/adapters/workers.py), and how many such builds may wait for one before a 503 `busy`.
     # 0, or a store in memory: built in the server process instead.
-    read_workers: int = 1
+    # Two: an address has one job of a kind at a time (fair shares), so one visitor looping on
+    # long replays holds one worker and the other serves everyone else.
+    read_workers: int = 2
     # The lobby's address by name when the server announces itself by mDNS
     # (server/adapters/announce.py), as `crapette serve` prints it: http://crapette.local:8000/;
     # None when it does not.

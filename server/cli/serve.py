@@ -112,7 +112,7 @@ from server.config import ServerConfig
 )
 @click.option(
     "--read-workers",
-    default=1,
+    default=2,
     show_default=True,
     type=click.IntRange(0, 8),
     help="Worker processes that build replays, record downloads and options off the event loop "
