@@ -220,7 +220,9 @@ function tableItem(table) {
   // A rotation table (three or four people): the seats, then how many wait in the queue.
   const waits = table.rotation && table.status !== "finished";
   const queue = waits ? ` · ${t("lobby.queue_count", { count: table.rotation.queue.length })}` : "";
-  what.textContent = `${presetName(table.preset)}${t("punct.colon")}${t("lobby.versus", { a, b })}${score}${queue}`;
+  const said = `${presetName(table.preset)}${t("punct.colon")}${t("lobby.versus", { a, b })}${score}${queue}`;
+  // A score ("48–38") never breaks at its dash on a narrow screen: word joiners hold it (issue 39).
+  what.textContent = said.replace(/(\d)–(\d)/g, "$1\u2060–\u2060$2");
   li.append(what);
   const mine = loadSeat(table.match_id);
   if (mine && table.status !== "finished") {

@@ -24,7 +24,7 @@ import { emitAck, getJSON, openSocket } from "./net.js";
 import { mountPrefs } from "./prefs.js";
 import { SeatPanel } from "./seat_panel.js";
 import { mountShare } from "./share.js";
-import { ruleWords, shownName } from "./words.js";
+import { fingerprint, ruleWords, shownName } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const MARKED = new Set(["fault", "call", "voided"]);
@@ -280,8 +280,9 @@ export class Replay {
     if (view) {
       this.seats.draw({ ...view, clock: null }, this.players, null, null);
       $("commitment").textContent = view.seed
-        ? t("table.seed", { seed: view.seed })
-        : t("table.commitment", { commitment: view.commitment ?? "" });
+        ? t("table.seed", { seed: fingerprint(view.seed) })
+        : t("table.commitment", { commitment: fingerprint(view.commitment) });
+      $("commitment").title = view.seed ?? view.commitment ?? "";
     }
     if (g !== null && g !== undefined) $("game").value = String(g);
     this.scheduleUrl(frame, g);

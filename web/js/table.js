@@ -35,6 +35,7 @@ import {
   capital,
   eventWords,
   faultLineWords,
+  fingerprint,
   playerWords,
   reasonWords,
   refusalWords,
@@ -495,7 +496,10 @@ class TablePage {
       else if (view.game_index !== null) game = t("table.game_turn", { n: view.game_index + 1, turn: view.turn_number });
       $("game-no").textContent = game;
       const c = $("commitment");
-      c.textContent = view.seed ? t("table.seed", { seed: view.seed }) : t("table.commitment", { commitment: view.commitment ?? "" });
+      c.textContent = view.seed
+        ? t("table.seed", { seed: fingerprint(view.seed) })
+        : t("table.commitment", { commitment: fingerprint(view.commitment) });
+      c.title = `${t("table.commitment_title")}\n${view.seed ?? view.commitment ?? ""}`;
       $("turn").textContent = this.turnText(view, players);
       const over = view.over || view.match_over || this.table?.status === "finished";
       this.notice.update(this.seat !== null && !over && view.to_move === this.seat);

@@ -107,9 +107,13 @@ async function main() {
   }
   for (let i = 0; i < 6; i += 1) $("entrants").append(entrantRow());
   $("add-player").addEventListener("click", () => $("entrants").append(entrantRow()));
-  $("t-format").addEventListener("change", () => {
+  // The format's name in the select, what it means under it: a select holds a short word whole.
+  const showFormat = () => {
     $("rounds-row").hidden = $("t-format").value !== "swiss";
-  });
+    $("t-format-help").textContent = t(`tournaments.format.${$("t-format").value}.help`);
+  };
+  $("t-format").addEventListener("change", showFormat);
+  showFormat();
   $("create").addEventListener("submit", create);
   await showList();
 }

@@ -35,6 +35,14 @@ export function shownName(name) {
   return m && has(`bot.${m[1]}`) ? t("bot.named", { bot: botWord(m[1]) }) : name;
 }
 
+/** A seed or its commitment as the header shows it: its first 12 hex digits, as a short
+ *  fingerprint ("9f3c2a71b0d4…"); the whole of it goes in the element's title. A 64-digit
+ *  number cut by the header's width would read as cut text (issue 39). */
+export function fingerprint(hex) {
+  const text = String(hex ?? "");
+  return text.length > 12 ? `${text.slice(0, 12)}…` : text;
+}
+
 /** A player's name from the viewer's side: "you" for the viewer himself. */
 export function playerWords(seat, ctx, capital = false) {
   if (seat === null || seat === undefined) return t("player.someone");
