@@ -2,6 +2,9 @@
 # Install everything the tests need and run the quality gates and the whole test suite.
 #   bash scripts/test.sh              everything (this is what .ci/run runs)
 #   bash scripts/test.sh -k deal -x   extra arguments go to pytest
+#   bash scripts/test.sh -m "not slow and not browser"   the quick loop (README § Tests)
+# pytest runs on several workers (pytest-xdist; CRAPETTE_TEST_WORKERS, default `auto`: one per
+# CPU; 0 runs in this one process) and prints the 25 slowest tests at the end.
 # Exits non-zero when any gate or test fails. Under CI=true, tests that need PostgreSQL or Redis
 # fail instead of skipping when those services are missing (CRAPETTE_REQUIRE_SERVICES=1).
 
@@ -40,9 +43,13 @@ run_gate() {
     fi
 }
 
+# Each test file is one worker's unit, and the files that use Redis one unit together
+# (tests/conftest.py, `pytest_xdist_make_scheduler`).
+PYTEST_WORKERS=(-n "${CRAPETTE_TEST_WORKERS:-auto}" --dist loadfile --durations=25)
+
 run_pytest() {
     local code=0
-    python -m pytest "$@" || code=$?
+    python -m pytest "${PYTEST_WORKERS[@]}" "$@" || code=$?
     if [ "$code" -eq 5 ]; then
         # Nothing collected: fine for a narrowed run (`-k nothing-matches`), not for the full one.
         if [ "$#" -gt 0 ]; then

@@ -8,6 +8,7 @@ CI machine without the services can never turn green by skipping.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import socket
@@ -146,6 +147,8 @@ def pytest_configure(config: pytest.Config) -> None:
 _FOLDER_MARKERS = {"browser": "browser", "integration": "integration"}
 
 
+# First: the markers must be on before `-m` selects by them and before xdist reads the groups.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests_root = Path(__file__).resolve().parent
     for item in items:
@@ -162,3 +165,73 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # A test that drives Chromium takes many seconds: out of the quick `-m "not slow"` run.
         if "browser" in fixtures:
             item.add_marker("slow")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _spread_over_workers(items)
+
+
+# -- running in parallel (pytest-xdist, scripts/test.sh: `-n auto --dist loadfile`) -----------
+#
+# What must not be split or run side by side is a group, which one worker runs in order:
+# - a test file: its module-scoped server, browser pages or schema serve its tests in turn, and
+#   its tests may build on each other's tables;
+# - every test file that uses Redis (the `redis_url` fixture): the server processes of a cluster
+#   share one Socket.IO channel (`crapette-socketio`), the rate limits' counters and one key
+#   space, so two clusters at once would hear each other.
+# Everything else is per test and per worker already: free ports, tmp_path, PostgreSQL schemas
+# named by uuid, test-artifacts/<test id>/, one Chromium per worker.
+# (xdist's own `xdist_group` mark does nothing under pytest 9.2, which no longer lets a plugin
+# rename a test; hence the scheduler below, which groups by these rules instead.)
+
+TESTS_ROOT = Path(__file__).resolve().parent
+SHARED_SERVICE_FIXTURES = ("redis_url",)
+
+
+@functools.cache
+def _files_sharing_redis() -> frozenset[str]:
+    """The test files (as in a test id: `tests/…`) that ask for a shared-service fixture."""
+    return frozenset(
+        path.relative_to(REPO_ROOT).as_posix()
+        for path in TESTS_ROOT.rglob("test_*.py")
+        if any(name in path.read_text(encoding="utf-8") for name in SHARED_SERVICE_FIXTURES)
+    )
+
+
+def group_of(nodeid: str) -> str:
+    """The group a test runs in: its file, or `redis` for every file that uses Redis."""
+    path = nodeid.split("::", 1)[0]
+    return "redis" if path in _files_sharing_redis() else path
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Under `--dist loadfile`: xdist's own scheduling by scope, each scope a group above, sent
+    in the order the workers collected them (longest kinds first: `_spread_over_workers`)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Groups(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    config.option.loadscopereorder = False  # keep the order below, not "most tests first"
+    return Groups(config, log)
+
+
+def _rank(item: pytest.Item) -> int:
+    """Longest kinds first, so that no worker starts a three-minute group when the others are
+    done: soaks, then Chromium, then real servers, then the slow rest, then the quick."""
+    for rank, marker in enumerate(("soak", "browser", "integration", "slow", "postgres")):
+        if item.get_closest_marker(marker) is not None:
+            return rank
+    return 5
+
+
+def _spread_over_workers(items: list[pytest.Item]) -> None:
+    """Put the groups longest kind first, each group's tests in their order. Every worker
+    collects the same, so every worker sorts the same."""
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        groups.setdefault(group_of(item.nodeid), []).append(item)
+    ordered = sorted(groups.values(), key=lambda group: min(_rank(item) for item in group))
+    items[:] = [item for group in ordered for item in group]
