@@ -113,12 +113,19 @@ class Abandon:
     and the opponent wins the match at once; no further game is dealt. Not at a rotation table."""
 
     seat: int
+    # Abandoned for him (docs/spec/rules.md §8): his opponent claimed the win while he was away
+    # past the grace period, or a tournament's director recorded him as a no-show. Only the
+    # server gives it: a person's own `abandon` never has it.
+    claimed: bool = False
 
     def notation(self) -> str:
-        return "abandon"
+        return "abandon claimed" if self.claimed else "abandon"
 
     def to_json(self) -> dict[str, Any]:
-        return {"do": "abandon", "seat": self.seat}
+        data: dict[str, Any] = {"do": "abandon", "seat": self.seat}
+        if self.claimed:
+            data["claimed"] = True
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +239,8 @@ def parse_action(text: str, seat: int) -> Action:
         return Call(seat, parse_move(words[1], seat) if len(words) == 2 else None)
     if head == "turn" and len(words) == 2:
         return Turn(seat, parse_hand(words[1].strip()))
+    if head == "abandon" and len(words) == 2 and words[1].strip().lower() == "claimed":
+        return Abandon(seat, claimed=True)
     if head in _SIMPLE:
         if len(words) > 1:
             raise NotationError(f"{quote(text)}: {head} takes nothing after it")
@@ -259,6 +268,10 @@ def action_from_json(data: dict[str, Any]) -> Action:
         return Call(seat, parse_move(named, seat) if named else None)
     if do == "turn" and data.get("hand") is not None:
         return Turn(seat, parse_hand(data["hand"]))
+    if do == "abandon" and data.get("claimed") is not None:
+        if data["claimed"] is not True and data["claimed"] is not False:
+            raise NotationError("an abandon's 'claimed' is true or false")
+        return Abandon(seat, claimed=data["claimed"])
     if isinstance(do, str) and do in _SIMPLE:
         return _SIMPLE[do](seat)
     raise NotationError(f"unknown action {quote(do)}")

@@ -290,7 +290,8 @@ def _abandon(scratch: _Scratch, action: Abandon, at: int) -> None:
         )
     if not scratch.game.over:
         _resign(scratch, seat, at)
-    scratch.emit(MatchWon(1 - seat, scratch.state.totals, at, abandoned_by=seat))
+    won = MatchWon(1 - seat, scratch.state.totals, at, abandoned_by=seat, claimed=action.claimed)
+    scratch.emit(won)
 
 
 def _move(scratch: _Scratch, action: Move, at: int) -> None:

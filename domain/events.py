@@ -239,6 +239,10 @@ class MatchWon(_Named):
     # The seat that abandoned the match (docs/spec/rules.md §8): the other seat wins at once,
     # whatever the totals. Left out of the payload when unset (a match played to its target).
     abandoned_by: int | None = None
+    # The abandon was claimed (issue 39): the winner claimed the win while `abandoned_by` was
+    # away past the grace period, or a tournament's director recorded him as a no-show. Left
+    # out of the payload when false.
+    claimed: bool = False
 
 
 # -- rotation tables (docs/spec/rules.md §10): the people of a session beyond the seated pair --
@@ -358,6 +362,8 @@ def event_to_payload(event: Event) -> tuple[str, dict[str, Any]]:
             del payload["player"]
         if event.abandoned_by is None:
             del payload["abandoned_by"]
+        if not event.claimed:
+            del payload["claimed"]
     return type(event).__name__, payload
 
 

@@ -98,7 +98,7 @@ def action_of(event: domain.Event) -> domain.Action | None:
     if isinstance(event, GameResigned):
         return domain.Resign(event.seat)
     if isinstance(event, MatchWon) and event.abandoned_by is not None:
-        return domain.Abandon(event.abandoned_by)  # abandoned between two games
+        return domain.Abandon(event.abandoned_by, claimed=event.claimed)  # between two games
     return None
 
 

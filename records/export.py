@@ -221,7 +221,7 @@ def _candidates(
         # A game resigned by an abandon (docs/spec/rules.md §8): the match ends in the same batch.
         after = events[i + 1]
         if isinstance(after, MatchWon) and after.abandoned_by == guess.seat:
-            yield domain.Abandon(guess.seat)
+            yield domain.Abandon(guess.seat, claimed=after.claimed)
     if guess is not None:
         yield guess
     if isinstance(guess, domain.Call) and guess.move is None:

@@ -103,6 +103,8 @@ class ActionSchema(_Strict):
     to = _pile()
     card = _card()
     hand = fields.String(validate=validate.Regexp(HAND, error="not a hand: {input}"))
+    # An abandon the server made for an absent seat: the win was claimed (issue 39).
+    claimed = fields.Boolean(truthy={True}, falsy={False})
     move = fields.String(
         allow_none=True, validate=validate.Regexp(MOVE_TEXT, error="not a move: {input}")
     )
@@ -131,6 +133,8 @@ class ActionSchema(_Strict):
             raise ValidationError("only a call names a `move`", "move")
         if "hand" in data and data["do"] != "turn":
             raise ValidationError("only a turn names a `hand`", "hand")
+        if "claimed" in data and data["do"] != "abandon":
+            raise ValidationError("only an abandon may be `claimed`", "claimed")
 
 
 class DealSchema(_Strict):

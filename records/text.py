@@ -202,6 +202,8 @@ def action_notation(action: dict[str, Any]) -> str:
         return f"{word} {action['move']}"
     if action["do"] == "turn" and action.get("hand"):
         return f"{word} {action['hand']}"
+    if action["do"] == "abandon" and action.get("claimed"):
+        return f"{word} claimed"  # abandoned for an absent seat (issue 39)
     return word
 
 
@@ -533,6 +535,9 @@ def _action(tokens: list[str | tuple[str]], number: int) -> dict[str, Any]:
             rest = rest[1:]
         elif action["do"] == "turn" and rest and rest[0] in _HANDS:
             action["hand"] = rest[0]  # `turn I0`: three hands (docs/spec/rules.md §10)
+            rest = rest[1:]
+        elif action["do"] == "abandon" and rest and rest[0] == "claimed":
+            action["claimed"] = True  # `abandon claimed`: the win claimed (issue 39)
             rest = rest[1:]
     elif "-" in word:
         source, _, destination = word.partition("-")

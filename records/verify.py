@@ -26,7 +26,7 @@ from records.export import match_result_json, seat_change_json
 from records.schema import load_record
 from records.text import action_notation
 
-_ACTION_KEYS = ("do", "seat", "from", "to", "move", "hand")
+_ACTION_KEYS = ("do", "seat", "from", "to", "move", "hand", "claimed")
 _RESULT_KEYS = ("outcome", "winner", "score", "penalties", "reason")
 
 

@@ -1,5 +1,5 @@
 """What the server does on its own, with no player's command: it starts the match once both
-seats are taken and the next game once both players are ready for it, resigns for a forfeited
+seats are taken and the next game once both players are ready for it, abandons for a forfeited
 seat (`follow_up`), and on every clock tick times out a mover past the move time limit and plays
 the seated bots at their table's pace (`tick`).
 
@@ -113,8 +113,8 @@ class Autopilot:
 
     def follow_up(self, entry: MatchEntry) -> None:
         """What the server does on its own after any change: start the match once both seats are
-        taken, start the next game after one ends, resign for a forfeited seat. The caller holds
-        `entry.lock`."""
+        taken, start the next game after one ends, abandon the match for a forfeited seat (resign
+        his games at a rotation table). The caller holds `entry.lock`."""
         if entry.table.imported:
             return
         for _ in range(_MAX_FOLLOW_UPS):
@@ -135,7 +135,18 @@ class Autopilot:
             if state.finished:
                 return
             game = state.game
-            forfeit = any(s.forfeited for s in table.seats)  # resigned game after game, at once
+            forfeited = [i for i, s in enumerate(table.seats) if s.forfeited]
+            if forfeited and state.session is None and game is not None:
+                # A claimed win, or a tournament's no-show, ends the match (issue 39): the
+                # absent seat abandons it as `abandon` does, in one `MatchWon` saying it was
+                # claimed, never game after game to the target. (Before the first deal there
+                # is no game to resign: the first one is dealt, then abandoned.)
+                claim = domain.Abandon(seat=forfeited[0], claimed=True)
+                act = domain.Act(action=claim, at_ms=self.clock())
+                self.decide(entry, act, f"forfeit-{entry.version}")
+                return
+            # At a rotation table (no match to abandon) the seat resigns game after game.
+            forfeit = bool(forfeited)
             if game is not None and game.over and not forfeit and not all(self.ready(entry)):
                 return  # the final position stays on the table until both press "Next game"
             if game is None or game.over:
@@ -143,7 +154,6 @@ class Autopilot:
                 if not self.decide(entry, command, f"start-game-{entry.version}"):
                     return
                 continue
-            forfeited = [i for i, s in enumerate(table.seats) if s.forfeited]
             if forfeited:
                 action = domain.Resign(seat=forfeited[0])
                 if not self.decide(

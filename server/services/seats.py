@@ -132,7 +132,9 @@ class Seats:
 
     def claim(self, match_id: str, token: str, what: str) -> Done:
         """Claim the seat of an opponent away past the grace period: a bot takes it over
-        (`what == "bot"`; its owner may come back) or it is resigned for, game after game."""
+        (`what == "bot"`; its owner may come back), or the win is claimed: he abandons the match
+        (the autopilot's `Abandon`, a `MatchWon` saying it was claimed; at a rotation table he
+        resigns game after game, there being no match to abandon)."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)  # what other processes wrote: decide on the latest table

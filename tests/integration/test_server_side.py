@@ -117,6 +117,19 @@ def test_claim_after_the_grace_period(server: ServerProcess, clients: list[Clien
     )
     resigned = next(u for u in ann.updates if u["event"] and u["event"]["type"] == "GameResigned")
     assert resigned["event"]["seat"] == 1
+    # A claimed win ends the match (issue 39): Bob abandons it, in one MatchWon saying it was
+    # claimed; no game after game to the target.
+    ann.wait_for(
+        lambda c: any(u["event"] and u["event"]["type"] == "MatchWon" for u in c.updates),
+        "the match's end",
+    )
+    kinds = [u["event"]["type"] for u in ann.updates if u["event"]]
+    won = next(u["event"] for u in ann.updates if u["event"] and u["event"]["type"] == "MatchWon")
+    assert won["winner"] == 0 and won["abandoned_by"] == 1 and won["claimed"] is True, won
+    assert (
+        kinds.count("GameResigned") == 1
+        and "GameStarted" not in kinds[kinds.index("GameResigned") :]
+    )
 
 
 def test_rematch_offer_and_accept_over_http(server: ServerProcess, clients: list[Client]) -> None:

@@ -329,7 +329,10 @@ class TablePage {
     const ctx = this.ctx(pilesBefore);
     if (ACTIONS.has(ev.type)) this.clearMessage("refused", "why", "verdict", "info", "cursor", "hint");
     if (ev.type === "GameStarted" || this.logGame === null) this.startLog(ev);
-    if (ev.type === "MatchWon") this.abandonedBy = ev.abandoned_by ?? null;
+    if (ev.type === "MatchWon") {
+      this.abandonedBy = ev.abandoned_by ?? null;
+      this.abandonClaimed = Boolean(ev.claimed);
+    }
     this.log(ev, ctx);
     if (ev.type === "GameStarted") {
       $("end-faults").textContent = "";
@@ -410,6 +413,7 @@ class TablePage {
       if (f.version > version || !f.event) continue;
       if (f.event.type === "MatchWon") {
         this.abandonedBy = f.event.abandoned_by ?? null;
+        this.abandonClaimed = Boolean(f.event.claimed);
         this.refreshPanels(); // the end panel says why the match ended
       }
       const game = f.game_index ?? f.view?.game_index;
@@ -581,7 +585,8 @@ class TablePage {
       if (matchOver && quit !== null && quit !== undefined) {
         // Abandoned (docs/spec/rules.md §8): the match ended short of its target, and says why.
         const w = view.match_winner;
-        const key = quit === this.seat ? "end.match_abandoned.you" : w === this.seat ? "end.match_abandoned.to_you" : "end.match_abandoned";
+        const base = this.abandonClaimed ? "end.match_claimed" : "end.match_abandoned"; // claimed: he was away
+        const key = quit === this.seat ? `${base}.you` : w === this.seat ? `${base}.to_you` : base;
         $("end-match").textContent = t(key, { who: shownName(players[quit]), winner: shownName(players[w]), totals });
       } else if (matchOver) {
         const w = view.match_winner;

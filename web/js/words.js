@@ -351,9 +351,11 @@ export function eventWords(ev, ctx) {
       // The winner's total first ("Bob wins the match 182–0"), whichever seat he had.
       const totals = (ev.winner === 1 ? [...(ev.totals ?? [])].reverse() : ev.totals ?? []).join("–");
       if (ev.abandoned_by !== undefined && ev.abandoned_by !== null) {
-        // Abandoned (docs/spec/rules.md §8): "Ann abandoned the match: Bob wins it 85–0".
-        if (ev.winner === ctx.viewer) return t("log.match_abandoned.to_you", { who: who(ev.abandoned_by), totals });
-        return personal("log.match_abandoned", ev.abandoned_by, ctx, { winner: playerName(ev.winner, ctx), totals });
+        // Abandoned (docs/spec/rules.md §8): "Ann abandoned the match: Bob wins it 85–0"; or
+        // abandoned for him, the win claimed while he was away: "Ann was away: Bob claimed…".
+        const key = ev.claimed ? "log.match_claimed" : "log.match_abandoned";
+        if (ev.winner === ctx.viewer) return t(`${key}.to_you`, { who: who(ev.abandoned_by), totals });
+        return personal(key, ev.abandoned_by, ctx, { winner: playerName(ev.winner, ctx), totals });
       }
       return personal("log.match_won", ev.winner, ctx, { totals });
     }

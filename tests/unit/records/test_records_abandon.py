@@ -167,3 +167,29 @@ def test_stored_abandon_exports_and_imports_back() -> None:
     other = open_store("memory://")
     assert "wins the match" in import_record(other, record, "m-back")
     assert export_match(other, "m-back")["games"] == record["games"]
+
+
+def test_a_claimed_abandon_says_so_and_goes_through_the_record() -> None:
+    """A claimed win (issue 39): the absent seat abandons the match for him, one `MatchWon`
+    with `claimed`; its action is `abandon claimed` (`{"do": "abandon", "claimed": true}`), and
+    the record reads back into the very same events."""
+    table = _two_games()
+    seat = table.game.to_move
+    resigned, won = table.act(domain.Abandon(seat, claimed=True))
+    assert isinstance(won, domain.MatchWon) and won.claimed and won.abandoned_by == seat
+    assert domain.event_to_payload(won)[1]["claimed"] is True
+    assert domain.parse_action("abandon claimed", seat) == domain.Abandon(seat, claimed=True)
+    assert domain.Abandon(seat, claimed=True).notation() == "abandon claimed"
+    claimed_json = {"do": "abandon", "seat": seat, "claimed": True}
+    assert domain.action_from_json(claimed_json) == domain.Abandon(seat, claimed=True)
+    with pytest.raises(domain.NotationError):
+        domain.action_from_json({"do": "abandon", "seat": seat, "claimed": "yes"})
+    record = _round_trip(table.events)
+    assert (
+        record["games"][-1]["actions"][-1] | {"claimed": True} == record["games"][-1]["actions"][-1]
+    )
+    assert f"{seat} abandon claimed @" in to_text(record)
+    other = open_store("memory://")
+    import_record(other, record, "m-claimed")
+    stored = [r.data for r in other.read("match-m-claimed")]
+    assert stored[-1]["claimed"] is True and stored[-1]["abandoned_by"] == seat

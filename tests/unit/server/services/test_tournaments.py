@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from eventstore import open_store
+from records.streams import match_stream
 from server.errors import CommandRefusedError, ForbiddenError, SeatTakenError
 from server.readmodels.tournament_views import tournament_json
 from server.service import GameService
@@ -139,9 +140,39 @@ def test_a_no_show_forfeits_the_table_and_its_match() -> None:
     assert view["status"] == "finished"
     assert view["rounds"][0]["tables"][0]["result"]["kind"] == "forfeit"
     match = service.repo.find(table["match_id"])
-    assert match.table.seats[1].forfeited  # the match ends too, as resigned game after game
+    assert match.table.seats[1].forfeited  # the match ends too: the absent seat abandons it
     _tick(service)  # its end reports nothing more: the table has its result already
     assert _view(service, tid)["version"] == view["version"]
+
+
+def test_a_no_show_ends_a_long_match_in_one_claimed_abandon() -> None:
+    """A no-show forfeits that one pairing (issue 39): at a match to 300 points the absent seat
+    abandons the match once (a `MatchWon` saying it was claimed), never game after game to the
+    target; the standings hold one result."""
+    service, _clock = _service()
+    created = service.tournaments.create(
+        name="Club night",
+        format="swiss",
+        rounds=1,
+        preset="classic",
+        match="points:300",
+        players=[{"name": n} for n in NAMES[:2]],
+    )
+    tid, director = created["tournament_id"], created["director_token"]
+    service.tournaments.direct(tid, director, "start")
+    table = _view(service, tid)["rounds"][0]["tables"][0]
+    absent = table["players"][1]
+    service.tournaments.direct(
+        tid, director, "no_show", match_id=table["match_id"], absent=[absent]
+    )
+    _tick(service)
+    kinds = [r.type for r in service.repo.store.read(match_stream(table["match_id"]))]
+    assert kinds.count("GameStarted") == 1 and kinds.count("GameResigned") <= 1, kinds
+    won = [r.data for r in service.repo.store.read(match_stream(table["match_id"]))][-1]
+    assert kinds[-1] == "MatchWon" and won["abandoned_by"] == 1 and won["claimed"] is True
+    view = _view(service, tid)
+    assert view["status"] == "finished"
+    assert [t["result"]["kind"] for t in view["rounds"][0]["tables"]] == ["forfeit"]
 
 
 def test_a_withdrawal_is_the_director_s_and_forfeits_the_open_table() -> None:
