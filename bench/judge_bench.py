@@ -362,11 +362,37 @@ def _mean_se(values: list[float]) -> tuple[float, float]:
     return round(mean, 4), round(math.sqrt(var / n), 4)
 
 
-def _run(work: Callable[[Any], Any], items: list[Any], workers: int) -> list[Any]:
+def _run(
+    work: Callable[[Any], Any],
+    items: list[Any],
+    workers: int,
+    log: Callable[[str], None] | None = None,
+) -> list[Any]:
+    """`work` over `items` (in `workers` processes), each result logged as it comes (a long
+    run stopped half-way still leaves its figures)."""
+    done: list[Any] = []
     if workers <= 1:
-        return [work(item) for item in items]
+        results = map(work, items)
+        for item, result in zip(items, results, strict=True):
+            done.append(result)
+            if log is not None:
+                log(f"{work.__name__} {_brief(item)}: {_brief(result)}")
+        return done
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(work, items))
+        for item, result in zip(items, pool.map(work, items), strict=True):
+            done.append(result)
+            if log is not None:
+                log(f"{work.__name__} {_brief(item)}: {_brief(result)}")
+    return done
+
+
+def _brief(value: Any) -> str:
+    """A result or an item in one short line (records and label lists left out)."""
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in ("record", "labels")}
+    if isinstance(value, tuple):
+        value = tuple(v for v in value if not isinstance(v, dict | list))
+    return json.dumps(value, default=str)
 
 
 def run_trust(
@@ -385,7 +411,8 @@ def run_trust(
     # 1. The arrow.
     arrow: dict[str, Any] = {}
     for opponent in ("sharp", "expert") if arrow_games else ():
-        scores = _run(_arrow_game, [(opponent, i, root) for i in range(arrow_games)], workers)
+        items = [(opponent, i, root) for i in range(arrow_games)]
+        scores = _run(_arrow_game, items, workers, log)
         rate, se = _mean_se(scores)
         arrow[opponent] = {"games": len(scores), "score": rate, "se": se}
         log(f"arrow against {opponent}: {rate:.3f} ± {se:.3f} of {len(scores)} games")
@@ -393,8 +420,8 @@ def run_trust(
     if not pair_games:
         return _timed(figures, decisions, log)
     # 2. Accuracy follows strength.
-    items = [(pair, i, root, depth) for pair in TRUST_PAIRINGS for i in range(pair_games)]
-    games = _run(_pair_game, items, workers)
+    pair_items = [(pair, i, root, depth) for pair in TRUST_PAIRINGS for i in range(pair_games)]
+    games = _run(_pair_game, pair_items, workers, log)
     pairings: list[dict[str, Any]] = []
     per_bot: dict[str, dict[str, list[float]]] = {}
     for pair in TRUST_PAIRINGS:
@@ -445,7 +472,8 @@ def run_trust(
         by_record.setdefault(id(g), (g["record"], []))[1].append(lab["version"])
     jobs = [(rec, vs, label_deals, 1_000_003) for rec, vs in by_record.values()]
     measured: dict[tuple[int, int], float] = {}
-    for (key, _), found in zip(by_record.items(), _run(_recheck, jobs, workers), strict=True):
+    rechecked = _run(_recheck, jobs, workers, log)
+    for (key, _), found in zip(by_record.items(), rechecked, strict=True):
         for version, drop in found.items():
             measured[(key, version)] = drop
     flagged = [
