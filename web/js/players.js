@@ -90,7 +90,7 @@ function recent(p) {
     const outcome = m.finished ? (m.won ? t("players.won") : t("players.lost")) : t("players.unfinished");
     const what = cell("span", t("players.against", { when }));
     what.className = "what";
-    const rest = t("players.match_line", { totals: m.totals.join("–"), count: m.games, outcome });
+    const rest = t("players.match_line", { totals: m.totals.join("\u2060–\u2060"), count: m.games, outcome });
     what.append(playerLink(m.opponent), rest);
     const replay = cell("a", t("table.replay"));
     replay.href = `/replay/${encodeURIComponent(m.match_id)}`;

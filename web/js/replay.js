@@ -316,7 +316,8 @@ export class Replay {
     if (judged) text = `${text} · ${judged}`;
     if (!view || view.game_index === null || view.game_index === undefined) return text;
     const g = view.game_index + 1;
-    return t("replay.caption", { text, n: g, turn: view.turn_number, totals: (view.totals ?? []).join("–") });
+    // A score ("83–0") never breaks at its dash: word joiners hold it together (issue 39).
+    return t("replay.caption", { text, n: g, turn: view.turn_number, totals: (view.totals ?? []).join("\u2060–\u2060") });
   }
 
   /** Keep the address bar on the position shown, without flooding the history API. */

@@ -94,11 +94,11 @@ function tableLine(table) {
     const said = r.kind === "forfeit"
       ? t("tournament.forfeit", { names: r.absent.map(named).join(", ") })
       : r.winner === null
-        ? t("tournament.drawn", { totals: r.totals.join("–") })
-        : t("tournament.won", { name: named(table.players[r.winner]), totals: r.totals.join("–") });
+        ? t("tournament.drawn", { totals: r.totals.join("\u2060–\u2060") })
+        : t("tournament.won", { name: named(table.players[r.winner]), totals: r.totals.join("\u2060–\u2060") });
     li.append(el("span", said, { "data-testid": "result" }));
   } else {
-    const live = table.live_totals ? t("tournament.playing_score", { totals: table.live_totals.join("–") }) : t("tournament.playing");
+    const live = table.live_totals ? t("tournament.playing_score", { totals: table.live_totals.join("\u2060–\u2060") }) : t("tournament.playing");
     li.append(el("span", live, { "data-testid": "result" }));
   }
   li.append(el("a", r ? t("tournament.replay") : t("tournament.watch"), {
