@@ -14,7 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.errors import DomainError, quote
+from domain.names import MAX_NAME, NameRefused
 from domain.tournament import (
+    MAX_TITLE,
     CreateTournament,
     FinishTournament,
     MatchForfeited,
@@ -43,6 +45,7 @@ from eventstore import EventStore, NewEvent, StreamNameError
 from records.errors import MatchExistsError, MatchNotFoundError, RecordError
 from records.errors import RecordFormatError as FormatError
 from records.export import export_match
+from records.fields import nickname
 from records.importer import import_record
 from records.streams import tournament_stream
 from records.verify import verify_record
@@ -180,12 +183,35 @@ def _events(items: list[Any]) -> list[TournamentEvent]:
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise FormatError(f"event {number} of the record is not {{type, data}}")
         try:
-            events.append(event_from_payload(item["type"], item.get("data")))  # type: ignore[arg-type]
+            event = event_from_payload(item["type"], item.get("data"))  # type: ignore[arg-type]
         except DomainError as exc:
             raise FormatError(f"event {number} of the record: {exc}") from None
+        _check_name(event, number)
+        events.append(event)
     if not events or not isinstance(events[0], TournamentCreated):
         raise FormatError("a tournament record's events start with TournamentCreated")
     return events
+
+
+def _check_name(event: TournamentEvent, number: int) -> None:
+    """A player's name, and the tournament's, as the server would have taken them: by the
+    domain's rules and RFC 8266's Nickname profile (`records.fields.nickname`, docs/protocol.md
+    § Names); the domain's `decide` checks only the former."""
+    if isinstance(event, PlayerRegistered):
+        name, longest, what = event.name, MAX_NAME, "A name"
+    elif isinstance(event, TournamentCreated):
+        name, longest, what = event.name, MAX_TITLE, "A tournament's name"
+    else:
+        return
+    try:
+        taken = nickname(name, longest, what)
+    except NameRefused as exc:
+        raise FormatError(f"event {number} of the record: {exc.message}") from None
+    if taken != name:
+        raise FormatError(
+            f"event {number} of the record: the name {quote(name)} is not as a server takes "
+            f"it ({quote(taken)}: RFC 8266's Nickname profile)"
+        )
 
 
 def _command_for(event: TournamentEvent) -> TournamentCommand:

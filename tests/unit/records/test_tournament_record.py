@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -272,3 +273,23 @@ def test_standings_of_a_stored_tournament(record: dict[str, Any], tmp_path: Path
     assert result.exit_code == 0 and "round-robin, finished" in result.output
     result = runner.invoke(tournament, ["standings", "nope", "--store", url])
     assert result.exit_code == 1 and "no tournament 'nope'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("steady 1\u17b4", "default-ignorable character (U+17B4"),  # the domain's own rule
+        ("\U0001d42cteady 1", "not as a server takes it ('steady 1'"),  # NFKC makes it another
+        ("steady\u00a01", "not as a server takes it"),  # a non-ASCII space
+    ],
+)
+def test_a_registered_name_follows_the_servers_name_rules(
+    record: dict[str, Any], name: str, said: str
+) -> None:
+    """Issue 38: a tournament record's names are taken as the server takes them (docs/protocol.md
+    § Names: the domain's rules, then RFC 8266's Nickname profile)."""
+    tampered = copy.deepcopy(record)
+    registered = next(e for e in tampered["events"] if e["type"] == "PlayerRegistered")
+    registered["data"]["name"] = name
+    with pytest.raises(RecordFormatError, match=re.escape(said)):
+        verify_tournament(tampered)
