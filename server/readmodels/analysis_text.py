@@ -161,11 +161,18 @@ def _decision_text(
             f"{_pct(chance['after'])}; {_pct(chance['best'])} with the call)"
         )
     number = numbers.get(int(d["version"]), 0)
+    check = d.get("check")
+    checked = (
+        f"; checked on {check['deals']} deals: best wins {_pct(check['best'])}, "
+        f"played {_pct(check['played'])}"
+        if check
+        else ""
+    )
     return (
         f"  action {number}: {who} {_action_text(d['played'], state)}, "
         f"{_article(d['judgement'])} (win chance {_pct(chance['before'])} -> "
         f"{_pct(chance['after'])}); best {_action_text(d['best'], state)} "
-        f"({_pct(chance['best'])})"
+        f"({_pct(chance['best'])}){checked}"
     )
 
 

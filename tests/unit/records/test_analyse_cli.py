@@ -60,6 +60,7 @@ def test_analyse_text_lists_the_accuracies_and_the_mistakes(
     assert lines[2].startswith("game 1: Ann accuracy ")
     blunders = [line for line in lines if ", a blunder (win chance " in line]
     assert blunders and all("; best " in line for line in blunders)
+    assert all("; checked on 4 deals: best wins " in line for line in blunders)
     assert any("missed a call on" in line for line in lines)
     assert lines[-1].startswith("match: Ann accuracy ")
 
