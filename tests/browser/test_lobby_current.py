@@ -119,9 +119,8 @@ def test_live_games_show_the_game_in_play_and_drop_a_table_once_left(
     bob = new_page(LAPTOP)
     bob_id = create_table(bob, server, "Bob", {"opponent": "steady"})
     hugo = new_page(LAPTOP)
-    hugo_id = create_table(hugo, server, "Hugo")  # an open table: Hugo waits for a guest
-    hugo.click("[data-testid=go-table]")  # at his table, as the invite says
-    hugo.wait_for_function("window.crapette && window.crapette.seat === 0", timeout=WAIT_MS)
+    # An open table: Hugo waits for a guest on the lobby's invite, which keeps him at his table.
+    hugo_id = create_table(hugo, server, "Hugo")
     lobby = new_page(LAPTOP)
     lobby.goto(server.url + "/")
     lobby.wait_for_function("window.lobbyReady === true", timeout=WAIT_MS)
@@ -142,6 +141,8 @@ def test_live_games_show_the_game_in_play_and_drop_a_table_once_left(
         arg=[bob_id, wanted],
         timeout=WAIT_MS,
     )
+    lobby.wait_for_timeout(IDLE_S * 1000 + 3500)  # past the idle delay and a refresh
+    assert row(lobby, hugo_id).count() == 1, "Hugo waits on the invite: his table stays listed"
     assert row(lobby, bob_id).count() == 1  # once
     assert "0–0" not in row(lobby, bob_id).inner_text().replace("\u2060", "")
     assert row(lobby, hugo_id).count() == 1 and lobby.locator("#open-tables").inner_text()

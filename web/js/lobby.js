@@ -3,7 +3,7 @@
 
 import { formatNumber, mountLanguageSwitch, t } from "./i18n.js";
 import { lanBase, renderInvite } from "./invite.js";
-import { getJSON, loadSeat, postJSON, saveName, saveSeat, savedName } from "./net.js";
+import { emitAck, getJSON, loadSeat, openSocket, postJSON, saveName, saveSeat, savedName } from "./net.js";
 import { loadCatalogue, optionNamed, valueLabel } from "./ruleset_words.js";
 import { botWord, presetName, shownName } from "./words.js";
 
@@ -166,8 +166,25 @@ async function createTable(e) {
   }
 }
 
+// The host of the table whose invite this page shows is at it while he waits here: his seat's
+// socket keeps the table in the lobby's lists (an open table nobody is at leaves them a minute
+// after its host has gone: docs/protocol.md, `idle`).
+let hostSocket = null;
+
+function stayAtTable(res) {
+  hostSocket?.disconnect();
+  const socket = openSocket();
+  socket.on("connect", () => {
+    emitAck(socket, "join_table", { match_id: res.match_id, seat_token: res.seat_token, last_version: null }).catch(
+      () => {}, // the lobby goes on without it: the table page joins for itself
+    );
+  });
+  hostSocket = socket;
+}
+
 /** The new table's invite in place of the form, at the top of the page: seen without scrolling. */
 function showInvite(res) {
+  stayAtTable(res);
   const url = res.invite_url ?? `${lanBase(serverInfo)}${res.table_url}`;
   const invite = $("invite");
   invite.hidden = false;
@@ -183,6 +200,8 @@ function showInvite(res) {
   again.type = "button";
   again.textContent = t("lobby.open_another");
   again.addEventListener("click", () => {
+    hostSocket?.disconnect();
+    hostSocket = null;
     invite.hidden = true;
     $("create").hidden = false;
     $("create-title").textContent = t("lobby.open_title");
