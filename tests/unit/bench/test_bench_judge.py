@@ -52,3 +52,38 @@ def test_the_bench_s_json(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 0 <= body["agreement"] <= 1 and 0 <= body["agreement_all"] <= 1
     bad = CliRunner().invoke(judge, ["--seeds", "0"])
     assert bad.exit_code == 2 and "--seeds" in bad.output
+
+
+def test_the_arrow_plays_the_judge_s_best_in_a_game_that_verifies() -> None:
+    """`--trust`'s arrow (bench/judge_bench.py, issue 37): a player of the judge's first
+    candidate at every decision, against random play, in a record that verifies."""
+    import domain
+    from bench.judge_bench import ArrowPlayer, _deal, bot_game
+
+    record, winner = bot_game(("arrow", "random"), _deal("test-arrow", 0))
+    assert verify_record(record).summary.startswith("ok: ")
+    assert winner in (0, 1, None)
+    arrow = ArrowPlayer()
+    state = None
+    for batch in verify_record(record).batches[:40]:
+        for event in batch:
+            state = domain.evolve(state, event)
+        assert state is not None
+        game = state.game
+        if game is None or game.over or game.to_move != 0:
+            continue
+        ranked = arrow.watch.fork().rank(state, 0)
+        if ranked:
+            assert arrow.act(state, 0) == ranked[0].action
+
+
+def test_the_trust_figures_in_words() -> None:
+    from bench.judge_bench import _mean_se, _trust_text
+
+    assert _mean_se([1.0, 0.0, 1.0, 0.0]) == (0.5, 0.2887)
+    assert _mean_se([]) == (0.0, 0.0)
+    text = _trust_text({"arrow": {"sharp": {"games": 4, "score": 0.5, "se": 0.2887}}})
+    assert text.splitlines()[0] == "arrow against sharp: 0.500 ± 0.289 of 4 games"
+    fitted = {"positions": 10, "games": 2, "a": 0.01, "b": 0.2, "held_out_positions": 4,
+              "position_ece": 0.03}  # fmt: skip
+    assert _trust_text(fitted).startswith("scale fitted on 10 positions of 2 games: a 0.01")
