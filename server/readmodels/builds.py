@@ -7,6 +7,7 @@ options, a record download, the shared artefacts, an analysis; and an uploaded r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -111,8 +112,12 @@ def _uploaded(job: Job) -> dict[str, Any]:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
     except UnicodeDecodeError:
         raise RecordFormatError("a record is UTF-8 text") from None
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("{"):  # JSON: counted before its form is checked (marshmallow)
+        with contextlib.suppress(ValueError, RecursionError):  # not JSON: parse_record_file
+            check_record(json.loads(stripped))  # says why
     record = parse_record_file(text)
-    check_record(record)
+    check_record(record)  # the text form, a replay file's record: once parsed
     return record
 
 
