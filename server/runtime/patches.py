@@ -345,7 +345,7 @@ def quiet_undecodable_packets(
     dropped: dict[str, int] = {}
     pending: dict[str, Any] = getattr(server, "_binary_packet", {})
 
-    def drop(eio_sid: str, data: Any, why: str) -> None:
+    def drop(eio_sid: str, data: Any, what: str, why: str) -> None:
         pending.pop(eio_sid, None)  # a half-received binary packet goes with it
         environ = server.environ.get(eio_sid) or {}
         client = str(environ.get("REMOTE_ADDR") or eio_sid)
@@ -361,9 +361,10 @@ def quiet_undecodable_packets(
         last[client] = at
         since = f"; {more} more dropped since the last line" if more else ""
         log.warning(
-            "dropped a Socket.IO packet from %s that cannot be decoded (%s; it began %s)%s; "
+            "dropped a Socket.IO packet from %s that %s (%s; it began %s)%s; "
             "at most one line a minute per client",
             client,
+            what,
             why,
             _quoted(data),
             since,
@@ -372,14 +373,15 @@ def quiet_undecodable_packets(
     def message(eio_sid: str, data: Any) -> Any:
         why = malformed_reason(data, eio_sid in pending)
         if why is not None:
-            drop(eio_sid, data, why)
+            drop(eio_sid, data, "no client sends", why)
             return None
         try:
             return handler(eio_sid, data)
         except UndecodablePacketError as exc:
-            drop(eio_sid, data, str(exc))
+            drop(eio_sid, data, "cannot be decoded", str(exc))
         except MALFORMED_ERRORS as exc:
-            drop(eio_sid, data, f"{type(exc).__name__}: {str(exc)[:80]}")
+            why = f"{type(exc).__name__}: {str(exc)[:80]}"
+            drop(eio_sid, data, "python-socketio refused", why)
         return None
 
     server.eio.on("message", message)
