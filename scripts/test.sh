@@ -3,8 +3,9 @@
 #   bash scripts/test.sh              everything (this is what .ci/run runs)
 #   bash scripts/test.sh -k deal -x   extra arguments go to pytest
 #   bash scripts/test.sh -m "not slow and not browser"   the quick loop (README § Tests)
-# pytest runs on several workers (pytest-xdist; CRAPETTE_TEST_WORKERS, default `auto`: one per
-# CPU; 0 runs in this one process) and prints the 25 slowest tests at the end.
+# pytest runs on several workers (pytest-xdist; CRAPETTE_TEST_WORKERS, default one per CPU and
+# one more, for the worker that sits out the soak's idle minutes; 0 runs in this one process) and
+# prints the 25 slowest tests at the end.
 # Exits non-zero when any gate or test fails. Under CI=true, tests that need PostgreSQL or Redis
 # fail instead of skipping when those services are missing (CRAPETTE_REQUIRE_SERVICES=1).
 
@@ -45,7 +46,7 @@ run_gate() {
 
 # Each test file is one worker's unit, and the files that use Redis one unit together
 # (tests/conftest.py, `pytest_xdist_make_scheduler`).
-PYTEST_WORKERS=(-n "${CRAPETTE_TEST_WORKERS:-auto}" --dist loadfile --durations=25)
+PYTEST_WORKERS=(-n "${CRAPETTE_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadfile --durations=25)
 
 run_pytest() {
     local code=0

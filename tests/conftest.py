@@ -165,6 +165,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # A test that drives Chromium takes many seconds: out of the quick `-m "not slow"` run.
         if "browser" in fixtures:
             item.add_marker("slow")
+        # A whole benchmark run, `crapette bench …` end to end (tests/*/test_bench_*.py,
+        # test_store_bench.py; the unit tests of bench/ are not): slow too, and `bench`.
+        if relative.parts[0] != "unit" and "bench" in relative.stem.split("_"):
+            item.add_marker("bench")
+            item.add_marker("slow")
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _spread_over_workers(items)
 
