@@ -66,6 +66,10 @@ class Practice:
         if bot not in self.autopilot.bot_names():
             message = f"bot is one of {', '.join(self.autopilot.bot_names())}, not {quoted(bot)}."
             raise InvalidInputError(message, details={"bot": [message]})
+        if name.casefold() == f"{bot} bot".casefold():
+            # The table would name both seats alike ("steady bot (you)", issue 39).
+            message = f"{name!r} is the bot's name at that table: choose your own."
+            raise InvalidInputError(message, details={"name": [message]})
         if bot_pace not in t.BOT_PACES:
             message = f"bot_pace is one of {', '.join(t.BOT_PACES)}, not {quoted(bot_pace)}."
             raise InvalidInputError(message, details={"bot_pace": [message]})

@@ -89,6 +89,10 @@ def test_refused_for_a_match_in_play_between_games_or_out_of_range() -> None:
     assert answer.status_code == 400 and "version" in answer.json["details"]
     answer = client.post(f"/api/matches/{source}/practice", json={**body, "bot": "nobody"})
     assert answer.status_code == 400 and "bot" in answer.json["details"]
+    # The viewer's own name, never the bot's (issue 39: "steady bot (you)" against a bot).
+    named = {**body, "version": 40, "bot": "steady", "name": "Steady Bot"}
+    answer = client.post(f"/api/matches/{source}/practice", json=named)
+    assert answer.status_code == 400 and "name" in answer.json["details"]
 
 
 def test_a_practice_game_counts_in_no_statistics(tmp_path: Path) -> None:
