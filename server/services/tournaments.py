@@ -309,9 +309,12 @@ class Tournaments:
             held = entry.desk.claims.get(name) or t.hash_token(t.new_seat_token())
             seats.append((t.SEAT_TAKEN, {"seat": seat, "name": name, "token_hash": held}))
         ruleset = entry.state.ruleset.to_json()
+        if self.matches.get(table.match_id) is not None:  # opened already: whose is it?
+            self._own_table(entry, table.match_id)
+            return
         if self.matches.store.stream_version(match_stream(table.match_id)) > 0:
             # A match of that id with no table (an import stopped half-way): not the desk's.
-            self._own_table(entry, table.match_id)
+            self._not_own(entry, table.match_id, "a match with no table")
             return
         try:
             self.tables.open_arranged(
@@ -329,16 +332,20 @@ class Tournaments:
         match = self.matches.get(match_id)
         if match is None or t.opened_by(match.table, entry.tournament_id):
             return match
-        if match_id not in self._foreign:
-            self._foreign.add(match_id)
-            log.warning(
-                "tournament %s: table %s was not opened by this tournament (%s): its seats "
-                "and result are not the tournament's",
-                entry.tournament_id,
-                match_id,
-                "an imported match" if match.table.imported else "another opener",
-            )
+        self._not_own(entry, match_id, "an imported match" if match.table.imported else "")
         return None
+
+    def _not_own(self, entry: TournamentEntry, match_id: str, what: str) -> None:
+        if match_id in self._foreign:
+            return
+        self._foreign.add(match_id)
+        log.warning(
+            "tournament %s: table %s was not opened by this tournament (%s): its seats and "
+            "result are not the tournament's",
+            entry.tournament_id,
+            match_id,
+            what or "another opener",
+        )
 
     def _forfeit_seats(self, entry: TournamentEntry, event: tm.MatchForfeited) -> None:
         match = self._own_table(entry, event.match_id)

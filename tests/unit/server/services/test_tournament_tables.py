@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from eventstore import open_store
+from eventstore import NewEvent, open_store
 from records.errors import RecordFormatError
 from records.importer import store_record
 from server.readmodels.tournament_views import tournament_json
@@ -147,3 +147,26 @@ def test_a_table_the_desk_opened_elsewhere_or_before_is_its_own(
     token = legacy.tournaments.claim(tid, "Ann")["player_token"]
     match = legacy.repo.find(table_id)
     assert match.table.seat_of(token) == 0  # seated there: the desk's table
+
+
+def test_a_match_with_no_table_under_the_tables_id_is_not_opened(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An import that stopped half-way leaves a match stream without its table: the desk does
+    not open a table over that match (its events would be the round's)."""
+    service = _service()
+    tid, director = _create(service)
+    table_id = f"{tid}-r1-t1"
+    store = service.repo.store
+    store_record(store, _forged("x-elsewhere"))
+    events = [NewEvent(r.type, r.data) for r in store.read("match-x-elsewhere")]
+    store.append(f"match-{table_id}", events, expected_version=0)
+    caplog.set_level(logging.WARNING, logger="server.services.tournaments")
+    service.tournaments.direct(tid, director, "start")
+    for _ in range(3):
+        _tick(service)
+    assert store.stream_version(f"table-{table_id}") == 0  # no table opened over it
+    view = _view(service, tid)
+    assert view["status"] == "playing" and view["rounds"][0]["tables"][0]["result"] is None
+    lines = [r.getMessage() for r in caplog.records if table_id in r.getMessage()]
+    assert len(lines) == 1 and "a match with no table" in lines[0], lines
