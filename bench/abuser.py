@@ -49,6 +49,7 @@ def abuse(kind: str, url: str, params: dict[str, Any], out: Path) -> None:
     counts: dict[str, int] = {}
     lock = threading.Lock()
     latencies: list[float] = []
+    waiting_since: list[float] = []  # the victim's request still unanswered, since when
 
     def count(status: int) -> None:
         with lock:
@@ -138,6 +139,8 @@ def abuse(kind: str, url: str, params: dict[str, Any], out: Path) -> None:
                     params["host"], params["port"], timeout=300, source_address=(VICTIM, 0)
                 )
                 started = time.perf_counter()
+                with lock:
+                    waiting_since[:] = [started]
                 try:
                     connection.request("GET", f"/api/matches/{params['ids'][index]}/replay")
                     answer = connection.getresponse()
@@ -148,6 +151,8 @@ def abuse(kind: str, url: str, params: dict[str, Any], out: Path) -> None:
                 finally:
                     connection.close()
                 took = time.perf_counter() - started
+                with lock:
+                    waiting_since.clear()
                 count(status)
                 if status == 200:
                     with lock:
@@ -164,7 +169,10 @@ def abuse(kind: str, url: str, params: dict[str, Any], out: Path) -> None:
     Path(f"{out}.ready").touch()
     stop.event.wait()
     with lock:
-        out.write_text(json.dumps({"statuses": counts, "latencies_s": latencies}))
+        # A small replay still unanswered at the end has waited at least this long.
+        unanswered = [time.perf_counter() - since for since in waiting_since]
+        result = {"statuses": counts, "latencies_s": latencies, "unanswered_s": unanswered}
+        out.write_text(json.dumps(result))
 
 
 def main(kind: str, url: str, params: str, out: str) -> None:

@@ -23,6 +23,7 @@ def test_bench_abuse_prints_one_json_object() -> None:
     claims = result["figures"]["claims"]
     assert claims["move_p99_ms_alone"] > 0 and claims["move_p99_ms_abused"] > 0
     assert claims["move_p99_ratio"] == claims["move_p99_ms_abused"] / claims["move_p99_ms_alone"]
+    assert claims["round_ratios"] == [claims["move_p99_ratio"]]  # one round: its own ratio
     assert claims["small_replay_max_s"] > 0
     # Claims were sent (one after the other: over the join budget each 429 waits a second),
     # from an address of their own, and answered.
