@@ -209,6 +209,7 @@ def touch_page(browser: Any) -> Any:
         context.close()
 
 
+@pytest.mark.timeout(360)  # some hundred real drags on a shared machine; never a speed check
 @pytest.mark.parametrize(("preset", "size"), TABLES, ids=[t[0] for t in TABLES])
 def test_every_legal_drag_lands_with_mouse_and_touch(
     server: ServerProcess, touch_page: Any, artifact_dir: Path, preset: str, size: dict[str, int]
@@ -238,6 +239,7 @@ def test_every_legal_drag_lands_with_mouse_and_touch(
     assert tried >= POSITIONS_PER_TABLE, tried
 
 
+@pytest.mark.timeout(240)  # plays until the turned card fits a house; never a speed check
 def test_a_turned_card_laid_on_a_house_by_its_corner_lands_and_a_stray_drop_says_why(
     server: ServerProcess, touch_page: Any
 ) -> None:
