@@ -8,12 +8,14 @@ analysed yet and a name without a rating are states the server answers with 200
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.browser.conftest import DESKTOP
 from tests.browser.ui import WAIT_MS, create_table
+from tests.integration.harness import ServerProcess
 
 pytestmark = pytest.mark.browser
 
@@ -50,6 +52,19 @@ PLAY = """(max) => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The server with the stand-in analyser (tests/analysis_fixture.py): the page's requests
+    and states are what is tested here, not the evaluator's seconds."""
+    fixture = "tests.analysis_fixture"
+    args = ("--analyser", f"{fixture}:analyse_record", "--try-judge", f"{fixture}:chance_after")
+    process = ServerProcess(tmp_path_factory.mktemp("console"), extra_args=args).start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
 def watch(page: Any) -> list[str]:
     """Everything a developer's console would show in red or yellow on this page."""
     said: list[str] = []
@@ -76,6 +91,7 @@ def watch(page: Any) -> list[str]:
     return said
 
 
+@pytest.mark.timeout(600)  # a whole game at a person's pace, then its analysis; no speed check
 def test_the_console_stays_clean_through_a_game_and_its_replay(server: Any, new_page: Any) -> None:
     page = new_page(DESKTOP)
     said = watch(page)

@@ -166,6 +166,7 @@ def pages(server: ServerProcess) -> Iterator[tuple[list[tuple[str, str]], dict[s
     )
 
 
+@pytest.mark.timeout(600)  # fifty pages, each drawn and swept; never a speed check
 @pytest.mark.parametrize("size", SIZES)
 def test_no_page_cuts_a_word_or_shows_a_code(
     server: ServerProcess,
@@ -183,7 +184,10 @@ def test_no_page_cuts_a_word_or_shows_a_code(
             page.evaluate("([k, v]) => localStorage.setItem(k, v)", [key, value])
         for kind, path in paths:
             page.goto(f"{server.url}{path}?lang={lang}")
-            page.wait_for_function(READY[kind], timeout=WAIT_MS)
+            try:
+                page.wait_for_function(READY[kind], timeout=4 * WAIT_MS)  # a loaded machine
+            except Exception as exc:
+                raise AssertionError(f"{lang} {path} never got ready: {page.errors}") from exc
             if kind == "lobby":  # the advanced rules open: every option's select in view
                 page.evaluate("document.querySelectorAll('details').forEach((d) => d.open = true)")
             page.evaluate("document.fonts.ready")
