@@ -31,4 +31,5 @@ def test_bench_abuse_prints_one_json_object() -> None:
     assert statuses["sent"] >= 1 and set(statuses) <= {"sent", "200", "429"}
     assert statuses.get("200", 0) >= 1
     (pair,) = claims["rounds"]
-    assert [phase["small_replays"] > 0 for phase in pair] == [True, True]
+    for phase in pair:  # the victim's small replays, answered or still waiting at the end
+        assert phase["small_replays"] + len(phase["small_replay_unanswered_s"]) >= 1
