@@ -271,22 +271,35 @@ def _header(
 ) -> None:
     draw.rectangle([0, 0, WIDTH, HEADER], fill=BAR)
     totals = (view or {}).get("totals") or [0, 0]
-    names = [words.name(players[s] if s < len(players) else None, s) for s in (0, 1)]
+    # A seat nobody has taken yet is "free seat", and a table before its deal shows no points.
+    names = [
+        words.name(players[s]) if s < len(players) and players[s] else words.t("lobby.free_seat")
+        for s in (0, 1)
+    ]
+    points = ["", ""] if view is None else [f" {totals[0]}", f" {totals[1]}"]
     to_move = None if view is None or view.get("over") else view.get("to_move")
     where = ""
     if view is not None and view.get("game_index") is not None:
         where = words.where(view["game_index"], view.get("turn_number") or 0)
+    big = font(15)
     room = WIDTH - 2 * MARGIN - (draw.textlength(where, font=font(13)) + 12 if where else 0)
+    room -= 12 if to_move is not None else 0
+    room -= draw.textlength(points[0] + "  –  " + points[1], font=big)
+    # Both names whole when they fit; else the longer one gives way first, never below half.
+    widths = [draw.textlength(n, font=big) for n in names]
+    if sum(widths) > room:
+        long = 0 if widths[0] >= widths[1] else 1
+        keep = max(room / 2, room - widths[1 - long])
+        names[long] = fitted(names[long], 15, keep)
+        names[1 - long] = fitted(names[1 - long], 15, room - draw.textlength(names[long], font=big))
     x = MARGIN
     for s in (0, 1):
         if to_move == s:  # a yellow dot before the name of the player to move
             draw.ellipse([x, 10, x + 8, 18], fill=(240, 200, 60))
             x += 12
-        # Each name keeps to its half of the room left by the game and turn.
-        name = fitted(names[s], 15, room / 2 - 60)
-        text = f"{name} {totals[s]}" + ("  –  " if s == 0 else "")
-        draw.text((x, 6), text, font=font(15), fill=INK)
-        x += int(draw.textlength(text, font=font(15)))
+        text = f"{names[s]}{points[s]}" + ("  –  " if s == 0 else "")
+        draw.text((x, 6), text, font=big, fill=INK)
+        x += int(draw.textlength(text, font=big))
     if where:
         width = draw.textlength(where, font=font(13))
         draw.text((WIDTH - MARGIN - width, 8), where, font=font(13), fill=FAINT)
