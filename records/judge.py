@@ -33,11 +33,13 @@ before the wrong call) against the chance after; each costs at least `CALL_COST_
 (a call is a claim about the rules, not an estimate: a wrong one is a misjudgement even where
 the rules give it no penalty).
 
-**Accuracy.** A decision `counts` when its candidates' chances differ by `COUNTS_FROM` or more
-(most decisions of a game are forced or have one sensible move: averaging them would say
-nothing), and every fault and call counts. A seat's accuracy is the mean of its counted
-decisions' accuracies (`move_accuracy` of the decision's `cost`: the checked drop where playouts
-were run, else the search's drop).
+**Accuracy.** A decision's `cost` is its drop as it would be at an even position
+(`even_drop`: the drop in logit over 4), the checked drop where playouts ran, else the
+search's. A decision `counts` when its candidates differ by `COUNTS_FROM` or more in those
+units, in a position not yet decided (the mover's chance between `DECIDED` and 1 − `DECIDED`):
+most decisions of a game are forced or have one sensible move, and in a decided game nothing
+is at stake; every fault and call counts. A seat's accuracy is the mean of its counted
+decisions' accuracies (`move_accuracy` of their cost).
 
 Deterministic: the same record, depth and seed give the same figures (the playouts' shuffles
 are seeded by `seed` and the position)."""
@@ -67,9 +69,11 @@ BEST_WITHIN = 0.02
 FLAG_FROM = 0.03
 # A measured drop gives a label only this many standard errors clear of zero.
 CONFIRM_SE = 2.0
-# A decision counts for accuracy when its candidates' chances differ by this much
-# (docs/evaluator.md § Accuracy: the measurement behind it).
+# A decision counts for accuracy when its candidates differ by this much (in even-position
+# units: `even_drop`), in a position not yet decided (the mover's chance within DECIDED of 0
+# or 1 is decided): docs/evaluator.md § Accuracy, the measurement behind both.
 COUNTS_FROM = 0.02
+DECIDED = 0.1
 # A missed or a wrong call costs at least this (and is labelled an inaccuracy at least).
 CALL_COST_AT_LEAST = 0.1
 # A decision's accuracy from its cost d (0-1): lichess's curve on win percentages,
@@ -158,6 +162,19 @@ def judgement(drop: float, same_move: bool = False) -> str:
     if same_move or drop < BEST_WITHIN:
         return "best"
     return next((name for limit, name in THRESHOLDS if drop >= limit), "good")
+
+
+def even_drop(best: float, after: float) -> float:
+    """A drop in win chance (from `best` to `after`) as it would be at an even position: the
+    drop in logit over 4 (the slope of the logistic curve at 50 %). A move that throws away as
+    much of the game's balance costs the same whether the game stands at 50 % or at 5 %: in a
+    game already lost every drop in chance is tiny, however bad the move."""
+    return max(0.0, (_logit(best) - _logit(after)) / 4.0)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 0.005), 0.995)
+    return math.log(p / (1.0 - p))
 
 
 def move_accuracy(drop: float) -> float:
@@ -259,6 +276,8 @@ def judge_move(
     fault = mine is not None and _is_fault(state, played)
     drop = max(0.0, best_chance - after)
     same_move = same(best_action, played)
+    undecided = DECIDED <= best_chance <= 1.0 - DECIDED
+    spread = even_drop(max(chances), min(chances))
     decision = {
         "version": version,
         "seat": seat,
@@ -272,8 +291,8 @@ def judge_move(
         "judgement": "best" if same_move else judgement(drop) if drop < FLAG_FROM else "good",
         # Every candidate's chance (the learning mode's tries are answered from them).
         "candidates": {candidate_key(c.action.to_json()): round(c.chance, DIGITS) for c in ranked},
-        "cost": round(drop, DIGITS),
-        "counted": fault or max(chances) - min(chances) >= COUNTS_FROM,
+        "cost": round(even_drop(best_chance, after), DIGITS),
+        "counted": fault or (undecided and spread >= COUNTS_FROM),
         "check": None,
     }
     if fault:
@@ -297,8 +316,8 @@ def _call_decision(
     **extra: Any,
 ) -> dict[str, Any]:
     best, after = round(max(best, after), DIGITS), round(after, DIGITS)
-    cost = max(best - after, CALL_COST_AT_LEAST)
-    judged = judgement(cost)
+    judged = judgement(max(best - after, CALL_COST_AT_LEAST))
+    cost = max(even_drop(best, after), CALL_COST_AT_LEAST)
     floor = JUDGEMENTS.index("inaccuracy")
     return {
         "version": version,
@@ -329,7 +348,8 @@ def confirm(decision: dict[str, Any], values: list[list[float]]) -> None:
         "drop": round(drop, DIGITS),
         "se": round(se, DIGITS),
     }
-    decision["cost"] = round(max(0.0, drop), DIGITS)
+    means = sum(best) / n, sum(played) / n
+    decision["cost"] = round(even_drop(*means) if drop > 0 else 0.0, DIGITS)
     if drop >= BEST_WITHIN and drop >= CONFIRM_SE * se:
         decision["judgement"] = judgement(drop)
     else:

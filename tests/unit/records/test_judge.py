@@ -165,11 +165,20 @@ def test_a_label_is_shown_only_once_playouts_confirm_it(
         assert check["deals"] == judge.CHECKS["quick"].deals
         assert check["best"] - check["played"] == pytest.approx(check["drop"], abs=2e-4)
         assert check["drop"] == pytest.approx(0.25, abs=0.011)
-        assert d["judgement"] == "mistake" and d["cost"] == check["drop"]
+        assert d["judgement"] == "mistake"
+        assert d["cost"] == pytest.approx(judge.even_drop(check["best"], check["played"]), abs=3e-4)
     unchecked = [d for d in decisions if d.get("unchecked")]
     assert unchecked and all(d["judgement"] == "good" for d in unchecked)
     for d in calm["games"][0]["decisions"]:
         assert d["judgement"] in ("best", "good")  # the playouts decide
+
+
+def test_a_cost_is_the_drop_at_an_even_position() -> None:
+    """In a game already lost a bad move throws away little chance: its cost is what it would
+    throw away at 50 %, so it still weighs on accuracy."""
+    assert judge.even_drop(0.5, 0.4) == pytest.approx(0.1, abs=0.002)
+    assert judge.even_drop(0.05, 0.03) > 0.1 > 0.05 - 0.03
+    assert judge.even_drop(0.3, 0.4) == 0.0
 
 
 def test_a_called_fault_and_a_wrong_call_lower_accuracy() -> None:
