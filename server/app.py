@@ -201,6 +201,9 @@ def _analysis_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | 
         config.store_url,
         size=config.analysis_workers,
         max_waiting=8,
+        # A label's check (issue 37: 2 x 16 playouts) sends no progress while it runs: on a
+        # busy machine it may outlast the reads' stall bound.
+        timeout_s=HEAVY_TIMEOUT_S,
         max_rss_mb=config.worker_memory_mb,
     )
     atexit.register(workers.close)
