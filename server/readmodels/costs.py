@@ -8,8 +8,8 @@ upload are `413 too_large`, server/entrypoints/records_http.py).
   The longest matches played here have a few thousand actions; verifying 9,000 took ~1.5 s of
   CPU (a 2.4 MB record of ~20,000 took 14.7 s on the loaded loop before).
 - A GIF: at most animate.MAX_FRAMES (300) frames drawn; a longer game keeps every n-th.
-- The one-file HTML: a match of at most MAX_HTML_EVENTS events (~600 bytes of file each: at
-  most ~6 MB), refused before any work; a body over MAX_HTML_BYTES is refused after the build.
+- The one-file HTML: a match of at most MAX_HTML_EVENTS events (600-760 bytes of file each:
+  6-8 MB), refused before any work; a body over MAX_HTML_BYTES is refused after the build.
 - An analysis: a match of at most MAX_ANALYSIS_EVENTS events, refused before any work.
 
 Every job also runs in a worker bounded in memory (server/adapters/workers.py `MAX_RSS_MB`)."""

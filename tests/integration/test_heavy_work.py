@@ -97,10 +97,12 @@ def test_an_upload_leaves_every_other_client_answered(
     assert answered_meanwhile >= 3, answered_meanwhile
     # Stored by the worker, read by the server like any other match.
     replay = server.get(stored["replay_url"].replace("/replay/", "/api/matches/") + "/replay")
-    assert replay.status_code == 200 and replay.json()["live"] is False
+    assert replay.status_code == 200, replay.text
+    assert replay.json()["live"] is False
     # The heavy pool is a process of its own beside the read pool's.
     assert server.proc is not None
-    assert len(_children(server.proc.pid)) == 2
+    workers = _children(server.proc.pid)
+    assert len(workers) == 2, (workers, server.log()[-2000:])
 
 
 def test_one_heavy_job_of_a_kind_per_address(server: ServerProcess, record: dict[str, Any]) -> None:
