@@ -12,6 +12,7 @@ the position stays; then one of them is dragged for real, and the server must ac
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -231,6 +232,8 @@ def test_every_legal_drag_lands_with_mouse_and_touch(
             page.screenshot(path=str(artifact_dir / f"drag-sweep-{preset}.png"))
         play_one(page, seen)
         seen += 1
+    summary = {"positions": seen, "gestures": tried, "drags": 2 * tried, "failures": failures}
+    (artifact_dir / "sweep.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     assert page.errors == [], page.errors
     assert not failures, f"{len(failures)} silent or wrong drops:\n" + "\n".join(failures[:30])
     # 6 positions or more at each of 5 tables: 30 positions; the table's own piles were tried.
@@ -247,44 +250,50 @@ def test_a_turned_card_laid_on_a_house_by_its_corner_lands_and_a_stray_drop_says
     silently): a card held near its corner and laid over the house, the pointer itself just off
     the house's cards, lands there; a card dropped on no pile goes back and the page says so."""
     page = touch_page(server, "classic", LAPTOP)
-    wanted = None
+    laid = None
     for _ in range(200):
         assert my_position(page), "the game ended before the turned card fitted a house"
         gestures = page.evaluate(GESTURES)
-        wanted = next((g for g in gestures if g["from"] == "X0" and g["to"][0] == "T"), None)
-        if wanted:
+        targets = [g["to"] for g in gestures if g["from"] == "X0"]
+        for house in (to for to in targets if to[0] == "T"):
+            laid = corner_drop(page, house)
+            # The pointer ends off the house's cards, on no pile the card may go to.
+            if laid["under"] != house and laid["under"] not in targets:
+                break
+            laid = None
+        if laid:
             break
         turn = next((g for g in gestures if g["action"]["do"] in ("turn", "discard")), None)
         action = (turn or gestures[0])["action"] if gestures else {"do": "pass"}
         before = version(page)
         page.evaluate("(a) => window.crapette.act(a)", action)
         page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
-    assert wanted is not None
-    card = pile_top(page, "X0").bounding_box()
-    house = pile_top(page, wanted["to"]).bounding_box()
-    assert card is not None and house is not None
-    # Held 4 px from its lower left corner; laid a third of a card lower and to the right of
-    # the house's top card: the pointer is below that card, most of the card over it.
-    grip = (card["x"] + 4, card["y"] + card["height"] - 4)
-    lay_x, lay_y = house["x"] + house["width"] / 3, house["y"] + house["height"] / 3
-    end = (lay_x + 4, lay_y + card["height"] - 4)
-    under = page.evaluate("([x, y]) => window.crapette.board.pileAt(x, y)", list(end))
-    assert under != wanted["to"], "the pointer should be off the house's cards"
-    before = version(page)
-    mouse_drag(page, grip, end)
-    page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
-    assert the_view(page)["last_action"]["to"] == wanted["to"], message(page)
+    assert laid is not None
     # A card let go on no pile (outside the board) goes back, in words.
-    assert my_position(page)
-    gestures = page.evaluate(GESTURES)
-    movable = next(g for g in gestures if g["action"]["do"] == "move")
     page.evaluate(RECORD)
-    start, _ = ends(page, movable)
     for drag in (mouse_drag, touch_drag):
         page.evaluate("() => window.crapette.clearMessage('why')")
-        drag(page, start, (3.0, 790.0))
+        drag(page, laid["grip"], (3.0, 790.0))
         page.wait_for_timeout(20)
         assert page.evaluate("window.sent") == []
         assert "went back" in message(page), message(page)
         assert page.locator(".card.dragging").count() == 0
     page.evaluate(SEND)
+    # Laid over the house by its corner: it lands there, for real.
+    before = version(page)
+    mouse_drag(page, laid["grip"], laid["end"])
+    page.wait_for_function("v => window.crapette.version > v", arg=before, timeout=WAIT_MS)
+    assert the_view(page)["last_action"]["to"] == laid["house"], message(page)
+
+
+def corner_drop(page: Any, house: str) -> dict[str, Any]:
+    """The turned card held 4 px from its lower left corner and laid a third of a card lower
+    and to the right of `house`'s top card: the pointer is below that card, most of the card
+    over it. Where the pointer is, and which pile is under it."""
+    card = pile_top(page, "X0").bounding_box()
+    top = pile_top(page, house).bounding_box()
+    assert card is not None and top is not None
+    grip = (card["x"] + 4, card["y"] + card["height"] - 4)
+    end = (top["x"] + top["width"] / 3 + 4, top["y"] + top["height"] / 3 + card["height"] - 4)
+    under = page.evaluate("([x, y]) => window.crapette.board.pileAt(x, y)", list(end))
+    return {"house": house, "grip": grip, "end": end, "under": under}
