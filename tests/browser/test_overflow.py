@@ -7,8 +7,8 @@ five languages, is swept in Chromium for
   "0"), and a page that scrolls sideways;
 - a select's option that would not fit the select once chosen ("the lower reserve card",
   "4 pöytäpinoa kummall…");
-- a pile code (tests/browser/ui.py PILE_CODE) in the visible text, a title, an aria-label, an
-  option or a help text.
+- a pile code (tests/browser/ui.py PILE_CODE) or a card code ("8D") in the visible text, a
+  title, an aria-label, an option or a help text.
 
 The names are long ones ("Annika-Kristiina", a bot), so that a header that fits only short
 names fails. The pictures' captions are checked for codes in
@@ -17,6 +17,7 @@ tests/unit/server/readmodels/test_share_pictures.py."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ pytestmark = pytest.mark.browser
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "records"
 LANGUAGES = ("en", "fr", "da", "it", "fi")
+# A card by its code ("8D", "TS/1"): a player reads "8♦".
+CARD_CODE = re.compile(r"\b(10|[2-9AJQKT])[SHDC](/[01])?\b")
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 # What a person would see cut, in the page as drawn: returns one line per fault found.
@@ -108,6 +111,11 @@ WORDS = """() => {
   return parts.join("\\n");
 }"""
 
+# A variant's pile (second reserve, hands I and J) drawn on the board.
+VARIANT_PILES_SHOWN = """() => [...document.querySelectorAll('#board [data-pile]')]
+  .filter((el) => /^[QIJ]/.test(el.dataset.pile) && el.getClientRects().length > 0)
+  .map((el) => el.querySelector('.slot-label')?.textContent ?? el.dataset.pile)"""
+
 # What says each page is drawn.
 READY = {
     "lobby": "window.lobbyReady === true",
@@ -176,6 +184,7 @@ def test_no_page_cuts_a_word_or_shows_a_code(
     artifact_dir: Path,
 ) -> None:
     paths, storage = pages
+    waiting = paths[2][1]  # the classic table waiting for its guest
     found: list[str] = []
     for lang in LANGUAGES:
         page = new_page(SIZES[size])
@@ -187,12 +196,22 @@ def test_no_page_cuts_a_word_or_shows_a_code(
             try:
                 page.wait_for_function(READY[kind], timeout=4 * WAIT_MS)  # a loaded machine
             except Exception as exc:
-                raise AssertionError(f"{lang} {path} never got ready: {page.errors}") from exc
+                said = page.inner_text("body")[:300]
+                raise AssertionError(
+                    f"{lang} {path} never got ready: {page.errors} {said}"
+                ) from exc
+            # Its requests done before the next page: a server serves one replay job per
+            # address at a time (docs/deploy.md), and a table page reads its match's replay.
+            page.wait_for_load_state("networkidle", timeout=4 * WAIT_MS)
             if kind == "lobby":  # the advanced rules open: every option's select in view
                 page.evaluate("document.querySelectorAll('details').forEach((d) => d.open = true)")
             page.evaluate("document.fonts.ready")
             found += [f"{lang} {path}: {said}" for said in page.evaluate(CUT)]
-            code = PILE_CODE.search(page.evaluate(WORDS))
+            if path == waiting:  # a classic table shows only the piles classic has
+                extra = page.evaluate(VARIANT_PILES_SHOWN)
+                found += [f"{lang} {path}: the empty slot {name} is shown" for name in extra]
+            words = page.evaluate(WORDS)
+            code = PILE_CODE.search(words) or CARD_CODE.search(words)
             if code:
                 found.append(f"{lang} {path}: the code {code[0]} is shown")
             if lang in ("fi", "fr"):
