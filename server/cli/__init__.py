@@ -1,8 +1,9 @@
 """The `crapette` command line. Each sub-command, or family of them (records.py: `export`,
-`import` and `verify`), lives in its own module under server/cli and is registered here; `crapette bench` comes from the top-level `bench` package, which plugs in
-through the `crapette.commands` entry point group (pyproject.toml), so that the server never
-imports its benchmarks (docs/architecture.md § Rooms). `crapette serve` under eventlet first patches
-the process (`server.runtime.patches`), before anything else is imported."""
+`import` and `verify`), lives in its own module under server/cli and is registered here;
+`crapette bench` comes from the top-level `bench` package, which plugs in through the
+`crapette.commands` entry point group (pyproject.toml), so that the server never imports its
+benchmarks (docs/architecture.md § Rooms). `crapette serve` under eventlet first patches the
+process (`server.runtime.patches`), before anything else is imported."""
 
 from __future__ import annotations
 

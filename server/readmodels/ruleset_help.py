@@ -74,7 +74,8 @@ OPTIONS: tuple[OptionHelp, ...] = (
     OptionHelp(
         "reserves_per_player",
         "Reserves per player",
-        "Italian variant: with 2, the reserve cards are dealt into two reserves, both tops in play.",
+        "Italian variant: with 2, the reserve cards are dealt into two reserves, "
+        "both tops in play.",
         "choice",
         ((1, "1 reserve each"), (2, "2 reserves each")),
     ),

@@ -345,7 +345,10 @@ def test_a_page_of_an_old_protocol_is_told_to_reload(server: ServerProcess, new_
     page.route("**/js/net.js", old_net)
     page.goto(f"{server.url}/table/{opened['match_id']}?lang=fr")
     page.locator("#conn").filter(has_text="rechargez-la").wait_for(timeout=WAIT_MS)
-    assert page.inner_text("#conn") == "cette page est plus ancienne que le serveur\u00a0: rechargez-la"
+    assert (
+        page.inner_text("#conn")
+        == "cette page est plus ancienne que le serveur\u00a0: rechargez-la"
+    )
     assert "rechargez-la" in message(page)
     # The same page as served speaks the current version and plays.
     page.unroute("**/js/net.js")
