@@ -303,7 +303,11 @@ def _pair_game(args: tuple[tuple[str, str], int, str, str]) -> dict[str, Any]:
             "bot": seated[d["seat"]],
             "version": d["version"],
             "judgement": d["judgement"],
-            "claimed": d["cost"],
+            # The drop the label stands on, in win chance (what a re-check measures): the
+            # check's (`cost` is in even-position units, for accuracy).
+            "claimed": (d["check"] or {}).get(
+                "drop", d["win_chance"]["best"] - d["win_chance"]["after"]
+            ),
             "best": d["best"],
             "played": d["played"],
         }
