@@ -75,6 +75,7 @@ class AnalysisJob:
     error_status: int = 500
     finished: threading.Event = field(default_factory=threading.Event)
     _decisions: dict[int, dict[str, Any]] | None = None
+    _done_json: bytes | None = None  # the status body once done (it never changes then)
 
     def decision_at(self, version: int) -> dict[str, Any] | None:
         """The built analysis's decision taken at the position after `version` events."""
@@ -105,7 +106,9 @@ class AnalysisJob:
             head["error"] = self.error
         text = json.dumps(head, separators=(",", ":"))
         if self.state == "done" and self.body is not None:
-            return f'{text[:-1]},"analysis":{self.body.decode()}}}'.encode()
+            if self._done_json is None:  # built once: a page polls, and a done body is large
+                self._done_json = b"".join((text[:-1].encode(), b',"analysis":', self.body, b"}"))
+            return self._done_json
         return text.encode()
 
 
