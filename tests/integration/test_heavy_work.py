@@ -24,6 +24,9 @@ from tests.integration.cluster import Cluster
 from tests.integration.harness import Client, ServerProcess
 from tests.integration.test_read_workers import _alive, _children
 
+# Each test runs seconds of heavy work (uploads, GIFs, memory bounds): out of the quick loop.
+pytestmark = pytest.mark.slow
+
 wait_until = Cluster.wait_until
 JSON = {"Content-Type": "application/json"}
 UPLOAD_S = 300.0  # an upper bound for a test's upload on a loaded machine, never an assertion

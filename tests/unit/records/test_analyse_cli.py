@@ -103,6 +103,7 @@ def test_verify_analysis_includes_the_judgements(fake: CardCount, record_file: P
     assert [c for c in fake.calls if c[0] == "rank"]
 
 
+@pytest.mark.slow  # over 30 s on a loaded 2-core machine: out of the quick loop
 def test_analyse_json_with_the_real_evaluator(record_file: Path) -> None:
     """The default judge end to end at `quick` depth: `domain.evaluator`'s chances, the same
     twice for one seed, and a learning-mode try of any judged move gets the analysis's figure."""

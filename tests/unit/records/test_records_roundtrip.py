@@ -64,6 +64,7 @@ def test_the_selfplay_exercises_the_decisions() -> None:
     assert "hand" in keys  # turns that name a hand (three hands, docs/spec/rules.md §10)
 
 
+@pytest.mark.slow  # over 30 s on a loaded 2-core machine: out of the quick loop
 def test_import_then_export_keeps_every_named_call() -> None:
     """The defect of issue 17: a named call whose move was the default remedy lost its name."""
     store = open_store("memory://")

@@ -813,6 +813,7 @@ def test_a_record_under_any_id_imports_cleanly_or_is_refused_writing_nothing(
     _import_or_refuse(json.dumps(record), new_id or None)
 
 
+@pytest.mark.slow  # over 30 s on a loaded 2-core machine: out of the quick loop
 @settings(max_examples=40, deadline=None)
 @given(
     record=mutated_records(),

@@ -57,6 +57,7 @@ def _events_of_game(client: FlaskClient, match_id: str, game: int) -> int:
     return sum(1 for f in frames if f["game_index"] == game)
 
 
+@pytest.mark.slow  # over 30 s on a loaded 2-core machine: out of the quick loop
 def test_the_gif_of_a_finished_game_has_a_frame_per_event(client: FlaskClient) -> None:
     match_id = _import(client, "classic-win-recycle")
     response = client.get(f"/api/matches/{match_id}/game.gif?game=0")
