@@ -15,11 +15,28 @@ export class RequestError extends Error {
   }
 }
 
+// A read the server asks us to repeat later (docs/protocol.md § Fair use): a heavy job of this
+// address's of the same kind is under way already (429 `rate_limited`, e.g. a table page still
+// loading its replay while another tab opens it), or every read worker is busy (503 `busy`).
+// The read waits its turn, as the server's `Retry-After` says, a bounded number of times.
+const RETRIED = new Set(["rate_limited", "busy"]);
+const MAX_TRIES = 8;
+const MAX_WAIT_S = 10;
+
+function retryAfterMs(res, body) {
+  const said = Number(res.headers.get("Retry-After") ?? body?.retry_after_s ?? 2);
+  const seconds = Number.isFinite(said) && said > 0 ? Math.min(said, MAX_WAIT_S) : 2;
+  return seconds * 1000;
+}
+
 export async function getJSON(url) {
-  const res = await fetch(url, { headers: { Accept: "application/json" } });
-  const body = await res.json().catch(() => null);
-  if (!res.ok) throw new RequestError(res.status, body);
-  return body;
+  for (let tries = 1; ; tries++) {
+    const res = await fetch(url, { headers: { Accept: "application/json" } });
+    const body = await res.json().catch(() => null);
+    if (res.ok) return body;
+    if (tries >= MAX_TRIES || !RETRIED.has(body?.code)) throw new RequestError(res.status, body);
+    await new Promise((resolve) => setTimeout(resolve, retryAfterMs(res, body)));
+  }
 }
 
 export async function postJSON(url, data) {
