@@ -40,12 +40,16 @@ class Analyser:
         self.done: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self._stop = threading.Event()
+        self._deadline = float("inf")
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, finish_s: float = 120.0) -> None:
+        """Ask for no more analyses; the one under way is waited for (at most `finish_s`), so
+        that every analysis started is measured whole, however loaded the machine is."""
+        self._deadline = time.monotonic() + finish_s
         self._stop.set()
         self._thread.join()
 
@@ -57,7 +61,14 @@ class Analyser:
             path = f"{self.url}/api/matches/{match_id}/analysis?depth={self.depth}"
             started = time.monotonic()
             answer = requests.post(path, timeout=30)
-            while answer.status_code == 202 and not self._stop.wait(0.5):
+            # The address's fair share (one analysis at a time): wait as the browser does.
+            while answer.status_code == 429 and not self._stop.is_set():
+                time.sleep(float(answer.headers.get("Retry-After", "1")))
+                answer = requests.post(path, timeout=30)
+            while answer.status_code == 202:
+                if self._stop.is_set() and time.monotonic() > self._deadline:
+                    break
+                time.sleep(0.5)
                 answer = requests.get(path, timeout=30)
             if answer.status_code != 200:
                 if not self._stop.is_set():
