@@ -10,14 +10,13 @@ import pytest
 from tests.browser.conftest import PHONE
 from tests.browser.ui import (
     WAIT_MS,
-    board_piles,
+    board_and_view,
     create_table,
     lobby_in,
     message,
     seated_page,
     the_view,
     version,
-    view,
     wait_idle,
     wait_version_above,
 )
@@ -29,10 +28,7 @@ WEB = Path(__file__).resolve().parents[2] / "web"
 
 
 def assert_board_is_view(page: Any) -> None:
-    wait_idle(page)
-    drawn = board_piles(page)
-    current = view(page)
-    assert current is not None
+    drawn, current = board_and_view(page)
     for pile, cards in current["piles"].items():
         assert drawn[pile]["count"] == len(cards), pile
         if pile.startswith("T"):

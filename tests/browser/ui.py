@@ -150,21 +150,35 @@ class DrawnPile(TypedDict):
     cards: list[str | None]
 
 
+_DRAWN = """() => {
+    const out = {};
+    for (const el of document.querySelectorAll('#board [data-pile]')) {
+      if (el.hidden) continue;
+      const cards = [...el.querySelectorAll('.card:not(.under)')]
+        .map(c => c.dataset.card || null);
+      out[el.dataset.pile] = {count: Number(el.dataset.count || 0), cards};
+    }
+    return out;
+}"""
+
+
 def board_piles(page: Any) -> dict[str, DrawnPile]:
     """Every pile as drawn: a house lists all its cards, other piles their count and top card."""
-    result: dict[str, DrawnPile] = page.evaluate(
-        """() => {
-        const out = {};
-        for (const el of document.querySelectorAll('#board [data-pile]')) {
-          if (el.hidden) continue;
-          const cards = [...el.querySelectorAll('.card:not(.under)')]
-            .map(c => c.dataset.card || null);
-          out[el.dataset.pile] = {count: Number(el.dataset.count || 0), cards};
-        }
-        return out;
-    }"""
-    )
+    result: dict[str, DrawnPile] = page.evaluate(_DRAWN)
     return result
+
+
+def board_and_view(page: Any) -> tuple[dict[str, DrawnPile], dict[str, Any]]:
+    """The board as drawn and the view it shows, read in one script once the page is idle: a
+    bot's action arriving between two separate reads cannot set them apart."""
+    handle = page.wait_for_function(
+        f"""() => {{ const c = window.crapette;
+                   if (!c || !c.idle || !c.view) return null;
+                   return {{drawn: ({_DRAWN})(), view: c.view}}; }}""",
+        timeout=WAIT_MS,
+    )
+    both: dict[str, Any] = handle.json_value()
+    return both["drawn"], both["view"]
 
 
 def seated_page(
