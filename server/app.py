@@ -18,6 +18,7 @@ from eventstore import EventStore, open_store
 from eventstore.sqlite import SQLiteStore
 from server.adapters.checkpoint import start_checkpointer
 from server.adapters.feed import AppendFeed
+from server.adapters.workers import TIMEOUT_S as READ_TIMEOUT_S
 from server.adapters.workers import ReadWorkers, set_requester
 from server.config import ServerConfig
 from server.entrypoints import fairuse, health, security, sockets
@@ -157,20 +158,28 @@ def _register_requester(app: Flask) -> None:
         set_requester(None)
 
 
-def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
-    """The worker processes of the heavy reads (server/adapters/workers.py): they open the store by
-    its URL, so only when this app opened it from `config.store_url` itself and it is not in memory.
+def _pool(
+    config: ServerConfig, store_given: bool, size: int, max_waiting: int, timeout_s: float
+) -> ReadWorkers | None:
+    """A pool of worker processes (server/adapters/workers.py): they open the store by its URL,
+    so only when this app opened it from `config.store_url` itself and it is not in memory.
     Stopped when this process ends (and each worker also ends by itself)."""
-    if not config.read_workers or store_given or config.store_url.startswith("memory:"):
+    if not size or store_given or config.store_url.startswith("memory:"):
         return None
     workers = ReadWorkers(
         config.store_url,
-        size=config.read_workers,
-        max_waiting=config.read_queue,
+        size=size,
+        max_waiting=max_waiting,
+        timeout_s=timeout_s,
         max_rss_mb=config.worker_memory_mb,
     )
     atexit.register(workers.close)
     return workers
+
+
+def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+    """The heavy reads' pool: replays, records, a seat's options, pictures."""
+    return _pool(config, store_given, config.read_workers, config.read_queue, READ_TIMEOUT_S)
 
 
 def _heavy_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
@@ -178,36 +187,14 @@ def _heavy_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | Non
     from the read pool so that a replay never waits behind one (server/services/reads.py,
     server/services/imports.py). A check of 20,000 actions may take a while on a busy machine:
     a longer stall bound than the reads'."""
-    if not config.heavy_workers or store_given or config.store_url.startswith("memory:"):
-        return None
-    workers = ReadWorkers(
-        config.store_url,
-        size=config.heavy_workers,
-        max_waiting=config.read_queue,
-        timeout_s=HEAVY_TIMEOUT_S,
-        max_rss_mb=config.worker_memory_mb,
-    )
-    atexit.register(workers.close)
-    return workers
+    return _pool(config, store_given, config.heavy_workers, config.read_queue, HEAVY_TIMEOUT_S)
 
 
 def _analysis_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
-    """The analysis pool (server/services/analyses.py): worker processes like the read workers', a
-    pool of their own; a few analyses wait for one (more: `503 busy`,
-    server/services/analyses.py)."""
-    if not config.analysis_workers or store_given or config.store_url.startswith("memory:"):
-        return None
-    workers = ReadWorkers(
-        config.store_url,
-        size=config.analysis_workers,
-        max_waiting=8,
-        # A label's check (issue 37: 2 x 16 playouts) sends no progress while it runs: on a
-        # busy machine it may outlast the reads' stall bound.
-        timeout_s=HEAVY_TIMEOUT_S,
-        max_rss_mb=config.worker_memory_mb,
-    )
-    atexit.register(workers.close)
-    return workers
+    """The analysis pool (server/services/analyses.py); a few analyses wait for a worker (more:
+    `503 busy`). A label's check (issue 37: 2 x 16 playouts) sends no progress while it runs:
+    on a busy machine it may outlast the reads' stall bound, hence the heavy builds' bound."""
+    return _pool(config, store_given, config.analysis_workers, 8, HEAVY_TIMEOUT_S)
 
 
 def _cluster(config: ServerConfig) -> Cluster | None:
