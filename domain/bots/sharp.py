@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from domain.actions import Discard, Move, Pass, Turn
 from domain.bots.base import Bot, PlayAction
 from domain.bots.mirror import ruleset_of
+from domain.levels import Step
 from domain.moves import apply_step, houses_of
 from domain.piles import (
     ALL_PILES,
@@ -34,7 +35,6 @@ from domain.piles import (
 from domain.priority import legal_steps, priority
 from domain.state import GameState, Piles, hand_cards, loose_count, reserve_count
 
-Step = tuple[int, int]
 Choice = Step | str  # a move, or "turn" / "discard" / "pass"
 
 _FOUNDATIONS = frozenset(FOUNDATIONS)
