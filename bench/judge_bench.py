@@ -7,7 +7,9 @@ mistakes, not only faults); the mover resigns at the last decision. Its record i
 (`records.judge.analyse_record`, the function the server's workers call) at `--depth`
 with two seeds, each one timed:
 
-- `wall_s`: the wall time of one analysis (target ≤ 10 s at `normal` on this 2-core machine);
+- `wall_s`: the wall time of one analysis (issue 37's targets for a 400-decision classic game in
+  one analysis worker on this 2-core machine: ≤ 60 s at `normal`, ≤ 10 s at `quick`:
+  `TARGET_S`);
 - `agreement`: of the decisions either analysis labels `mistake` or `blunder`, the share both
   label the same (target ≥ 90 %); `flagged_agreement`, the share both label a mistake or worse
   (a blunder in one, a mistake in the other agree there); `agreement_all`: the share of every
@@ -46,6 +48,18 @@ from typing import Any
 import click
 
 MISTAKES = ("mistake", "blunder")
+# Issue 37's wall-time targets of one analysis of a 400-decision classic game, in one analysis
+# worker (docs/evaluator.md § Depths and time); `deep` has none.
+TARGET_S = {"quick": 10.0, "normal": 60.0}
+TARGET_DECISIONS = 400
+
+
+def target_text(depth: str) -> str:
+    """The wall-time target of an analysis at `depth`, in words (what the benches print)."""
+    if depth not in TARGET_S:
+        return f"no target at {depth}"
+    targets = ", ".join(f"<= {s:.0f} s at {d}" for d, s in TARGET_S.items())
+    return f"target for {TARGET_DECISIONS} decisions: {targets}"
 
 
 def judged_game(decisions: int, seed: int = 26, random_share: float = 0.2) -> dict[str, Any]:
@@ -396,6 +410,8 @@ def _brief(value: Any) -> str:
         value = {k: v for k, v in value.items() if k not in ("record", "labels")}
     if isinstance(value, tuple):
         value = tuple(v for v in value if not isinstance(v, dict | list))
+    if isinstance(value, list) and len(value) > 8:
+        return f"{len(value)} rows"
     return json.dumps(value, default=str)
 
 
@@ -539,9 +555,12 @@ FIT_PAIRINGS: tuple[tuple[str, str], ...] = (
 
 
 def _fit_game(args: tuple[int, str, int]) -> list[tuple[float, float, float, int]]:
-    """(chosen score, the position's chance, outcome for the mover, game index) at every
-    `every`-th decision of one game, the watch ranking every decision as the judge does."""
+    """(chosen score, the position's anchor logit before recalibration, outcome for the mover,
+    game index) at every `every`-th decision of one game, the watch ranking every decision as
+    the judge does."""
     import domain
+    from domain.bots.mirror import mirror_game
+    from domain.evaluator import scale
     from domain.evaluator.judging import Watch
     from records.judge import _played
     from records.verify import verify_record
@@ -559,7 +578,9 @@ def _fit_game(args: tuple[int, str, int]) -> list[tuple[float, float, float, int
             ranked = watch.rank(state, played.seat)
             if ranked and k % every == index % every:
                 outcome = 0.5 if winner is None else float(winner == played.seat)
-                rows.append((ranked[0].score, ranked[0].chance, outcome, index))
+                seen = domain.view(state, played.seat)
+                table = mirror_game(seen)._evolved(turn_number=seen.turn_number)
+                rows.append((ranked[0].score, scale.anchor_logit(table), outcome, index))
             k += 1
             watch.played(state, played)
         for event in batch:
@@ -569,49 +590,261 @@ def _fit_game(args: tuple[int, str, int]) -> list[tuple[float, float, float, int
     return rows
 
 
-def fit_scale(
-    games: int, held_out: int, root: str, every: int, workers: int, write: bool
+def position_figures(rows: list[tuple[float, float, float, int]], p: float, q: float) -> Any:
+    """The position figure the judge shows at each row (the chosen action's chance: 1 or 0 for
+    a line the search sees won or lost, else the recalibrated anchor ``p * logit + q``)."""
+    import numpy as np
+
+    from domain.bots.sharp import WIN
+
+    score = np.array([r[0] for r in rows])
+    z = p * np.array([r[1] for r in rows]) + q
+    figure = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    figure[score >= WIN / 2] = 1.0
+    figure[score <= -WIN / 2] = 0.0
+    return figure
+
+
+def calibration(
+    rows: list[tuple[float, float, float, int]], p: float, q: float, resamples: int = 400
 ) -> dict[str, Any]:
-    """Fit `domain.evaluator.scale`'s (a, b) on `games` games and measure the position's
-    calibration (ECE) on `held_out` others."""
+    """The position figure's calibration on `rows`: ECE (10 equal-width bins) with its standard
+    error by resampling whole games (a game's positions are far from independent), ECE over 10
+    equal-count bins, Brier, and each bin's count, mean figure and mean outcome."""
     import numpy as np
 
     from domain.evaluator import fit
 
+    if not rows:
+        return {}
+    chances = position_figures(rows, p, q)
+    outcomes = np.array([r[2] for r in rows])
+    games = np.array([r[3] for r in rows])
+    ece = fit.ece(chances, outcomes)
+    rng = np.random.default_rng(0)
+    ids = np.unique(games)
+    members = {g: np.flatnonzero(games == g) for g in ids}
+    boot = [ece]
+    for _ in range(resamples):
+        pick = np.concatenate([members[g] for g in rng.choice(ids, len(ids))])
+        boot.append(fit.ece(chances[pick], outcomes[pick]))
+    index = np.minimum((chances * 10).astype(int), 9)
+    bins = [
+        {
+            "bin": f"{b / 10:.1f}-{(b + 1) / 10:.1f}",
+            "n": int((index == b).sum()),
+            "figure": round(float(chances[index == b].mean()), 3),
+            "outcome": round(float(outcomes[index == b].mean()), 3),
+        }
+        for b in range(10)
+        if (index == b).any()
+    ]
+    order = np.argsort(chances, kind="stable")
+    mass = sum(
+        len(part) * abs(float(chances[part].mean() - outcomes[part].mean()))
+        for part in np.array_split(order, 10)
+        if len(part)
+    ) / len(chances)
+    return {
+        "positions": len(rows),
+        "games": len(ids),
+        "ece": round(ece, 4),
+        "ece_se": round(float(np.std(boot)), 4),
+        "ece_equal_count": round(mass, 4),
+        "brier": round(fit.brier(chances, outcomes), 4),
+        "bins": bins,
+    }
+
+
+def fit_scale(
+    games: int,
+    held_out: int,
+    root: str,
+    every: int,
+    workers: int,
+    write: bool,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Fit `domain.evaluator.scale`'s (a, b) and the position figure's recalibration (p, q) on
+    `games` games, and measure the position figure's calibration (ECE) on `held_out` others,
+    before and after the recalibration."""
+
     train = [
         r
-        for rows in _run(_fit_game, [(i, root, every) for i in range(games)], workers)
+        for rows in _run(_fit_game, [(i, root, every) for i in range(games)], workers, log)
         for r in rows
     ]
     test_root = f"{root}/held-out"
     test = [
         r
-        for rows in _run(_fit_game, [(i, test_root, every) for i in range(held_out)], workers)
+        for rows in _run(_fit_game, [(i, test_root, every) for i in range(held_out)], workers, log)
         for r in rows
     ]
-    scores = np.array([r[0] for r in train if abs(r[0]) < 5000])
-    outcomes = np.array([r[2] for r in train if abs(r[0]) < 5000])
+    return fit_rows(train, test, games, held_out, root, every, write)
+
+
+def fit_rows(
+    train: list[tuple[float, float, float, int]],
+    test: list[tuple[float, float, float, int]],
+    games: int,
+    held_out: int,
+    root: str,
+    every: int,
+    write: bool,
+) -> dict[str, Any]:
+    """`fit_scale`'s fit and figures on rows already gathered (`_fit_game`'s)."""
+    import numpy as np
+
+    from domain.bots.sharp import WIN
+    from domain.evaluator import fit
+
+    open_rows = [r for r in train if abs(r[0]) < WIN / 2]
+    scores = np.array([r[0] for r in open_rows])
+    outcomes = np.array([r[2] for r in open_rows])
     a, b = fit.fit_scale(scores, outcomes)
-    chances = np.array([r[1] for r in test])
-    results = np.array([r[2] for r in test])
-    figures = {
+    p, q = fit.fit_platt(np.array([r[1] for r in open_rows]), outcomes)
+    figures: dict[str, Any] = {
         "games": games,
         "positions": len(scores),
         "a": round(a, 6),
         "b": round(b, 6),
+        "p": round(p, 6),
+        "q": round(q, 6),
         "held_out_games": held_out,
         "held_out_positions": len(test),
-        "position_ece": round(fit.ece(chances, results), 4) if len(test) else None,
-        "position_brier": round(fit.brier(chances, results), 4) if len(test) else None,
+        "anchor": calibration(test, 1.0, 0.0),
+        "recalibrated": calibration(test, p, q),
+        "recalibrated_in_sample": calibration(train, p, q, resamples=0),
     }
+    figures["position_ece"] = figures["recalibrated"].get("ece")
+    figures["position_ece_se"] = figures["recalibrated"].get("ece_se")
+    figures["rows"] = {"train": train, "test": test}
     if write:
         path = Path(__file__).resolve().parents[1] / "domain" / "evaluator" / "scale_weights.py"
+        ece = figures["recalibrated"]
         path.write_text(
-            '"""Generated by `crapette bench judge --fit` (docs/evaluator.md § The scale):\n'
-            f'{games} games of seed {root!r}, every {every}th decision."""\n\n'
-            f'SCALE: dict[str, float] = {{"a": {a!r}, "b": {b!r}}}\n',
+            '"""Generated by `crapette bench judge --fit` (docs/evaluator.md § The scale): '
+            f"fitted on\n{len(scores)} positions (every {every}th decision) of {games} games of "
+            f"seed {root!r}; the position\nfigure's ECE on {len(test)} positions of {held_out} "
+            f"held-out games: {ece.get('ece')} ± {ece.get('ece_se')}\n(the anchor alone: "
+            f"{figures['anchor'].get('ece')}).\n\n"
+            "a, b: the outcome's logistic regression on the chosen action's search score; p, q:\n"
+            'the position figure\'s Platt map on the anchor\'s logit."""\n\n'
+            f'SCALE: dict[str, float] = {{"a": {a!r}, "b": {b!r}, "p": {p!r}, "q": {q!r}}}\n',
             encoding="utf-8",
         )
+    return figures
+
+
+# --------------------------------------------------------------------------- --horizon
+
+HORIZON_PAIRINGS: tuple[tuple[str, str], ...] = (
+    ("steady", "sharp"),
+    ("random", "steady"),
+    ("sharp", "expert"),
+)
+END_OF_GAME = 10**9  # turn ends: a playout goes on to the end of the game
+END_ACTIONS = 5_000  # actions a playout to the end plays at most
+
+
+def _horizon_game(args: tuple[int, str, int, int]) -> list[dict[str, Any]]:
+    """Up to `per_game` flagged decisions of one game (the played move `FLAG_FROM` or more
+    under the choice by the search; spread evenly over the game's flagged ones), each checked
+    by `deals` playouts to the judge's horizon and by the same shuffles played to the end."""
+    import domain
+    from domain.evaluator import judging
+    from records.judge import FLAG_FROM, _played
+    from records.verify import verify_record
+
+    index, root, per_game, deals = args
+    pair = HORIZON_PAIRINGS[index % len(HORIZON_PAIRINGS)]
+    record, _ = bot_game(pair, _deal(root, "horizon", index))
+    watch = judging.Watch()
+    state = None
+    flagged: list[tuple[int, Any, int, Any, Any, float, judging.Watch]] = []
+    version = 0
+    for batch in verify_record(record).batches:
+        played = _played(batch)
+        if state is not None and state.game is not None and played is not None:
+            ranked = watch.rank(state, played.seat)
+            if ranked and not judging.same(ranked[0].action, played):
+                after = next(
+                    (c.chance for c in ranked if judging.same(c.action, played)), ranked[-1].chance
+                )
+                drop = ranked[0].chance - after
+                if drop >= FLAG_FROM:
+                    item = (version, state, played.seat, ranked[0].action, played, drop)
+                    flagged.append((*item, watch.fork()))
+            watch.played(state, played)
+        for event in batch:
+            state = domain.evolve(state, event)
+        assert state is not None
+        watch.see(state)
+        version += len(batch)
+    step = max(1, len(flagged) // max(1, per_game))
+    out: list[dict[str, Any]] = []
+    for version, at, seat, best, played, drop in (f[:6] for f in flagged[::step][:per_game]):
+        fork = next(f[6] for f in flagged if f[0] == version)
+        figures: dict[str, Any] = {"pair": list(pair), "version": version, "search": drop}
+        for name, turns, actions in (
+            ("horizon", judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS),
+            ("end", END_OF_GAME, END_ACTIONS),
+        ):
+            kept = judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS
+            judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS = turns, actions
+            try:
+                started = time.perf_counter()
+                values = fork.fork().check(at, seat, [best, played], deals, index)
+            finally:
+                judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS = kept
+            diffs = [b - p for b, p in zip(values[0], values[1], strict=True)]
+            mean, se = _mean_se(diffs)
+            figures[name] = mean
+            figures[f"{name}_se"] = se
+            figures[f"{name}_s"] = round(time.perf_counter() - started, 1)
+        out.append(figures)
+    return out
+
+
+def horizon_check(
+    games: int, per_game: int, deals: int, root: str, workers: int, log: Callable[[str], None]
+) -> dict[str, Any]:
+    """Does the judge's horizon measure the drop playouts to the end of the game measure? On
+    flagged decisions of `games` games (`_horizon_game`): the share of decisions where the two
+    drops have the same sign (of those where neither is 0), their correlation, their
+    means, and how often a label the horizon would confirm (a drop of 0.02 or more, two
+    standard errors clear of 0) has a positive drop to the end."""
+    import numpy as np
+
+    items = [(i, root, per_game, deals) for i in range(games)]
+    rows = [r for found in _run(_horizon_game, items, workers, log) for r in found]
+    for row in rows:
+        log(json.dumps(row))
+    figures: dict[str, Any] = {"games": games, "deals": deals, "decisions": len(rows)}
+    if len(rows) < 2:
+        return {**figures, "rows": rows}
+    h = np.array([r["horizon"] for r in rows])
+    e = np.array([r["end"] for r in rows])
+    signed = (e != 0) & (h != 0)
+    confirmed = [r for r in rows if r["horizon"] >= 0.02 and r["horizon"] >= 2 * r["horizon_se"]]
+    figures.update(
+        {
+            "same_sign": round(float(np.mean(np.sign(h[signed]) == np.sign(e[signed]))), 3)
+            if signed.any()
+            else None,
+            "same_sign_of": int(signed.sum()),
+            "correlation": round(float(np.corrcoef(h, e)[0, 1]), 3),
+            "horizon_mean": _mean_se([float(x) for x in h]),
+            "end_mean": _mean_se([float(x) for x in e]),
+            "end_se_mean": round(float(np.mean([r["end_se"] for r in rows])), 3),
+            "confirmed": len(confirmed),
+            "confirmed_end_positive": sum(1 for r in confirmed if r["end"] > 0),
+            "confirmed_end_mean": _mean_se([r["end"] for r in confirmed]),
+            "horizon_s": round(sum(r["horizon_s"] for r in rows), 1),
+            "end_s": round(sum(r["end_s"] for r in rows), 1),
+            "rows": rows,
+        }
+    )
     return figures
 
 
@@ -655,6 +888,19 @@ def fit_scale(
     help="--fit: games fitted on (and half as many held out).",
 )
 @click.option("--every", default=4, show_default=True, help="--fit: every n-th decision of a game.")
+@click.option(
+    "--horizon-games",
+    default=0,
+    show_default=True,
+    help="Check the playouts' horizon against playouts to the end on flagged decisions of this "
+    "many games (docs/evaluator.md § Playouts).",
+)
+@click.option(
+    "--horizon-decisions", default=10, show_default=True, help="--horizon-games: decisions a game."
+)
+@click.option(
+    "--horizon-deals", default=8, show_default=True, help="--horizon-games: playouts per move."
+)
 @click.option("--workers", default=1, show_default=True, help="--trust / --fit: processes.")
 @click.option(
     "--out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON to this file."
@@ -675,18 +921,27 @@ def judge(
     do_fit: bool,
     fit_games: int,
     every: int,
+    horizon_games: int,
+    horizon_decisions: int,
+    horizon_deals: int,
     workers: int,
     out: str | None,
 ) -> None:
     """Wall time of judging one classic game, and the agreement of two seeds' labels; with
     --trust, whether the judge is right (issue 37); with --fit, its scale."""
-    if do_fit or trust:
+    if do_fit or trust or horizon_games:
 
         def log(line: str) -> None:
             click.echo(line, err=True)
 
-        if do_fit:
-            found = fit_scale(fit_games, max(1, fit_games // 2), trust_seed, every, workers, True)
+        if horizon_games:
+            found = horizon_check(
+                horizon_games, horizon_decisions, horizon_deals, trust_seed, workers, log
+            )
+        elif do_fit:
+            found = fit_scale(
+                fit_games, max(1, fit_games // 2), trust_seed, every, workers, True, log
+            )
         else:
             found = run_trust(
                 arrow_games,
@@ -699,9 +954,11 @@ def judge(
                 workers,
                 log,
             )
+        rows = found.pop("rows", None)
         text = json.dumps(found, indent=1)
-        if out:
-            Path(out).write_text(text, encoding="utf-8")
+        if out:  # with the fit's rows, to refit or measure again without playing
+            full = text if rows is None else json.dumps({**found, "rows": rows})
+            Path(out).write_text(full, encoding="utf-8")
         click.echo(text if as_json else _trust_text(found))
         return
     try:
@@ -715,7 +972,7 @@ def judge(
     click.echo(
         f"{games} game(s), {result['decisions']} decisions and {result['missed_calls']} missed "
         f"calls at {depth}, one analysis: "
-        f"{', '.join(f'{w:.1f} s' for w in result['wall_s'])} (target <= 10 s at normal), "
+        f"{', '.join(f'{w:.1f} s' for w in result['wall_s'])} ({target_text(depth)}), "
         f"{result['ms_per_decision']:.1f} ms a decision"
     )
     click.echo(
@@ -728,11 +985,22 @@ def judge(
 
 def _trust_text(found: dict[str, Any]) -> str:
     """The figures in a few lines (the JSON has them all)."""
+    if "same_sign" in found:
+        return (
+            f"{found['decisions']} flagged decisions of {found['games']} games, "
+            f"{found['deals']} playouts per move: the horizon's drop and the drop to the end "
+            f"have the same sign in {found['same_sign']} of {found['same_sign_of']}, "
+            f"correlation {found['correlation']}; mean drop {found['horizon_mean']} to the "
+            f"horizon, {found['end_mean']} to the end; {found['confirmed']} the horizon "
+            f"confirms, {found['confirmed_end_positive']} of them a drop to the end above 0"
+        )
     if "a" in found:
         return (
             f"scale fitted on {found['positions']} positions of {found['games']} games: "
             f"a {found['a']}, b {found['b']}; position ECE on {found['held_out_positions']} "
-            f"held-out positions: {found['position_ece']}"
+            f"held-out positions: {found['position_ece']} ± {found.get('position_ece_se')} "
+            f"(recalibrated by p {found.get('p')}, q {found.get('q')}; the anchor alone: "
+            f"{found.get('anchor', {}).get('ece')})"
         )
     lines = []
     for name, row in found.get("arrow", {}).items():

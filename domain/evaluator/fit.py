@@ -344,3 +344,10 @@ def fit_scale(scores: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any]) -> t
     outcomes on the search scores (issue 37), on the raw scores."""
     w, b = _raw_logistic(scores.reshape(-1, 1), outcomes, ("score",), 1500)
     return float(w[0]), b
+
+
+def fit_platt(logits: np.ndarray[Any, Any], outcomes: np.ndarray[Any, Any]) -> tuple[float, float]:
+    """(p, q) of ``sigmoid(p * logit + q)`` fitted to the outcomes: the judge's recalibration of
+    its position figure (`domain.evaluator.scale.recalibration`)."""
+    w, b = _raw_logistic(logits.reshape(-1, 1), outcomes, ("logit",), 1500)
+    return float(w[0]), b

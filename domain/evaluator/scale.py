@@ -25,13 +25,15 @@ from domain.evaluator.value import model
 from domain.state import GameState
 
 _MAP: tuple[float, float] | None = None
+_POSITION: tuple[float, float] | None = None
 ANCHOR_DEPTH = "normal"  # the anchor whose position figure the judge shows
 
 
-def use(a: float, b: float) -> None:
+def use(a: float, b: float, position: tuple[float, float] = (1.0, 0.0)) -> None:
     """Map with these coefficients from now on in this process (a fit just made)."""
-    global _MAP
+    global _MAP, _POSITION
     _MAP = (a, b)
+    _POSITION = position
 
 
 def coefficients() -> tuple[float, float]:
@@ -44,12 +46,31 @@ def coefficients() -> tuple[float, float]:
     return _MAP
 
 
-def position_logit(game: GameState) -> float:
-    """The logit of the position's chance for its seat to move (the anchor on its context;
-    `game` is a table built from a view: its face-up cards and counts are all that is read)."""
+def recalibration() -> tuple[float, float]:
+    """(p, q) of the position figure's Platt map, ``p * anchor logit + q``, fitted on the
+    outcomes of the judge's fit games (1, 0: the anchor as it is)."""
+    global _POSITION
+    if _POSITION is None:
+        from domain.evaluator.scale_weights import SCALE
+
+        _POSITION = (float(SCALE.get("p", 1.0)), float(SCALE.get("q", 0.0)))
+    return _POSITION
+
+
+def anchor_logit(game: GameState) -> float:
+    """The evaluator's anchor at `normal` on the position's context, before the judge's
+    recalibration (`game` is a table built from a view: its face-up cards and counts are all
+    that is read)."""
     c, b, w = model().anchors[ANCHOR_DEPTH]
     del c  # the search figure's weight is 0 at `normal`: the context alone
     return b + sum(wi * xi for wi, xi in zip(w, context(game), strict=True))
+
+
+def position_logit(game: GameState) -> float:
+    """The logit of the position's chance for its seat to move: the anchor, recalibrated on the
+    outcomes of games between the judge's fit pairings (`recalibration`)."""
+    p, q = recalibration()
+    return p * anchor_logit(game) + q
 
 
 def chance(score: float, chosen: float, position: float) -> float:

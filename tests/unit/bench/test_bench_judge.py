@@ -87,3 +87,55 @@ def test_the_trust_figures_in_words() -> None:
     fitted = {"positions": 10, "games": 2, "a": 0.01, "b": 0.2, "held_out_positions": 4,
               "position_ece": 0.03}  # fmt: skip
     assert _trust_text(fitted).startswith("scale fitted on 10 positions of 2 games: a 0.01")
+
+
+def _rows(games: int, seed: int) -> list[tuple[float, float, float, int]]:
+    """Rows as `_fit_game` gives them, from a known model: the outcome is drawn with chance
+    sigmoid(1.5 * the anchor's logit), the search's score is 40 points a logit unit, plus noise;
+    a few won lines."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows: list[tuple[float, float, float, int]] = []
+    for game in range(games):
+        for _ in range(40):
+            z = float(rng.normal(0, 1.2))
+            outcome = float(rng.random() < 1 / (1 + np.exp(-1.5 * z)))
+            rows.append((40 * z + float(rng.normal(0, 10)), z, outcome, game))
+        rows.append((9_999.0, 2.0, 1.0, game))
+    return rows
+
+
+def test_the_fit_recovers_the_scale_and_recalibrates_the_position_figure() -> None:
+    from bench.judge_bench import fit_rows
+
+    found = fit_rows(_rows(60, 0), _rows(30, 1), 60, 30, "test", 1, write=False)
+    assert found["positions"] == 60 * 40  # the won lines are left out of the fit
+    assert 1.3 < found["p"] < 1.7 and abs(found["q"]) < 0.15
+    assert 0.025 < found["a"] < 0.045
+    anchor, recalibrated = found["anchor"], found["recalibrated"]
+    assert recalibrated["ece"] < anchor["ece"] and recalibrated["ece"] < 0.04
+    assert recalibrated["ece_se"] > 0 and recalibrated["games"] == 30
+    assert sum(b["n"] for b in recalibrated["bins"]) == recalibrated["positions"] == 30 * 41
+    assert found["rows"]["test"][0][3] == 0
+
+
+def test_the_time_targets_in_words() -> None:
+    from bench.judge_bench import target_text
+
+    assert target_text("normal") == (
+        "target for 400 decisions: <= 10 s at quick, <= 60 s at normal"
+    )
+    assert target_text("deep") == "no target at deep"
+
+
+def test_the_horizon_figures_in_words() -> None:
+    from bench.judge_bench import _trust_text
+
+    found = {"games": 3, "deals": 8, "decisions": 30, "same_sign": 0.9, "same_sign_of": 20,
+             "correlation": 0.7, "horizon_mean": (0.1, 0.02), "end_mean": (0.12, 0.03),
+             "confirmed": 12, "confirmed_end_positive": 11}  # fmt: skip
+    assert _trust_text(found).startswith(
+        "30 flagged decisions of 3 games, 8 playouts per move: the horizon's drop and the drop "
+        "to the end have the same sign in 0.9 of 20, correlation 0.7"
+    )

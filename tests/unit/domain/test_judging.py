@@ -99,6 +99,22 @@ def test_the_scale_is_monotone_and_keeps_won_and_lost_lines() -> None:
     assert scale.chance(-10_000.0, 0.0, 0.3) == 0.0
 
 
+def test_the_position_figure_is_the_anchor_recalibrated() -> None:
+    """`scale.position_logit` is the anchor's logit through the fitted Platt map (p, q)."""
+    steps = _game(("expert", "sharp"), "judge-recalibrated", 30)
+    table = steps[20][0].game
+    assert table is not None
+    a, b = scale.coefficients()
+    kept = scale.recalibration()
+    try:
+        scale.use(a, b, (2.0, -0.5))
+        assert scale.position_logit(table) == 2.0 * scale.anchor_logit(table) - 0.5
+        scale.use(a, b)
+        assert scale.position_logit(table) == scale.anchor_logit(table)
+    finally:
+        scale.use(a, b, kept)
+
+
 def test_playouts_use_the_same_deals_for_every_action_and_value_at_the_horizon() -> None:
     steps = _game(("expert", "expert"), "judge-playout", 120)
     watch = Watch()
