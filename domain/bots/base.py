@@ -1,6 +1,6 @@
 """What every bot does alike: check its input is a view, decide on "Crapette!" calls, slip in
 the occasional fault, and give the server human-like timing hints. Strengths differ only in
-`play`, the choice among the play actions of their own turn."""
+`pick`, the choice among the play actions of their own turn."""
 
 from __future__ import annotations
 
@@ -95,9 +95,9 @@ class Bot:
                 return fault
             proper = [a for a in plays if fault_in(game, a) is None]
             plays = proper or plays
-        return self.play(view, game, plays)
+        return self.pick(view, game, plays)
 
-    def play(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
+    def pick(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
         """Pick one of `plays` (legal, priority-respecting where possible). Strengths override."""
         return self.rng.choice(plays)
 

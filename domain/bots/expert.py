@@ -173,7 +173,7 @@ class ExpertBot(Bot):
     def search(self, game: GameState, seat: int, respect: bool, hand_known: bool) -> _KnownSearch:
         return _KnownSearch(game, seat, self.options.budget, respect, hand_known)
 
-    def play(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
+    def pick(self, view: View, game: GameState, plays: list[PlayAction]) -> PlayAction:
         action = self.rank(view, game, plays)[0][0]
         self.played(view, game, action)
         return action

@@ -215,7 +215,7 @@ class SharpBot(Bot):
         self._plan: dict[Piles, Choice] = {}
         self._plan_turn: tuple[int | None, int] = (None, -1)
 
-    def play(self, view: Any, game: GameState, plays: list[PlayAction]) -> PlayAction:
+    def pick(self, view: Any, game: GameState, plays: list[PlayAction]) -> PlayAction:
         seat = view.viewer
         turn = (view.game_index, view.turn_number)
         if turn != self._plan_turn:

@@ -56,7 +56,7 @@ class SteadyBot(Bot):
         "call_delay_ms": 1600,
     }
 
-    def play(self, view: Any, game: GameState, plays: list[PlayAction]) -> PlayAction:
+    def pick(self, view: Any, game: GameState, plays: list[PlayAction]) -> PlayAction:
         best: list[PlayAction] = []
         best_rank = 99
         for action in plays:
