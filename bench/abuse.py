@@ -47,7 +47,7 @@ import click
 
 import domain
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import legal_actions, play
+from domain.engine import decide_and_fold, legal_actions
 from eventstore import EventStore, open_store
 
 KINDS = ("upload", "gifs", "html", "analysis", "readers", "claims")
@@ -63,16 +63,16 @@ def _finished_events(wins: int, seed: int, match_id: str) -> tuple[domain.Rulese
 
     rng = random.Random(seed)
     ruleset = domain.Ruleset.from_json({"preset": "classic", "match": f"wins:{wins}"})
-    made, state = play(None, StartMatch(match_id, ruleset, ("Ann", "Bob"), 0))
+    made, state = decide_and_fold(None, StartMatch(match_id, ruleset, ("Ann", "Bob"), 0))
     while not state.finished:
         game = state.game
         if game is None or game.over:
-            new, state = play(state, StartGame(f"{rng.getrandbits(256):064x}", None, 0))
+            new, state = decide_and_fold(state, StartGame(f"{rng.getrandbits(256):064x}", None, 0))
         else:
             choices = [
                 a for a in legal_actions(state, game.to_move) if not isinstance(a, _NOT_PLAYED)
             ]
-            new, state = play(state, Act(rng.choice(choices), 0))
+            new, state = decide_and_fold(state, Act(rng.choice(choices), 0))
         made += new
     return ruleset, made
 

@@ -87,7 +87,7 @@ class _ReplySearch(_OpenSearch):
             if action is None:
                 break
             now += 1000
-            _, state = domain.play(state, domain.Act(action, now))
+            _, state = domain.decide_and_fold(state, domain.Act(action, now))
         game = state.game
         assert game is not None
         return evaluate(game, game.p, self.seat, turn_over=False)

@@ -1,9 +1,9 @@
 """`crapette bench engine [--json] [--games N]`: the rules engine's speed, with a same-run baseline.
 
 Measures µs per `evolve` (replaying recorded events), µs per `legal_actions` (on positions met in
-play) and complete random games per second for every preset, twice: as played (the engine plus
-the random player choosing its actions) and as the engine alone (the same games replayed from
-their recorded choices: the same `legal_actions` queries and `play` calls, no choosing). A
+play) and complete random games per second for every preset, twice: as played (the engine plus the
+random player choosing its actions) and as the engine alone (the same games replayed from their
+recorded choices: the same `legal_actions` queries and `decide_and_fold` calls, no choosing). A
 machine's speed varies from run to run, so each figure is also given as a ratio to a baseline
 measured in the same run: the cost of a bare Python loop copying a dict of 24 tuples (roughly what
 one evolve must at least do). Times are the process's CPU time, the best of `--repeat` runs (the
@@ -25,7 +25,7 @@ import click
 from domain import PRESETS, Ruleset
 from domain.actions import AcceptDraw, Action, Call, Move, OfferDraw, Resign, TimeOut
 from domain.commands import Act, Command, StartGame, StartMatch
-from domain.engine import evolve, legal_actions, play
+from domain.engine import decide_and_fold, evolve, legal_actions
 from domain.events import Event
 from domain.state import MatchState
 
@@ -57,8 +57,8 @@ def game_seed(preset: str, index: int) -> str:
 
 
 def _apply(state: MatchState | None, command: Command, played: PlayedGame) -> MatchState:
-    # `play` is decide plus the state its events fold into, as the server uses it.
-    events, new = play(state, command)
+    # `decide_and_fold` is decide plus the state its events fold into, as the server uses it.
+    events, new = decide_and_fold(state, command)
     played.events.extend(events)
     return new
 
@@ -122,9 +122,10 @@ def random_game(
 
 def replay_game(ruleset: Ruleset, seed: str, script: list[tuple[bool, bool, Action]]) -> int:
     """The engine's work of a played game again, from its recorded choices: the same
-    `legal_actions` queries and `play` calls, without the random player. Returns the actions."""
-    state = play(None, StartMatch("bench", ruleset, ("a", "b"), 0))[1]
-    state = play(state, StartGame(seed, None, 0))[1]
+    `legal_actions` queries and `decide_and_fold` calls, without the random player. Returns the
+    actions."""
+    state = decide_and_fold(None, StartMatch("bench", ruleset, ("a", "b"), 0))[1]
+    state = decide_and_fold(state, StartGame(seed, None, 0))[1]
     for asked_opponent, asked_mover, action in script:
         game = state.game
         assert game is not None
@@ -133,7 +134,7 @@ def replay_game(ruleset: Ruleset, seed: str, script: list[tuple[bool, bool, Acti
             legal_actions(state, 1 - seat)
         if asked_mover:
             legal_actions(state, seat)
-        state = play(state, Act(action, 0))[1]
+        state = decide_and_fold(state, Act(action, 0))[1]
     return len(script)
 
 

@@ -11,7 +11,7 @@ import time
 import domain
 from domain.actions import AcceptDraw, Call, OfferDraw, Resign, TimeOut
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import legal_actions, play
+from domain.engine import decide_and_fold, legal_actions
 from eventstore import ConcurrencyError, EventStore, NewEvent
 from records import streams
 from server.model import tables as t
@@ -41,22 +41,22 @@ def _played(
     """A match of at least `events` events of random legal play (`resign`: then seat 0
     resigns, which ends a match of one game to win)."""
     at_ms = int(time.time() * 1000)
-    made, state = play(None, StartMatch(match_id, ruleset, ("Ann", "Bob"), at_ms))
+    made, state = decide_and_fold(None, StartMatch(match_id, ruleset, ("Ann", "Bob"), at_ms))
     while len(made) < events:
         game = state.game
         if game is None or game.over:
             seed = f"{rng.getrandbits(256):064x}"
-            new, state = play(state, StartGame(seed, None, at_ms))
+            new, state = decide_and_fold(state, StartGame(seed, None, at_ms))
         else:
             choices = [
                 a for a in legal_actions(state, game.to_move) if not isinstance(a, _NOT_PLAYED)
             ]
-            new, state = play(state, Act(rng.choice(choices), at_ms))
+            new, state = decide_and_fold(state, Act(rng.choice(choices), at_ms))
         made += new
     if resign:
         game = state.game
         assert game is not None and not game.over
-        new, state = play(state, Act(Resign(seat=game.to_move), at_ms))
+        new, state = decide_and_fold(state, Act(Resign(seat=game.to_move), at_ms))
         made += new
         assert state.finished, "a resignation ends a match of one game to win"
     return made

@@ -278,14 +278,14 @@ def _real_match_payloads(count: int) -> list[tuple[str, dict[str, Any]]]:
         Ruleset,
         StartGame,
         StartMatch,
+        decide_and_fold,
         event_to_payload,
         legal_actions,
-        play,
     )
 
     rng = random.Random(7)
     at_ms = 1_700_000_000_000
-    events, state = play(
+    events, state = decide_and_fold(
         None, StartMatch("bench", Ruleset.preset("classic"), ("Ann", "Bob"), at_ms)
     )
     while len(events) < count and not state.finished:
@@ -298,7 +298,7 @@ def _real_match_payloads(count: int) -> list[tuple[str, dict[str, Any]]]:
             seat = state.game.to_move
             actions = [a for a in legal_actions(state, seat) if isinstance(a, PLAY_ACTIONS)]
             command = Act(rng.choice(actions), at_ms)
-        new_events, state = play(state, command)
+        new_events, state = decide_and_fold(state, command)
         events.extend(new_events)
     return [event_to_payload(event) for event in events[:count]]
 

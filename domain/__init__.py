@@ -28,12 +28,12 @@ from domain.engine import (
     check,
     compulsory_moves,
     decide,
+    decide_and_fold,
     evolve,
     fault_of,
     fold,
     is_compulsory,
     legal_actions,
-    play,
 )
 from domain.errors import DomainError, NotationError, RulesError, RulesetError
 from domain.events import (
@@ -152,7 +152,7 @@ __all__ = [
     "is_pile",
     "legal_actions",
     "parse_action",
-    "play",
+    "decide_and_fold",
     "Decided",
     "position_from_text",
     "position_to_text",

@@ -3,7 +3,8 @@ command into the events it causes (or refuses it with a `RulesError`).
 
 `decide` evolves a scratch copy as it goes, so that every automatic consequence (waste turned
 over, turn ended, stalemate, game and match won) is judged on exactly the state `evolve` will
-produce. `play` returns that final state too, for callers that would otherwise fold twice.
+produce. `decide_and_fold` returns that final state too, for callers that would otherwise fold
+twice.
 """
 
 from __future__ import annotations
@@ -135,10 +136,10 @@ class _Scratch:
 def decide(state: MatchState | None, command: Command) -> Decided:
     """Every event the command causes (with the states they lead to: `Decided`), or `RulesError`
     if the rules refuse it."""
-    return play(state, command)[0]
+    return decide_and_fold(state, command)[0]
 
 
-def play(state: MatchState | None, command: Command) -> tuple[Decided, MatchState]:
+def decide_and_fold(state: MatchState | None, command: Command) -> tuple[Decided, MatchState]:
     """`decide` plus the state its events fold into."""
     if isinstance(command, StartMatch):
         if state is not None:
@@ -763,5 +764,5 @@ __all__ = [
     "fold",
     "is_compulsory",
     "legal_actions",
-    "play",
+    "decide_and_fold",
 ]

@@ -244,7 +244,7 @@ def _explain(
     at_ms = getattr(events[i], "at_ms", 0)
     for action in _candidates(state, events, i):
         try:
-            batch, after = domain.play(state, Act(action, at_ms))
+            batch, after = domain.decide_and_fold(state, Act(action, at_ms))
         except RulesError:
             continue
         if _same_events(events[i : i + len(batch)], batch):

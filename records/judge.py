@@ -35,11 +35,12 @@ the rules give it no penalty).
 
 **Accuracy.** A decision's `cost` is its drop as it would be at an even position
 (`even_drop`: the drop in logit over 4), the checked drop where playouts ran, else the
-search's. A decision `counts` when its candidates differ by `COUNTS_FROM` or more in those
-units, in a position not yet decided (the mover's chance between `DECIDED` and 1 − `DECIDED`):
-most decisions of a game are forced or have one sensible move, and in a decided game nothing
-is at stake; every fault and call counts. A seat's accuracy is the mean of its counted
-decisions' accuracies (`move_accuracy` of their cost).
+search's; its `stake` is, in the same units, what lay between its best and its worst candidate
+(at least its cost). A decision `counts` when its stake is `COUNTS_FROM` or more: most
+decisions of a game are forced or have one sensible move; every fault and call counts. A
+counted decision's accuracy is the share of its stake the move kept, a drop within
+`FREE_WITHIN` costing nothing (but a fault's: `move_accuracy`); a seat's accuracy is the mean
+over its counted decisions. docs/evaluator.md § Accuracy has the measurement behind it.
 
 Deterministic: the same record, depth and seed give the same figures (the playouts' shuffles
 are seeded by `seed` and the position)."""
@@ -69,22 +70,20 @@ BEST_WITHIN = 0.02
 FLAG_FROM = 0.03
 # A measured drop gives a label only this many standard errors clear of zero.
 CONFIRM_SE = 2.0
-# A decision counts for accuracy when its candidates differ by this much (in even-position
-# units: `even_drop`), in a position not yet decided (the mover's chance within DECIDED of 0
-# or 1 is decided): docs/evaluator.md § Accuracy, the measurement behind both.
-COUNTS_FROM = 0.02
-DECIDED = 0.1
+# A decision counts for accuracy when its stake (its best candidate less its worst, in
+# even-position units: `even_drop`) is this much: the drop from which a move is flagged.
+COUNTS_FROM = FLAG_FROM
+# A drop (in the same units) within this of the best costs no accuracy: the margin within which
+# a move is judged `best`. docs/evaluator.md § Accuracy, the measurement behind both.
+FREE_WITHIN = BEST_WITHIN
 # A missed or a wrong call costs at least this (and is labelled an inaccuracy at least).
 CALL_COST_AT_LEAST = 0.1
-# A decision's accuracy from its cost d (0-1): lichess's curve on win percentages,
-# A * exp(-K * S * d) - C, clamped to 0-100, with the cost weighed S times (a counted Crapette
-# decision's drops are small beside a chess move's: docs/evaluator.md § Accuracy): 100 for no
-# drop, 83.5 at 0.02, 40.0 at 0.1, 14.9 at 0.2.
-ACCURACY_A, ACCURACY_K, ACCURACY_C = 103.1668, 4.354, 3.1669
-ACCURACY_SCALE = 2.0
 # Win chances are given to this many decimals.
 DIGITS = 4
-FORMAT_VERSION = 2  # the judge's output; 1 was the value-function judge of issue 26
+# The judge's output: 1 was the value-function judge of issue 26; 2 the first judge of issue 37
+# (accuracy on lichess's curve of the cost); 3 accuracy as the share of each decision's stake
+# kept, a decision's `stake` in the JSON.
+FORMAT_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -177,10 +176,16 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def move_accuracy(drop: float) -> float:
-    """One decision's accuracy (0-100) from its cost (0-1): 100 for none, falling smoothly."""
-    value = ACCURACY_A * math.exp(-ACCURACY_K * ACCURACY_SCALE * max(0.0, drop)) - ACCURACY_C
-    return min(100.0, max(0.0, value))
+def move_accuracy(cost: float, stake: float, free: float = FREE_WITHIN) -> float:
+    """One decision's accuracy (0-100): the share of its `stake` (what lay between its best
+    and its worst candidate) that a move costing `cost` kept, a cost within `free` being
+    none: 100 for the best or near it, 0 for the worst (or a missed or wrong call). `free` is
+    0 for a priority fault: its cost is the rule's, not the search's margin."""
+    lost = max(0.0, cost - free)
+    room = stake - free
+    if lost <= 0.0 or room <= 0.0:
+        return 100.0
+    return 100.0 * (1.0 - min(1.0, lost / room))
 
 
 def drop_of(decision: dict[str, Any]) -> float:
@@ -192,6 +197,11 @@ def drop_of(decision: dict[str, Any]) -> float:
     return max(0.0, float(chance["best"]) - float(chance["after"]))
 
 
+def stake_of(decision: dict[str, Any]) -> float:
+    """What was at stake in a decision: its `stake` (never under its cost), else its cost."""
+    return max(float(decision.get("stake", 0.0)), drop_of(decision))
+
+
 def seat_summary(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """A seat's accuracy (the mean of its counted decisions' accuracies, 100 with none), how
     many of each judgement, and how many decisions counted."""
@@ -200,7 +210,8 @@ def seat_summary(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for d in decisions:
         counts[d["judgement"]] += 1
         if d.get("counted", True):
-            accuracies.append(move_accuracy(drop_of(d)))
+            free = 0.0 if d.get("faulty") else FREE_WITHIN
+            accuracies.append(move_accuracy(drop_of(d), stake_of(d), free))
     accuracy = sum(accuracies) / len(accuracies) if accuracies else 100.0
     return {"accuracy": round(accuracy, 1), "counts": counts, "counted": len(accuracies)}
 
@@ -276,8 +287,8 @@ def judge_move(
     fault = mine is not None and _is_fault(state, played)
     drop = max(0.0, best_chance - after)
     same_move = same(best_action, played)
-    undecided = DECIDED <= best_chance <= 1.0 - DECIDED
-    spread = even_drop(max(chances), min(chances))
+    cost = even_drop(best_chance, after)
+    stake = round(max(even_drop(max(chances), min(chances)), cost), DIGITS)
     decision = {
         "version": version,
         "seat": seat,
@@ -291,8 +302,9 @@ def judge_move(
         "judgement": "best" if same_move else judgement(drop) if drop < FLAG_FROM else "good",
         # Every candidate's chance (the learning mode's tries are answered from them).
         "candidates": {candidate_key(c.action.to_json()): round(c.chance, DIGITS) for c in ranked},
-        "cost": round(even_drop(best_chance, after), DIGITS),
-        "counted": fault or (undecided and spread >= COUNTS_FROM),
+        "cost": round(cost, DIGITS),
+        "stake": stake,
+        "counted": fault or stake >= COUNTS_FROM,
         "check": None,
     }
     if fault:
@@ -327,6 +339,7 @@ def _call_decision(
         "win_chance": {"before": best, "after": after, "best": best},
         "judgement": JUDGEMENTS[max(floor, JUDGEMENTS.index(judged))],
         "cost": round(cost, DIGITS),
+        "stake": round(cost, DIGITS),  # two choices, the worse one made
         "counted": True,
         **extra,
     }
@@ -350,6 +363,7 @@ def confirm(decision: dict[str, Any], values: list[list[float]]) -> None:
     }
     means = sum(best) / n, sum(played) / n
     decision["cost"] = round(even_drop(*means) if drop > 0 else 0.0, DIGITS)
+    decision["stake"] = max(decision.get("stake", 0.0), decision["cost"])
     if drop >= BEST_WITHIN and drop >= CONFIRM_SE * se:
         decision["judgement"] = judgement(drop)
     else:
@@ -488,7 +502,7 @@ def _judge_missed(
         return
     game = state.game
     assert game is not None
-    called = domain.play(state, domain.Act(call, game.move_started_at_ms))[1]
+    called = domain.decide_and_fold(state, domain.Act(call, game.move_started_at_ms))[1]
     best = watch.fork().chance(called, call.seat) if called.game is not None else 0.5
     after = watch.fork().chance(state, call.seat)
     _game_of(games, state).entry["missed_calls"].append(

@@ -30,11 +30,11 @@ class Table:
         self.now = at_ms
         self.events: list[domain.Event] = []
         start = StartMatch(match_id, ruleset, players, self.now)
-        events, self.state = domain.play(None, start)
+        events, self.state = domain.decide_and_fold(None, start)
         self.events.extend(events)
 
     def _do(self, command: domain.Command) -> list[domain.Event]:
-        events, self.state = domain.play(self.state, command)
+        events, self.state = domain.decide_and_fold(self.state, command)
         self.events.extend(events)
         return events
 

@@ -35,10 +35,10 @@ from domain.tournament import (
     TournamentFinished,
     TournamentState,
     WithdrawPlayer,
+    decide_and_fold,
     event_from_payload,
     event_to_payload,
     evolve,
-    play,
     standings,
 )
 from eventstore import EventStore, NewEvent, StreamNameError
@@ -255,7 +255,7 @@ def _replay(events: list[TournamentEvent], matches: dict[str, dict[str, Any]]) -
             _check_result(events[i], matches)  # type: ignore[arg-type]
         command = _command_for(events[i])
         try:
-            decided, after = play(state, command)
+            decided, after = decide_and_fold(state, command)
         except TournamentError as exc:
             raise TournamentMismatchError(
                 f"event {i + 1} ({events[i].type}): the rules refuse it: {exc.message}"

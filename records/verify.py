@@ -1,10 +1,10 @@
 """Verify a record: recompute every decision from its deal and actions, trusting none of them.
 
-The seed is checked against its commitment and the packs against the seed; then each action is
-given to the engine (`domain.play`) at the time the record states, and what the engine decides is
-described in record words (`decisions.describe`) and compared key by key with what the record
-says. The first difference is raised as `RecordMismatchError` naming the game and action. The
-events the engine produced are returned, so that an importer stores exactly what it verified.
+The seed is checked against its commitment and the packs against the seed; then each action is given
+to the engine (`domain.decide_and_fold`) at the time the record states, and what the engine decides
+is described in record words (`decisions.describe`) and compared key by key with what the record
+says. The first difference is raised as `RecordMismatchError` naming the game and action. The events
+the engine produced are returned, so that an importer stores exactly what it verified.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def verify_record(record: object) -> Verified:
     state = _start_match(loaded, verified)
     games = loaded["games"]
     queue = _Queue(loaded, verified)
-    state = queue.play(state, None, 0)
+    state = queue.replay(state, None, 0)
     for game in games:
         state = _verify_game(state, game, verified, queue)
     queue.all_played()
@@ -65,7 +65,7 @@ class _Queue:
         self.verified = verified
         self.played = 0
 
-    def play(self, state: domain.MatchState, game: int | None, after: int) -> domain.MatchState:
+    def replay(self, state: domain.MatchState, game: int | None, after: int) -> domain.MatchState:
         while self.played < len(self.entries):
             entry = self.entries[self.played]
             if (entry["game"], entry["after"]) != (game, after):
@@ -77,7 +77,7 @@ class _Queue:
                 command = domain.LeaveQueue(entry["name"], entry["at_ms"])
             number = game + 1 if game is not None else 1
             try:
-                events, state = domain.play(state, command)
+                events, state = domain.decide_and_fold(state, command)
             except RulesError as exc:
                 notation = f"{entry['do']} {entry['name']}"
                 reason = f"{exc.rule}: {exc.message}"
@@ -112,7 +112,7 @@ def _start_match(record: dict[str, Any], verified: Verified) -> domain.MatchStat
         (record["players"][0], record["players"][1]),
         record["started_at_ms"],
     )
-    events, state = domain.play(None, command)
+    events, state = domain.decide_and_fold(None, command)
     verified.batches.append(events)
     return state
 
@@ -168,7 +168,7 @@ def _verify_game(
         )
     command = _deal_command(game, number)
     try:
-        events, state = domain.play(state, command)
+        events, state = domain.decide_and_fold(state, command)
     except RulesError as exc:
         reason = f"refused: {exc.message}"
         raise RecordMismatchError(number, None, "a new game", "dealt", reason) from None
@@ -190,7 +190,7 @@ def _verify_game(
     number_of: dict[int, int] = {}
     engine_result: dict[str, Any] | None = None
     actions = game["actions"]
-    state = queue.play(state, game["index"], 0)
+    state = queue.replay(state, game["index"], 0)
     for n, stated in enumerate(actions, start=1):
         if engine_result is not None and stated.get("do") != "abandon":
             # After a game's end only an abandon may follow (docs/spec/records.md §2), and the
@@ -198,7 +198,7 @@ def _verify_game(
             raise RecordRefusedError(number, n, action_notation(stated), "the game is over")
         state, result = _verify_action(state, game, n, stated, number_of, verified)
         engine_result = result or engine_result
-        state = queue.play(state, game["index"], n)
+        state = queue.replay(state, game["index"], n)
     last = len(actions) or None
     _check_seat_change(state, game, last)
     stated_result = game.get("result")
@@ -243,7 +243,7 @@ def _verify_action(
         return after, game_result
     index = state.version
     try:
-        events, after = domain.play(state, Act(action, at_ms))
+        events, after = domain.decide_and_fold(state, Act(action, at_ms))
     except RulesError as exc:
         raise RecordRefusedError(number, n, notation, f"{exc.rule}: {exc.message}") from None
     number_of[index] = n
@@ -299,7 +299,7 @@ def _verify_shortcut(
     for step in steps:
         index = state.version
         try:
-            events, state = domain.play(state, Act(step, at_ms))
+            events, state = domain.decide_and_fold(state, Act(step, at_ms))
         except RulesError as exc:
             reason = f"{exc.rule}: {exc.message} (in its single move {step.notation()})"
             raise RecordRefusedError(number, n, notation, reason) from None

@@ -128,8 +128,8 @@ def play_one(
 ) -> tuple[list[domain.MatchState], int | None]:
     """One game between the bots `pair` (seat 0, seat 1): its decision positions and winner."""
     now = START_MS
-    _, state = domain.play(None, domain.StartMatch("fit", rules, ("a", "b"), now))
-    _, state = domain.play(state, domain.StartGame(deal_seed, None, now))
+    _, state = domain.decide_and_fold(None, domain.StartMatch("fit", rules, ("a", "b"), now))
+    _, state = domain.decide_and_fold(state, domain.StartGame(deal_seed, None, now))
     states: list[domain.MatchState] = []
     winner = play_on(state, pair, deal_seed, now, states)
     return states, winner
@@ -164,7 +164,7 @@ def play_on(
         if states is not None and not isinstance(chosen, domain.Call):
             states.append(state)
         now += STEP_MS
-        _, state = domain.play(state, domain.Act(chosen, now))
+        _, state = domain.decide_and_fold(state, domain.Act(chosen, now))
     game = state.game
     assert game is not None
     return game.result.winner if game.result is not None else None

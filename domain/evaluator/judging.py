@@ -44,7 +44,7 @@ from domain.bots.mirror import as_match as mirror_match
 from domain.bots.mirror import fault_in, mirror_game, ruleset_of
 from domain.bots.sharp import LOSS, WIN, evaluate
 from domain.commands import Act
-from domain.engine import play
+from domain.engine import decide_and_fold
 from domain.errors import DomainError
 from domain.evaluator import scale
 from domain.evaluator.sampling import Sampler, as_match
@@ -98,9 +98,9 @@ def fault_score(table: GameState, action: Action, seat: int) -> float:
     the turn lost (the position then valued as a turn's end, `sharp.evaluate`)."""
     at = max(table.move_started_at_ms, 0)
     try:
-        _, after = play(mirror_match(table), Act(action, at))
+        _, after = decide_and_fold(mirror_match(table), Act(action, at))
         with suppress(DomainError):
-            _, after = play(after, Act(Call(1 - seat), at))
+            _, after = decide_and_fold(after, Act(Call(1 - seat), at))
     except DomainError:
         return evaluate(table, table.p, seat, turn_over=True)
     game = after.game
@@ -215,7 +215,7 @@ class Watch:
         bots = (self.bots[0].fork(), self.bots[1].fork())
         now = max(game.move_started_at_ms, 0) + 100
         try:
-            _, state = play(world, Act(action, now))
+            _, state = decide_and_fold(world, Act(action, now))
         except DomainError:
             return 0.0  # not playable in this deal (cannot happen for a legal action)
         start = game.turn_number
@@ -235,7 +235,7 @@ class Watch:
             if chosen is None:
                 break
             now += 100
-            _, state = play(state, Act(chosen, now))
+            _, state = decide_and_fold(state, Act(chosen, now))
         return Watch(bots).chance(state, seat)
 
 

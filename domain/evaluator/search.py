@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from domain.actions import Action, Call, Discard, Move, Pass, Turn
 from domain.cards import Card
 from domain.commands import Act
-from domain.engine import legal_actions, play
+from domain.engine import decide_and_fold, legal_actions
 from domain.errors import RulesError, quote
 from domain.evaluator.features import context, features
 from domain.evaluator.sampling import Sampler, as_match, strip
@@ -454,7 +454,7 @@ class Evaluation:
         ]
 
     def _after_in(self, tree: _Tree, world: MatchState, action: Action, mover: int) -> _Node:
-        _, state = play(world, Act(action, self.at))
+        _, state = decide_and_fold(world, Act(action, self.at))
         game = state.game
         assert game is not None
         window = game.window
@@ -467,7 +467,7 @@ class Evaluation:
         ):
             # A fault in call mode: the opponent is taken to call it (its remedy is played).
             with suppress(RulesError):  # a faulty action can always be called
-                _, state = play(state, Act(Call(1 - mover), self.at))
+                _, state = decide_and_fold(state, Act(Call(1 - mover), self.at))
             game = state.game
             assert game is not None
             return self._remedied(tree, world, game, mover)

@@ -17,7 +17,7 @@ from domain.tournament.commands import (
     TournamentCommand,
     WithdrawPlayer,
 )
-from domain.tournament.decide import MAX_PLAYERS, MAX_TITLE, decide, match_id_for, play
+from domain.tournament.decide import MAX_PLAYERS, MAX_TITLE, decide, decide_and_fold, match_id_for
 from domain.tournament.errors import TournamentError
 from domain.tournament.events import (
     FORMATS,
@@ -97,7 +97,7 @@ __all__ = [
     "match_id_for",
     "met",
     "next_round",
-    "play",
+    "decide_and_fold",
     "result_of_match",
     "scores",
     "seat_counts",

@@ -1,5 +1,6 @@
 """`decide(state, command) -> events`: a tournament command judged against the folded state,
-as the game's `domain.engine.decide` does; `play` also returns the state the events fold into.
+as the game's `domain.engine.decide` does; `decide_and_fold` also returns the state the events
+fold into.
 
 The automatic consequences are events of the same call: a withdrawal forfeits the player's
 unplayed match of the running round; a round-robin round forfeits the tables of players who
@@ -54,10 +55,10 @@ def match_id_for(tournament_id: str, round_number: int, table: int) -> str:
 
 def decide(state: TournamentState | None, command: TournamentCommand) -> list[TournamentEvent]:
     """Every event the command causes, or `TournamentError` with the reason it is refused."""
-    return play(state, command)[0]
+    return decide_and_fold(state, command)[0]
 
 
-def play(
+def decide_and_fold(
     state: TournamentState | None, command: TournamentCommand
 ) -> tuple[list[TournamentEvent], TournamentState]:
     if isinstance(command, CreateTournament):

@@ -30,7 +30,7 @@ from domain.tournament import (
     TournamentCommand,
     TournamentEvent,
     TournamentState,
-    play,
+    decide_and_fold,
     result_of_match,
     standings,
 )
@@ -80,7 +80,7 @@ def simulate(
 
     def do(command: TournamentCommand) -> TournamentState:
         nonlocal state
-        decided, state = play(state, command)
+        decided, state = decide_and_fold(state, command)
         events.extend(decided)
         return state
 

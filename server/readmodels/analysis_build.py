@@ -27,10 +27,11 @@ from typing import Any
 from eventstore import EventStore
 from server.errors import MatchRunningError
 
-# 2: the judge of issue 37 (the expert's search, labels checked by playouts). An analysis of
+# 2: the judge of issue 37 (the expert's search, labels checked by playouts); 3: its accuracy
+# the share of each decision's stake kept (`records.judge.FORMAT_VERSION`). An analysis of
 # another format is never read: the cache's file names carry the format, so an old one is
 # built again, not shown.
-FORMAT = "crapette-analysis/2"
+FORMAT = "crapette-analysis/3"
 DEPTHS = ("quick", "normal", "deep")
 DEFAULT_ANALYSER = "records.judge:analyse_record"
 DEFAULT_TRY_JUDGE = "server.readmodels.analysis_try:chance_after"

@@ -27,5 +27,5 @@ def chance_after(
     domain.check(state, action)
     game = state.game
     assert game is not None
-    after = domain.play(state, domain.Act(action, game.move_started_at_ms))[1]
+    after = domain.decide_and_fold(state, domain.Act(action, game.move_started_at_ms))[1]
     return round(float(watch.chance(after, action.seat)), judge.DIGITS)

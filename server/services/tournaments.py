@@ -112,7 +112,7 @@ class Tournaments:
         state: tm.TournamentState | None = None
         try:
             for command in commands:
-                new, state = tm.play(state, command)
+                new, state = tm.decide_and_fold(state, command)
                 events += new
         except tm.TournamentError as exc:
             raise refused(exc) from None

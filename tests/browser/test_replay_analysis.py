@@ -33,18 +33,22 @@ def _missed_call_record() -> dict[str, Any]:
         for seat, pack in enumerate(golden["games"][0]["deal"]["packs"])
     )
     at = 1_764_435_721_000
-    events, state = domain.play(None, StartMatch("m-missed", ruleset, ("Ann", "Bob"), at))
+    events, state = domain.decide_and_fold(
+        None, StartMatch("m-missed", ruleset, ("Ann", "Bob"), at)
+    )
     for command in (StartGame(None, (packs[0], packs[1]), at + 1000), Act(Turn(0), at + 2500)):
-        more, state = domain.play(state, command)
+        more, state = domain.decide_and_fold(state, command)
         events += more
     for step in range(60):
         assert state.game is not None
         action = obedient_action(state, state.game.to_move)
         if action is None or state.game.over:
             break
-        more, state = domain.play(state, Act(action, at + 4000 + 900 * step + 50 * (step % 7)))
+        more, state = domain.decide_and_fold(
+            state, Act(action, at + 4000 + 900 * step + 50 * (step % 7))
+        )
         events += more
-    more, state = domain.play(state, Act(Resign(0), at + 90_000))
+    more, state = domain.decide_and_fold(state, Act(Resign(0), at + 90_000))
     record: dict[str, Any] = record_from_events(events + more, public=False)
     return record
 

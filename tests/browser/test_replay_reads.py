@@ -34,14 +34,16 @@ def _two_games_record() -> dict[str, Any]:
         for seat, pack in enumerate(one["games"][0]["deal"]["packs"])
     )
     at = 1_764_435_721_000
-    events, state = domain.play(None, domain.StartMatch("m-two", ruleset, ("Ann", "Bob"), at))
+    events, state = domain.decide_and_fold(
+        None, domain.StartMatch("m-two", ruleset, ("Ann", "Bob"), at)
+    )
     for game in range(2):
         start = at + 200_000 * game
         for command in (
             StartGame(None, (packs[0], packs[1]), start + 1000),
             Act(Resign(0), start + 5000),
         ):
-            more, state = domain.play(state, command)
+            more, state = domain.decide_and_fold(state, command)
             events += more
     record: dict[str, Any] = record_from_events(events, public=False)
     return record

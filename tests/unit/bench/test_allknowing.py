@@ -18,8 +18,8 @@ from domain.priority import legal_steps
 
 
 def _started(deal: str) -> domain.MatchState:
-    _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
-    _, state = domain.play(state, domain.StartGame(derive_seed(deal), None, 2))
+    _, state = domain.decide_and_fold(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
+    _, state = domain.decide_and_fold(state, domain.StartGame(derive_seed(deal), None, 2))
     return state
 
 

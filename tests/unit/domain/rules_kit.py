@@ -21,7 +21,7 @@ import pytest
 from domain import RulesError, Ruleset
 from domain.actions import Action, parse_action
 from domain.commands import Act
-from domain.engine import play
+from domain.engine import decide_and_fold
 from domain.positions import position_from_text
 from domain.state import MatchState
 
@@ -70,7 +70,7 @@ def action(state: MatchState, text: str, seat: int | None = None) -> Action:
 def act(state: MatchState, text: str, seat: int | None = None, at: int = AT + 1000) -> Any:
     """(events, new state) of one action in docs/spec/records.md §2 notation, for `seat` (default:
     mover)."""
-    events, new = play(state, Act(action(state, text, seat), at))
+    events, new = decide_and_fold(state, Act(action(state, text, seat), at))
     return events, new
 
 

@@ -76,15 +76,17 @@ def _golden_deal() -> tuple[list[Any], Any]:
         [domain.Card.parse(code, owner=seat) for code in pack]
         for seat, pack in enumerate(record["games"][0]["deal"]["packs"])
     )
-    events, state = domain.play(None, StartMatch("m", ruleset, ("Ann", "Bob"), 1000))
-    more, state = domain.play(state, StartGame(None, (packs[0], packs[1]), 2000))
+    events, state = domain.decide_and_fold(None, StartMatch("m", ruleset, ("Ann", "Bob"), 1000))
+    more, state = domain.decide_and_fold(state, StartGame(None, (packs[0], packs[1]), 2000))
     return events + more, state
 
 
 def test_a_fault_nobody_called_is_missed_by_the_opponent() -> None:
     events, state = _golden_deal()
-    turned, state = domain.play(state, Act(Turn(0), 2700))  # AS waits on Ann's reserve: a fault
-    resigned, state = domain.play(state, Act(Resign(0), 3500))
+    turned, state = domain.decide_and_fold(
+        state, Act(Turn(0), 2700)
+    )  # AS waits on Ann's reserve: a fault
+    resigned, state = domain.decide_and_fold(state, Act(Resign(0), 3500))
     analysis = analyse(events + turned + resigned)
     (fault,) = analysis.faults
     assert fault.missed and fault.called_by is None and fault.call_index is None
@@ -99,7 +101,7 @@ def test_a_fault_nobody_called_is_missed_by_the_opponent() -> None:
 
 def test_a_running_game_has_no_public_analysis() -> None:
     events, state = _golden_deal()
-    turned, state = domain.play(state, Act(Turn(0), 2700))
+    turned, state = domain.decide_and_fold(state, Act(Turn(0), 2700))
     analysis = analyse(events + turned)
     assert analysis.games == [] and analysis.faults == [] and analysis.scores == []
 

@@ -33,8 +33,10 @@ def test_expert_plays_legal_actions_to_the_end(preset: str, rival: str) -> None:
 def test_expert_decides_from_its_view_alone() -> None:
     """A twin shown the table with its face-down cards reshuffled takes the same decisions."""
     rng = random.Random(11)
-    _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
-    _, state = domain.play(state, domain.StartGame(derive_seed("expert-hidden"), None, 2))
+    _, state = domain.decide_and_fold(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
+    _, state = domain.decide_and_fold(
+        state, domain.StartGame(derive_seed("expert-hidden"), None, 2)
+    )
     bot, twin = make_bot("expert", seed=5), make_bot("expert", seed=5)
     rival = make_bot("steady", seed=6)
     now = 2
@@ -49,7 +51,7 @@ def test_expert_decides_from_its_view_alone() -> None:
             chosen = rival.choose(domain.view(state, 1))
         assert chosen is not None
         now += 100
-        _, state = domain.play(state, domain.Act(chosen, now))
+        _, state = domain.decide_and_fold(state, domain.Act(chosen, now))
 
 
 def test_expert_shuffle_cap_starts_afresh_each_turn() -> None:
@@ -60,8 +62,8 @@ def test_expert_shuffle_cap_starts_afresh_each_turn() -> None:
     from domain.bots.expert import ExpertBot
     from domain.bots.mirror import mirror_game
 
-    _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
-    _, state = domain.play(state, domain.StartGame(derive_seed("expert-cap"), None, 2))
+    _, state = domain.decide_and_fold(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
+    _, state = domain.decide_and_fold(state, domain.StartGame(derive_seed("expert-cap"), None, 2))
     assert state.game is not None
     seen = domain.view(state, state.game.to_move)
     bot = make_bot("expert", seed=1)
@@ -79,8 +81,8 @@ def test_expert_shuffle_cap_starts_afresh_each_turn() -> None:
 def _watched_game(deal: str, actions: int) -> list[domain.MatchState]:
     """The positions of a game between two `sharp` bots (long enough for wastes to be turned
     over into new hands)."""
-    _, state = domain.play(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
-    _, state = domain.play(state, domain.StartGame(derive_seed(deal), None, 2))
+    _, state = domain.decide_and_fold(None, domain.StartMatch("m", Ruleset(), ("a", "b"), 1))
+    _, state = domain.decide_and_fold(state, domain.StartGame(derive_seed(deal), None, 2))
     bots = (make_bot("sharp", seed=1), make_bot("sharp", seed=2))
     states, now = [state], 2
     for _ in range(actions):
@@ -93,7 +95,7 @@ def _watched_game(deal: str, actions: int) -> list[domain.MatchState]:
             chosen = bots[game.to_move].choose(domain.view(state, game.to_move))
         assert chosen is not None
         now += 100
-        _, state = domain.play(state, domain.Act(chosen, now))
+        _, state = domain.decide_and_fold(state, domain.Act(chosen, now))
         states.append(state)
     return states
 

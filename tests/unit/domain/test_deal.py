@@ -310,11 +310,11 @@ def test_game_started_records_first_player_and_reason(
 ) -> None:
     from domain import Ruleset
     from domain.commands import StartGame, StartMatch
-    from domain.engine import play
+    from domain.engine import decide_and_fold
 
     ruleset = Ruleset(first_player=option)
-    _, match = play(None, StartMatch("m", ruleset, ("a", "b"), 0))
-    events, state = play(match, StartGame(ZERO, None, 0))
+    _, match = decide_and_fold(None, StartMatch("m", ruleset, ("a", "b"), 0))
+    events, state = decide_and_fold(match, StartGame(ZERO, None, 0))
     assert isinstance(events[0], GameStarted)
     assert events[0].first_player == seat and word in events[0].first_player_reason
     assert state.game is not None and state.game.to_move == seat
@@ -323,10 +323,10 @@ def test_game_started_records_first_player_and_reason(
 def test_game_from_explicit_packs_with_a_full_tie_starts_seat_0() -> None:
     from domain import Card, Ruleset
     from domain.commands import StartGame, StartMatch
-    from domain.engine import play
+    from domain.engine import decide_and_fold
 
     fresh = [list(Card.parse(code, owner=seat) for code in deal.FRESH_PACK) for seat in (0, 1)]
-    _, match = play(None, StartMatch("m", Ruleset(), ("a", "b"), 0))
-    events, _ = play(match, StartGame(None, (fresh[0], fresh[1]), 0))
+    _, match = decide_and_fold(None, StartMatch("m", Ruleset(), ("a", "b"), 0))
+    events, _ = decide_and_fold(match, StartGame(None, (fresh[0], fresh[1]), 0))
     assert isinstance(events[0], GameStarted)
     assert events[0].first_player == 0 and events[0].seed is None

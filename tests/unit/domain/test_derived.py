@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from domain import PRESETS, Ruleset
 from domain.actions import Call, OfferDraw, Resign, TimeOut
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import legal_actions, play
+from domain.engine import decide_and_fold, legal_actions
 from domain.moves import foundation_index, house_index
 from domain.priority import legal_steps, priority
 from domain.state import GameState, MatchState
@@ -49,8 +49,8 @@ def test_handed_on_indexes_equal_fresh_ones(
     preset: str, seed: str, choices: int, steps: int
 ) -> None:
     rng = random.Random(choices)
-    _, state = play(None, StartMatch("m-derived", Ruleset.preset(preset), ("a", "b"), 0))
-    _, state = play(state, StartGame(seed, None, 0))
+    _, state = decide_and_fold(None, StartMatch("m-derived", Ruleset.preset(preset), ("a", "b"), 0))
+    _, state = decide_and_fold(state, StartGame(seed, None, 0))
     for _ in range(steps):
         game = state.game
         assert game is not None
@@ -61,7 +61,7 @@ def test_handed_on_indexes_equal_fresh_ones(
         calls = [a for a in legal_actions(state, 1 - seat) if isinstance(a, Call)]
         choices_now = [a for a in legal_actions(state, seat) if not isinstance(a, SKIPPED)]
         action = calls[0] if calls and rng.random() < 0.3 else rng.choice(choices_now)
-        _, state = play(state, Act(action, 0))
+        _, state = decide_and_fold(state, Act(action, 0))
         check_match(state)
 
 

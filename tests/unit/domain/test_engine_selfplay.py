@@ -16,9 +16,9 @@ from domain import (
     Ruleset,
     StartGame,
     StartMatch,
+    decide_and_fold,
     fold,
     legal_actions,
-    play,
     view,
 )
 from domain.piles import HAND, RESERVE
@@ -27,8 +27,8 @@ MAX_ACTIONS = 50_000  # far above any game seen; reaching it means a game that n
 
 
 def random_game(ruleset: Ruleset, seed: str, rng: random.Random) -> tuple[list[Event], MatchState]:
-    events, state = play(None, StartMatch("m", ruleset, ("A", "B"), 0))
-    more, state = play(state, StartGame(seed, None, 1))
+    events, state = decide_and_fold(None, StartMatch("m", ruleset, ("A", "B"), 0))
+    more, state = decide_and_fold(state, StartGame(seed, None, 1))
     events += more
     at = 1
     for _ in range(MAX_ACTIONS):
@@ -42,7 +42,7 @@ def random_game(ruleset: Ruleset, seed: str, rng: random.Random) -> tuple[list[E
         assert mine, f"seat {mover} has nothing to do"
         action = rng.choice(theirs) if theirs and rng.random() < 0.2 else rng.choice(mine)
         at += 500
-        more, state = play(state, Act(action, at))
+        more, state = decide_and_fold(state, Act(action, at))
         events += more
     raise AssertionError("the game did not end")
 
@@ -87,8 +87,8 @@ def test_random_games_end_with_a_valid_result(preset: str) -> None:
 
 def test_invariants_hold_after_every_action() -> None:
     rng = random.Random(11)
-    events, state = play(None, StartMatch("m", Ruleset(), ("A", "B"), 0))
-    _, state = play(state, StartGame("5e" * 32, None, 1))
+    events, state = decide_and_fold(None, StartMatch("m", Ruleset(), ("A", "B"), 0))
+    _, state = decide_and_fold(state, StartGame("5e" * 32, None, 1))
     at = 1
     for _ in range(600):
         game = state.game
@@ -101,7 +101,7 @@ def test_invariants_hold_after_every_action() -> None:
         mover = game.to_move
         choices = legal_actions(state, mover) + legal_actions(state, 1 - mover)
         at += 1
-        _, state = play(state, Act(rng.choice(choices), at))
+        _, state = decide_and_fold(state, Act(rng.choice(choices), at))
         assert state.game is not None
         for f in range(16, 24):  # foundations: an Ace, then its suit one rank at a time
             pile = state.game.p[f]

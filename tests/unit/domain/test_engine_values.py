@@ -19,11 +19,11 @@ from domain import (
     StartGame,
     StartMatch,
     action_from_json,
+    decide_and_fold,
     event_from_payload,
     event_to_payload,
     legal_actions,
     parse_action,
-    play,
 )
 
 
@@ -137,8 +137,8 @@ def test_every_event_of_a_game_round_trips_through_its_payload() -> None:
     import json
 
     rng = random.Random(7)
-    events, state = play(None, StartMatch("m", Ruleset(), ("A", "B"), 0))
-    more, state = play(state, StartGame("ab" * 32, None, 1))
+    events, state = decide_and_fold(None, StartMatch("m", Ruleset(), ("A", "B"), 0))
+    more, state = decide_and_fold(state, StartGame("ab" * 32, None, 1))
     events += more
     at = 2
     assert state.game is not None
@@ -146,7 +146,7 @@ def test_every_event_of_a_game_round_trips_through_its_payload() -> None:
         seat = state.game.to_move
         choices = legal_actions(state, seat) + legal_actions(state, 1 - seat)
         at += 1
-        more, state = play(state, Act(rng.choice(choices), at))
+        more, state = decide_and_fold(state, Act(rng.choice(choices), at))
         events += more
     kinds = set()
     for event in events:

@@ -12,9 +12,9 @@ from domain import (
     Ruleset,
     StartGame,
     StartMatch,
+    decide_and_fold,
     legal_actions,
     parse_action,
-    play,
     position_from_text,
     redact,
     view,
@@ -25,8 +25,10 @@ SEED = "00" * 32
 
 
 def started(ruleset: Ruleset | None = None) -> tuple[list[object], MatchState]:
-    events, state = play(None, StartMatch("m-1", ruleset or Ruleset(), ("Ann", "Bob"), 5))
-    more, state = play(state, StartGame(SEED, None, 10))
+    events, state = decide_and_fold(
+        None, StartMatch("m-1", ruleset or Ruleset(), ("Ann", "Bob"), 5)
+    )
+    more, state = decide_and_fold(state, StartGame(SEED, None, 10))
     return [*events, *more], state
 
 
@@ -85,7 +87,7 @@ def test_legal_is_the_viewers_own() -> None:
 
 def test_call_window_and_last_action_never_tell_a_fault() -> None:
     state = position_from_text("R0=9D,AH T0=TH X0=2C F0=AC H0=3H H1=5C to=0")
-    events, state = play(state, Act(parse_action("X0-F0", 0), 1))
+    events, state = decide_and_fold(state, Act(parse_action("X0-F0", 0), 1))
     data = view(state, 1).to_json()
     assert data["call_window"] == {"open": True, "offender": 0, "action": "X0-F0"}
     assert data["last_action"] == {
@@ -104,7 +106,7 @@ def test_call_window_and_last_action_never_tell_a_fault() -> None:
 def test_everything_is_shown_once_the_game_is_over() -> None:
     events, state = started()
     assert state.game is not None
-    resigned, state = play(state, Act(parse_action("resign", 0), 20))
+    resigned, state = decide_and_fold(state, Act(parse_action("resign", 0), 20))
     data = view(state, None).to_json()
     assert data["over"] and data["seed"] == SEED
     assert all(c is not None for pile in data["piles"].values() for c in pile)
@@ -119,12 +121,12 @@ def test_next_game_and_match_flow() -> None:
     _, state = started(ruleset)
     assert state.game is not None
     first = state.game.first_player
-    _, state = play(state, Act(parse_action("resign", 0), 20))
+    _, state = decide_and_fold(state, Act(parse_action("resign", 0), 20))
     assert not state.finished and state.wins == (0, 1)
-    _, state = play(state, StartGame("11" * 32, None, 30))
+    _, state = decide_and_fold(state, StartGame("11" * 32, None, 30))
     assert state.game is not None and state.game.game_index == 1
     assert state.game.first_player == 1 - first
-    events, state = play(state, Act(parse_action("resign", 0), 40))
+    events, state = decide_and_fold(state, Act(parse_action("resign", 0), 40))
     assert [type(e).__name__ for e in events] == ["GameResigned", "MatchWon"]
     assert state.finished and state.winner == 1 and len(state.game_scores) == 2
     assert view(state, 0).to_json()["match_over"]

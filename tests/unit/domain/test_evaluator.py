@@ -19,8 +19,8 @@ from tests.unit.domain.test_bots_hidden import shuffled_hidden
 
 def _played(moves: int, seed: str = "evaluator", preset: str = "classic") -> MatchState:
     """A classic game after `moves` actions of two `steady` bots."""
-    _, state = domain.play(None, StartMatch("m", Ruleset.preset(preset), ("a", "b"), 1))
-    _, state = domain.play(state, StartGame(derive_seed(seed, preset), None, 2))
+    _, state = domain.decide_and_fold(None, StartMatch("m", Ruleset.preset(preset), ("a", "b"), 1))
+    _, state = domain.decide_and_fold(state, StartGame(derive_seed(seed, preset), None, 2))
     bots = (make_bot("steady", seed=1), make_bot("steady", seed=2))
     now = 2
     for _ in range(moves):
@@ -32,7 +32,7 @@ def _played(moves: int, seed: str = "evaluator", preset: str = "classic") -> Mat
         )
         assert chosen is not None
         now += 100
-        _, state = domain.play(state, Act(chosen, now))
+        _, state = domain.decide_and_fold(state, Act(chosen, now))
     return state
 
 
@@ -127,7 +127,7 @@ def test_symmetric_positions_give_symmetric_chances(midgame: MatchState) -> None
 
 def test_a_won_game_is_certain() -> None:
     state = position("R0=2H F0=AH R1=3C,7S H1=4D,8C W1=9H T0=KS T4=KD")
-    _, won = domain.play(state, Act(domain.parse_action("R0-F0", 0), 1000))
+    _, won = domain.decide_and_fold(state, Act(domain.parse_action("R0-F0", 0), 1000))
     assert won.game is not None and won.game.over
     assert win_chance(won, 0) == 1.0 and win_chance(won, 1) == 0.0
     # One move from the win, the move that wins is found and worth the whole game.

@@ -21,8 +21,8 @@ def _game(
     """The positions of one classic game between the bots `pair` (every action, calls too),
     each with the seat that acted and its action."""
     rules = domain.Ruleset.preset("classic")
-    _, state = domain.play(None, domain.StartMatch("j", rules, ("a", "b"), START))
-    _, state = domain.play(state, domain.StartGame(derive_seed(seed, 0), None, START))
+    _, state = domain.decide_and_fold(None, domain.StartMatch("j", rules, ("a", "b"), START))
+    _, state = domain.decide_and_fold(state, domain.StartGame(derive_seed(seed, 0), None, START))
     bots = [make_bot(name, seed=f"{seed}/{s}") for s, name in enumerate(pair)]
     steps: list[tuple[domain.MatchState, int, domain.Action]] = []
     now = START
@@ -42,7 +42,7 @@ def _game(
             break
         steps.append((state, who, chosen))
         now += 100
-        _, state = domain.play(state, domain.Act(chosen, now))
+        _, state = domain.decide_and_fold(state, domain.Act(chosen, now))
     return steps
 
 

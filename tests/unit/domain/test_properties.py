@@ -1,7 +1,7 @@
 """Properties of every reachable position (hypothesis drives random play over random deals):
 104 cards always accounted for, no card in two places, foundations that only grow by suit and
-rank, a fold that is deterministic and equal to what `play` returned, views that never show a
-hidden card or the seed while the game runs."""
+rank, a fold that is deterministic and equal to what `decide_and_fold` returned, views that never
+show a hidden card or the seed while the game runs."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from domain.actions import (
     Turn,
 )
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import fault_of, fold, legal_actions, play
+from domain.engine import decide_and_fold, fault_of, fold, legal_actions
 from domain.events import (
     ActionVoided,
     CrapetteCalled,
@@ -45,8 +45,10 @@ SKIPPED = (Resign, OfferDraw, TimeOut)
 
 
 def start(preset: str, seed: str) -> tuple[list[Any], MatchState]:
-    events, state = play(None, StartMatch("m-prop", Ruleset.preset(preset), ("a", "b"), 0))
-    more, state = play(state, StartGame(seed, None, 0))
+    events, state = decide_and_fold(
+        None, StartMatch("m-prop", Ruleset.preset(preset), ("a", "b"), 0)
+    )
+    more, state = decide_and_fold(state, StartGame(seed, None, 0))
     return events + more, state
 
 
@@ -127,7 +129,7 @@ def test_random_play_keeps_every_invariant(
         assert action is not None, "a running game always offers its mover an action"
         before = foundations(state)
         previous = state
-        new_events, state = play(state, Act(action, 0))
+        new_events, state = decide_and_fold(state, Act(action, 0))
         events.extend(new_events)
         if isinstance(action, Call):
             window = game.window
@@ -144,7 +146,7 @@ def test_random_play_keeps_every_invariant(
             for old, new in zip(before, foundations(state), strict=True):
                 assert new[: len(old)] == old, "a foundation lost a card without a voiding"
         check_views(state, seed)
-    # Folding the same events twice gives the same state, and the one `play` returned.
+    # Folding the same events twice gives the same state, and the one `decide_and_fold` returned.
     once, twice = fold(events), fold(events)
     assert once == twice == state
     # Every event survives its stored JSON form, and folds to the same state from it.
@@ -172,7 +174,7 @@ def test_fold_is_deterministic_for_a_whole_game(seed: str) -> None:
     while state.game is not None and not state.game.over and len(events) < 3000:
         action = choose(state, rng)
         assert action is not None
-        new_events, state = play(state, Act(action, 0))
+        new_events, state = decide_and_fold(state, Act(action, 0))
         events.extend(new_events)
     assert fold(events) == fold(list(events)) == state
 
@@ -207,7 +209,7 @@ def test_legal_actions_are_exactly_what_decide_accepts(
             return
         action = choose(state, rng)
         assert action is not None
-        _, state = play(state, Act(action, 0))
+        _, state = decide_and_fold(state, Act(action, 0))
     game = state.game
     assert game is not None
     if game.over:
@@ -217,7 +219,7 @@ def test_legal_actions_are_exactly_what_decide_accepts(
     accepted = set()
     for candidate in every_play_action(seat, list(game.piles)):
         try:
-            events, _ = play(state, Act(candidate, 0))
+            events, _ = decide_and_fold(state, Act(candidate, 0))
         except RulesError:
             continue
         accepted.add(candidate)
@@ -253,7 +255,7 @@ def test_right_call_restores_the_position_before_the_fault_plus_the_compulsory_m
         calls = [a for a in legal_actions(state, 1 - seat) if isinstance(a, Call)]
         window = game.window
         if calls and window is not None and window.fault is not None:
-            events, after = play(state, Act(calls[0], 0))
+            events, after = decide_and_fold(state, Act(calls[0], 0))
             assert isinstance(events[0], CrapetteCalled)
             assert events[0].verdict == "right"
             check_right_call(before_last, events, after, window.offender)
@@ -262,7 +264,7 @@ def test_right_call_restores_the_position_before_the_fault_plus_the_compulsory_m
             continue
         choices_ = [a for a in legal_actions(state, seat) if not isinstance(a, SKIPPED)]
         before_last = state
-        _, state = play(state, Act(rng.choice(choices_), 0))
+        _, state = decide_and_fold(state, Act(rng.choice(choices_), 0))
 
 
 def check_right_call(

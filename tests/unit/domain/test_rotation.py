@@ -27,10 +27,10 @@ from domain import (
     Session,
     StartGame,
     StartMatch,
+    decide_and_fold,
     event_from_payload,
     event_to_payload,
     fold,
-    play,
     view,
 )
 from domain.actions import parse_action
@@ -46,7 +46,7 @@ def seed(n: int) -> str:
 
 
 class Table:
-    """A rotation session driven through `play`, keeping every event."""
+    """A rotation session driven through `decide_and_fold`, keeping every event."""
 
     def __init__(
         self, mode: Rotation = "winner_out", match: str = "points:300", *people: str
@@ -59,7 +59,7 @@ class Table:
         self.games = 0
 
     def do(self, command: Any) -> list[Any]:
-        events, self.state = play(self.state, command)
+        events, self.state = decide_and_fold(self.state, command)
         self.events.extend(events)
         return events
 
@@ -145,7 +145,7 @@ def test_a_win_by_the_last_card_rotates_too() -> None:
     start = position("R1=AS/1 T0=KD,QC,JD to=1", "italian")
     assert start.game is not None
     state = table.now._replace(game=start.game._evolved(game_index=0))
-    events, after = play(state, Act(parse_action("R1-F0", seat=1), AT))
+    events, after = decide_and_fold(state, Act(parse_action("R1-F0", seat=1), AT))
     assert type(events[-2]).__name__ == "GameWon"
     assert isinstance(events[-2], GameWon)
     assert events[-1] == SeatsRotated(0, "Bob", "Cid", 1, ("Ann", "Cid"), ("Bob",), AT)
@@ -224,14 +224,16 @@ def test_joining_and_leaving_the_queue() -> None:
 def test_only_a_rotation_table_has_a_queue_and_names_differ() -> None:
     state, _ = fold_two("classic")
     with pytest.raises(RulesError, match="rotation"):
-        play(state, JoinQueue("Cid", AT))
+        decide_and_fold(state, JoinQueue("Cid", AT))
     ruleset = replace(Ruleset.preset("italian-four"))
     with pytest.raises(RulesError, match="own name"):
-        play(None, StartMatch("m", ruleset, ("Ann", "Ann"), AT))
+        decide_and_fold(None, StartMatch("m", ruleset, ("Ann", "Ann"), AT))
 
 
 def fold_two(preset: str) -> tuple[MatchState, list[Any]]:
-    events, state = play(None, StartMatch("m", Ruleset.preset(preset), ("Ann", "Bob"), AT))
+    events, state = decide_and_fold(
+        None, StartMatch("m", Ruleset.preset(preset), ("Ann", "Bob"), AT)
+    )
     return state, events
 
 

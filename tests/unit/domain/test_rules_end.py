@@ -9,7 +9,7 @@ import pytest
 
 from domain import STALEMATE_TURNS, RulesError, StartGame, Turn
 from domain.commands import Act
-from domain.engine import play
+from domain.engine import decide_and_fold
 from domain.events import GameStarted
 from domain.state import MatchState
 from tests.unit.domain.rules_kit import AT, act, acts, kinds, of_kind, position, refused, rules
@@ -178,7 +178,7 @@ def test_match_goes_on_below_the_target() -> None:
     text = f"R0=2H F0=AH {QUIET} R1=3C"
     events, after = act(position(text, totals=(200, 100)), "R0-F0")
     assert "MatchWon" not in kinds(events) and not after.finished
-    next_game, _ = play(after, StartGame("ab" * 32, None, AT + 5000))
+    next_game, _ = decide_and_fold(after, StartGame("ab" * 32, None, AT + 5000))
     assert isinstance(next_game[0], GameStarted)
     assert next_game[0].game_index == 1
 
@@ -203,7 +203,7 @@ def test_no_action_after_the_match_is_over() -> None:
     text = f"R0=2H F0=AH {QUIET} R1=3C"
     _, after = act(position(text, totals=(290, 0)), "R0-F0")
     with pytest.raises(RulesError) as caught:
-        play(after, Act(Turn(1), AT + 2000))
+        decide_and_fold(after, Act(Turn(1), AT + 2000))
     assert caught.value.rule == "match over"
 
 
@@ -211,7 +211,7 @@ def test_alternate_first_player_in_the_next_game() -> None:
     ruleset = rules(first_player="alternate")
     text = f"R0=2H F0=AH {QUIET} R1=3C"
     _, after = act(position(text, ruleset, to_move=0), "R0-F0")
-    started = play(after, StartGame("ab" * 32, None, AT + 5000))[0][0]
+    started = decide_and_fold(after, StartGame("ab" * 32, None, AT + 5000))[0][0]
     assert isinstance(started, GameStarted)
     assert started.first_player == 1 and "alternate" in started.first_player_reason
 

@@ -10,7 +10,7 @@ from domain.actions import Call, Turn
 from domain.cards import Card
 from domain.commands import Act, StartGame, StartMatch
 from domain.deal import first_player, layout, packs_from_seed
-from domain.engine import compulsory_moves, decide, fold, play
+from domain.engine import compulsory_moves, decide, decide_and_fold, fold
 from domain.piles import ALL_PILES
 from domain.views import visible_piles
 from tests.unit.domain.rules_kit import (
@@ -123,7 +123,7 @@ def test_the_default_remedy_takes_r_before_q() -> None:
     assert [ALL_PILES[src] for src, _ in moves] == ["R0", "Q0"]
     events, after = act(state, "turn")
     assert of_kind(events, "HandCardTurned")
-    events, after = play(after, Act(Call(1, None), 2000))
+    events, after = decide_and_fold(after, Act(Call(1, None), 2000))
     played = of_kind(events, "CompulsoryMovePlayed")
     assert played and played[0].src == "R0"
 
@@ -336,7 +336,7 @@ def test_a_right_call_puts_a_named_turn_back_on_its_hand() -> None:
     game = after.game
     assert game is not None and game.window is not None
     assert game.window.action == Turn(0, "J0")
-    events, after = play(after, Act(Call(1, None), 2000))
+    events, after = decide_and_fold(after, Act(Call(1, None), 2000))
     voided = of_kind(events, "ActionVoided")[0]
     assert (voided.src, voided.dst) == ("J0", "X0")
     assert pile(after, "J0") == "4C 6C" and pile(after, "H0") == "5C"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from domain import Card, Ruleset
 from domain.actions import Action, Call
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import fault_of, legal_actions, play
+from domain.engine import decide_and_fold, fault_of, legal_actions
 from domain.events import CardMoved, CrapetteCalled, TurnEnded
 from domain.ruleset import DiscardRule, EmptyHouse, Enforcement, Priorities, WastePlayable
 from domain.state import MatchState
@@ -239,8 +239,8 @@ def test_engine_agrees_with_a_second_reading_of_the_rules(
     rules: Ruleset, seed: str, choices: int
 ) -> None:
     rng = random.Random(choices)
-    _, state = play(None, StartMatch("m-ref", rules, ("a", "b"), 0))
-    _, state = play(state, StartGame(seed, None, 0))
+    _, state = decide_and_fold(None, StartMatch("m-ref", rules, ("a", "b"), 0))
+    _, state = decide_and_fold(state, StartGame(seed, None, 0))
     game = state.game
     assert game is not None
     guard = Guard(game.piles)
@@ -271,7 +271,7 @@ def step(
     assert game is not None
     calls = [a for a in legal_actions(state, 1 - game.to_move) if isinstance(a, Call)]
     action: Action = calls[0] if calls and rng.random() < 0.3 else rng.choice(listed)
-    events, state = play(state, Act(action, 0))
+    events, state = decide_and_fold(state, Act(action, 0))
     assert state.game is not None
     guard.after(events, state.game.piles)
     return state
@@ -331,8 +331,8 @@ def test_stalemate_comes_exactly_when_a_second_reading_says(
         "lenient" if lazy else "enforce"
     )  # no calls: voided turns would need a replay here
     rules = replace(Ruleset.preset(preset), enforcement=mode, move_time_limit_s=None)
-    _, state = play(None, StartMatch("m-ref", rules, ("a", "b"), 0))
-    _, state = play(state, StartGame(seed, None, 0))
+    _, state = decide_and_fold(None, StartMatch("m-ref", rules, ("a", "b"), 0))
+    _, state = decide_and_fold(state, StartGame(seed, None, 0))
     assert state.game is not None
     book = Streaks(loose(state, state.game.to_move))
     # Eager players build foundations (games end by a win); lazy ones turn and discard at once
@@ -346,7 +346,7 @@ def test_stalemate_comes_exactly_when_a_second_reading_says(
             action = rng.choice(ending)
         else:
             action = rng.choice(founding if founding and rng.random() < 0.9 else listed)
-        events, state = play(state, Act(action, 0))
+        events, state = decide_and_fold(state, Act(action, 0))
         for i, event in enumerate(events):
             book.see(event, mover)
             if type(event).__name__ == "TurnEnded":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from domain import StartGame
-from domain.engine import compulsory_moves, fault_of, play
+from domain.engine import compulsory_moves, decide_and_fold, fault_of
 from domain.piles import ALL_PILES
 from tests.unit.domain.rules_kit import (
     act,
@@ -316,5 +316,5 @@ def test_equal_totals_at_the_target_another_game_is_played() -> None:
     events, after = act(state, "R1-F0")
     assert "MatchWon" not in kinds(events)
     assert after.totals == (300, 300) and not after.finished
-    events, _ = play(after, StartGame("ab" * 32, None, 5000))
+    events, _ = decide_and_fold(after, StartGame("ab" * 32, None, 5000))
     assert kinds(events) == ["GameStarted"]

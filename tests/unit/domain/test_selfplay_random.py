@@ -15,7 +15,7 @@ import pytest
 from domain import PRESETS, Ruleset
 from domain.actions import AcceptDraw, Action, Call, OfferDraw, Resign, TimeOut
 from domain.commands import Act, StartGame, StartMatch
-from domain.engine import legal_actions, play
+from domain.engine import decide_and_fold, legal_actions
 from domain.events import GameResigned, GameStalemated, GameWon, MatchWon
 from domain.state import GameState, MatchState
 
@@ -57,8 +57,8 @@ def next_action(state: MatchState, rng: random.Random, clock: list[int]) -> Acti
 def play_game(preset: str, index: int) -> tuple[list[Any], MatchState, MatchState]:
     seed = hashlib.sha256(f"selfplay {preset} {index}".encode()).hexdigest()
     rng = random.Random(seed)
-    _, state = play(None, StartMatch("m-self", Ruleset.preset(preset), ("a", "b"), 0))
-    events, state = play(state, StartGame(seed, None, 0))
+    _, state = decide_and_fold(None, StartMatch("m-self", Ruleset.preset(preset), ("a", "b"), 0))
+    events, state = decide_and_fold(state, StartGame(seed, None, 0))
     start = state
     clock = [0]
     for _ in range(MAX_ACTIONS):
@@ -67,7 +67,7 @@ def play_game(preset: str, index: int) -> tuple[list[Any], MatchState, MatchStat
         if game.over:
             return events, start, state
         action = next_action(state, rng, clock)
-        new_events, state = play(state, Act(action, clock[0]))
+        new_events, state = decide_and_fold(state, Act(action, clock[0]))
         events.extend(new_events)
     pytest.fail(f"{preset} game {index} did not end in {MAX_ACTIONS} actions")
 

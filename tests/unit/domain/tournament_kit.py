@@ -1,4 +1,4 @@
-"""Helpers for the tournament tests: run commands through `play`, keeping every event."""
+"""Helpers for the tournament tests: run commands through `decide_and_fold`, keeping every event."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from domain.tournament import (
     TournamentCommand,
     TournamentEvent,
     TournamentState,
-    play,
+    decide_and_fold,
 )
 
 
@@ -32,7 +32,7 @@ class Director:
         return self.clock
 
     def do(self, command: TournamentCommand) -> list[TournamentEvent]:
-        events, self.state = play(self.state, command)
+        events, self.state = decide_and_fold(self.state, command)
         self.events.extend(events)
         return events
 

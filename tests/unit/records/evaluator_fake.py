@@ -104,7 +104,7 @@ class FakeWatch:
 def _after(match: domain.MatchState, action: domain.Action) -> domain.MatchState:
     game = match.game
     assert game is not None
-    return domain.play(match, domain.Act(action, game.move_started_at_ms))[1]
+    return domain.decide_and_fold(match, domain.Act(action, game.move_started_at_ms))[1]
 
 
 def _chance(match: domain.MatchState, seat: int) -> float:

@@ -54,33 +54,45 @@ def test_the_thresholds(drop: float, same: bool, expected: str) -> None:
     assert judge.judgement(drop, same) == expected
 
 
-def test_the_accuracy_formula_falls_from_100_to_0_as_the_drop_grows() -> None:
-    assert judge.move_accuracy(0.0) == pytest.approx(100.0, abs=1e-3)
-    assert judge.move_accuracy(-0.1) == judge.move_accuracy(0.0)  # no drop below none
-    assert judge.move_accuracy(0.02) == pytest.approx(83.5, abs=0.05)
-    assert judge.move_accuracy(0.1) == pytest.approx(40.0, abs=0.05)
-    assert judge.move_accuracy(0.2) == pytest.approx(14.9, abs=0.05)
-    assert judge.move_accuracy(1.0) == 0.0
-    drops = [i / 100 for i in range(101)]
-    values = [judge.move_accuracy(d) for d in drops]
+def test_a_decision_s_accuracy_is_the_share_of_its_stake_kept() -> None:
+    """100 for the best or within `FREE_WITHIN` of it, 0 for the worst candidate, the share
+    of the stake kept (beyond the free margin) in between; nothing at stake, nothing lost."""
+    free = judge.FREE_WITHIN
+    assert judge.move_accuracy(0.0, 0.3) == 100.0
+    assert judge.move_accuracy(free, 0.3) == 100.0  # within the margin of the best
+    assert judge.move_accuracy(0.3, 0.3) == 0.0  # the worst move there was
+    assert judge.move_accuracy(0.5, 0.3) == 0.0  # a checked drop beyond the search's stake
+    half = free + (0.3 - free) / 2
+    assert judge.move_accuracy(half, 0.3) == pytest.approx(50.0)
+    assert judge.move_accuracy(0.01, 0.01) == 100.0  # nothing at stake beyond the margin
+    costs = [i / 100 for i in range(31)]
+    values = [judge.move_accuracy(c, 0.3) for c in costs]
     assert all(a >= b for a, b in zip(values, values[1:], strict=False))
     assert all(0.0 <= v <= 100.0 for v in values)
+    # The same move costs less accuracy where more was at stake: a share, not an amount.
+    assert judge.move_accuracy(0.1, 0.2) < judge.move_accuracy(0.1, 0.6)
 
 
 def test_a_seat_s_accuracy_is_the_mean_of_its_counted_decisions() -> None:
-    def decision(best: float, after: float, judged: str, counted: bool = True) -> dict[str, Any]:
-        chance = {"before": best, "after": after, "best": best}
-        return {"win_chance": chance, "judgement": judged, "counted": counted}
+    def decision(cost: float, stake: float, judged: str, counted: bool = True) -> dict[str, Any]:
+        chance = {"before": 0.6, "after": 0.6 - cost, "best": 0.6}
+        return {
+            "win_chance": chance,
+            "judgement": judged,
+            "cost": cost,
+            "stake": stake,
+            "counted": counted,
+        }
 
     summary = judge.seat_summary(
         [
-            decision(0.6, 0.6, "best"),
-            decision(0.6, 0.5, "inaccuracy"),
-            decision(0.9, 0.6, "blunder"),
-            decision(0.5, 0.5, "best", counted=False),  # forced: says nothing
+            decision(0.0, 0.2, "best"),
+            decision(0.11, 0.2, "inaccuracy"),
+            decision(0.3, 0.3, "blunder"),
+            decision(0.0, 0.0, "best", counted=False),  # forced: says nothing
         ]
     )
-    expected = (judge.move_accuracy(0) + judge.move_accuracy(0.1) + judge.move_accuracy(0.3)) / 3
+    expected = (100.0 + judge.move_accuracy(0.11, 0.2) + 0.0) / 3
     assert summary["accuracy"] == round(expected, 1) and summary["counted"] == 3
     assert summary["counts"] == {"best": 2, "good": 0, "inaccuracy": 1, "mistake": 0, "blunder": 1}
     assert judge.seat_summary([]) == {
@@ -88,9 +100,10 @@ def test_a_seat_s_accuracy_is_the_mean_of_its_counted_decisions() -> None:
         "counts": dict.fromkeys(judge.JUDGEMENTS, 0),
         "counted": 0,
     }
-    # The cost, where the playouts measured one, is what accuracy weighs.
-    checked = {**decision(0.9, 0.6, "good"), "cost": 0.01}
-    assert judge.seat_summary([checked])["accuracy"] == round(judge.move_accuracy(0.01), 1)
+    # A decision without its stake (a call) lost all there was: its cost.
+    call = {"win_chance": {"before": 0.5, "after": 0.4, "best": 0.5}, "judgement": "mistake",
+            "cost": 0.1}  # fmt: skip
+    assert judge.seat_summary([call])["accuracy"] == 0.0
 
 
 def _positions(record: dict[str, Any]) -> dict[int, domain.MatchState]:
@@ -111,7 +124,7 @@ def test_the_json_shape_and_one_ranking_per_decision(fake: CardCount) -> None:
     result = judge.analyse_record(record, depth="quick", seed=7)
     assert set(result) == {"depth", "seed", "judge", "games", "match"}
     assert result["depth"] == "quick" and result["seed"] == 7
-    assert result["judge"]["version"] == judge.FORMAT_VERSION == 2
+    assert result["judge"]["version"] == judge.FORMAT_VERSION == 3
     [game] = result["games"]
     assert set(game) == {"game_index", "seats", "decisions", "missed_calls", "wrong_calls"}
     verified = verify_record(record)
@@ -122,7 +135,10 @@ def test_the_json_shape_and_one_ranking_per_decision(fake: CardCount) -> None:
     positions = _positions(record)
     for d in game["decisions"]:
         assert {"version", "seat", "played", "best", "win_chance", "judgement", "cost"} <= set(d)
-        assert {"counted", "check", "candidates"} <= set(d)
+        assert {"counted", "check", "candidates", "stake"} <= set(d)
+        assert d["stake"] >= d["cost"] and d["counted"] == (
+            bool(d.get("faulty")) or d["stake"] >= judge.COUNTS_FROM
+        )
         chance = d["win_chance"]
         assert chance["before"] == chance["best"] >= chance["after"]
         at = positions[d["version"]]

@@ -85,7 +85,7 @@ def test_abandon_between_games_ends_the_match_without_a_game() -> None:
     assert events == [domain.MatchWon(0, totals, table.now, abandoned_by=1)]
     assert table.state.finished and table.state.winner == 0
     with pytest.raises(domain.RulesError, match="match over"):
-        domain.play(table.state, domain.StartGame("d" * 64, None, table.now + 1))
+        domain.decide_and_fold(table.state, domain.StartGame("d" * 64, None, table.now + 1))
 
     record = _round_trip(table.events)
     assert len(record["games"]) == 1
@@ -121,17 +121,17 @@ def test_abandon_is_refused_at_a_rotation_table_before_a_deal_and_after_the_end(
     rotation.join("Cid")
     rotation.deal(seed="e" * 64)
     with pytest.raises(domain.RulesError, match="rotation table") as refused:
-        domain.play(rotation.state, domain.Act(domain.Abandon(0), rotation.now))
+        domain.decide_and_fold(rotation.state, domain.Act(domain.Abandon(0), rotation.now))
     assert refused.value.reason == "abandon_at_rotation"
 
     fresh = Table("classic")
     with pytest.raises(domain.RulesError, match="no game"):
-        domain.play(fresh.state, domain.Act(domain.Abandon(0), fresh.now))
+        domain.decide_and_fold(fresh.state, domain.Act(domain.Abandon(0), fresh.now))
 
     over = _two_games()
     over.act(domain.Abandon(0))
     with pytest.raises(domain.RulesError, match="match over"):
-        domain.play(over.state, domain.Act(domain.Abandon(1), over.now))
+        domain.decide_and_fold(over.state, domain.Act(domain.Abandon(1), over.now))
 
 
 def test_a_record_with_an_action_after_the_abandon_is_refused() -> None:

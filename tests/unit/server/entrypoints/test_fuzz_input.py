@@ -627,22 +627,24 @@ def _played_record() -> dict[str, Any]:
     rng = random.Random(20260101)
     ruleset = domain.Ruleset.from_json({"preset": "classic", "match": "wins:1"})
     at_ms = 1_764_435_721_000
-    events, state = domain.play(
+    events, state = domain.decide_and_fold(
         None, domain.StartMatch("fuzz-played", ruleset, ("Ann", "Bob"), at_ms)
     )
-    batch, state = domain.play(state, domain.StartGame(seed="0f" * 32, packs=None, at_ms=at_ms))
+    batch, state = domain.decide_and_fold(
+        state, domain.StartGame(seed="0f" * 32, packs=None, at_ms=at_ms)
+    )
     events += batch
     for _ in range(40):
         at_ms += rng.randrange(300, 4000)
         legal = domain.legal_actions(state, 0) + domain.legal_actions(state, 1)
         if not legal:
             break
-        batch, state = domain.play(state, domain.Act(rng.choice(legal), at_ms))
+        batch, state = domain.decide_and_fold(state, domain.Act(rng.choice(legal), at_ms))
         events += batch
     if not state.finished:
         assert state.game is not None
         resign = domain.Resign(seat=state.game.to_move)
-        batch, state = domain.play(state, domain.Act(resign, at_ms + 500))
+        batch, state = domain.decide_and_fold(state, domain.Act(resign, at_ms + 500))
         events += batch
     assert state.finished
     return record_from_events(events)
