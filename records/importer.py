@@ -2,9 +2,11 @@
 
 Importing never copies the record's stated decisions: the events stored are those the engine
 produced while verifying, so an imported match is exactly what the server would have stored had
-the game been played on it, and it replays like any other. The match stream is written in one
-atomic append, then the lobby stream `table-<id>` (named seats without seat tokens, so nobody can
-act in it), after which the server finds it like any other match.
+the game been played on it, and it replays like any other. The match stream is written in short
+appends of STEP_EVENTS events, a pause between two (`store_record`), then the lobby stream
+`table-<id>` (named seats without seat tokens, so nobody can act in it), after which the server
+finds it like any other match: nothing reads a match without its table, so a match half written
+is never seen, and an import stopped half-way is finished by importing the record again.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from eventstore import (
     NewEvent,
 )
 from eventstore.events import prepare
+from eventstore.memory import MemoryStore
 from records import identity
 from records.errors import MatchExistsError, RecordFormatError
 from records.schema import load_record
@@ -47,6 +50,14 @@ MAX_RECORD_CHARS = 50_000_000  # a very long match is a few MB; anything bigger 
 SERVER_ID = SERVER_MATCH_ID
 # How far ahead of this server's clock a record's times may be (another machine's clock).
 CLOCK_SKEW_MS = 5 * 60 * 1000
+# An import writes its match in appends of this many events, each its own transaction: SQLite
+# has one writer, and one transaction of a whole long match (9,800 events: ~0.4 s) kept every
+# table's move waiting that long (docs/benchmarks.md § crapette bench abuse). 250 events are a
+# few milliseconds of writing.
+STEP_EVENTS = 250
+# The pause after each append, at least this long and at least as long as the append took: the
+# other writers (a server's moves) take the store's writer lock in between.
+STEP_PAUSE_S = 0.005
 
 
 def parse_record_file(text: str) -> dict[str, Any]:
@@ -116,6 +127,7 @@ def store_record(
     now_ms: int | None = None,
     *,
     tournament_table: bool = False,
+    pause_s: float | None = None,
 ) -> Imported:
     """Verify `record` and store it as match `match_id`; default: the record's own id, or, when
     that is of this server's own form (`m-` and 10 hex digits: a match exported from a server),
@@ -123,8 +135,11 @@ def store_record(
 
     The same record is stored once: its content hash (records.identity) names the match that
     holds it, and importing it again under any id is a MatchExistsError naming that match. An
-    import that stopped half-way (its match written, not its table) holds nothing: importing the
-    record again under that id finishes it."""
+    import that stopped half-way (its match written, or part of it, not its table) holds nothing:
+    importing the record again under that id finishes it.
+
+    The match is written in appends of STEP_EVENTS events with a pause between two (`pause_s`:
+    STEP_PAUSE_S, none for a store in memory, which has no other writer to let in)."""
     record = load_record(record)
     own_id = record["match_id"]
     given = match_id is not None
@@ -144,10 +159,12 @@ def store_record(
     _check_times(record, int(time.time() * 1000) if now_ms is None else now_ms)
     verified = verify_record(record)
     payloads = [domain.event_to_payload(event) for events in verified.batches for event in events]
-    content_hash = identity.events_hash(json.loads(json.dumps(payloads)))
+    pairs: list[tuple[str, dict[str, Any]]] = json.loads(json.dumps(payloads))
+    content_hash = identity.events_hash(pairs)
     if not given and SERVER_ID.match(match_id):  # exported from a server: stored as x-…
-        match_id = _derived_id(store, match_id, content_hash)
-    resume = _unfinished(store, match_id, content_hash)
+        match_id = _derived_id(store, match_id, pairs)
+    written = _written(store, match_id, pairs)
+    resume = written is not None
     if _taken(store, match_id) and not resume:
         if _same_match(store, match_id, content_hash):  # under another id it would count twice
             raise MatchExistsError(
@@ -201,9 +218,10 @@ def store_record(
     except ConcurrencyError:
         _, first = identity.holder(store, content_hash)
         raise _exists_now(first) from None
+    if pause_s is None:
+        pause_s = 0.0 if isinstance(store, MemoryStore) else STEP_PAUSE_S
     try:
-        if not resume:
-            store.append(match_stream(match_id), match_events, expected_version=0)
+        _append_in_steps(store, match_id, match_events, written or 0, pause_s)
         store.append(table_stream(match_id), table_events, expected_version=0)
     except (ConcurrencyError, DuplicateEventError):  # another import took this id meanwhile
         if identity.holder(store, content_hash)[1] is None and _taken(store, match_id):
@@ -253,28 +271,48 @@ def _exists_now(first: str | None) -> MatchExistsError:
     )
 
 
-def _derived_id(store: EventStore, server_id: str, content_hash: str) -> str:
+def _append_in_steps(
+    store: EventStore, match_id: str, events: list[NewEvent], start: int, pause_s: float
+) -> None:
+    """Append `events[start:]` to the match's stream (which holds `start` of them), STEP_EVENTS
+    at a time, each at its expected version; after each but the last a pause of `pause_s`, or as
+    long as that append held the store if longer. ConcurrencyError if another writer came in."""
+    stream = match_stream(match_id)
+    for begin in range(start, len(events), STEP_EVENTS):
+        began = time.monotonic()
+        store.append(stream, events[begin : begin + STEP_EVENTS], expected_version=begin)
+        if pause_s and begin + STEP_EVENTS < len(events):
+            time.sleep(max(pause_s, time.monotonic() - began))
+
+
+def _derived_id(store: EventStore, server_id: str, pairs: list[tuple[str, dict[str, Any]]]) -> str:
     """The id a record exported from a server is stored under: `x-` and its hex digits, or the
     first free one after it (`x-…-2`, …); one that holds this record's unfinished import is
     taken again, to finish it."""
     candidate = "x-" + server_id[2:]
-    if not _taken(store, candidate) or _unfinished(store, candidate, content_hash):
+    if not _taken(store, candidate) or _written(store, candidate, pairs) is not None:
         return candidate
     # Taken: by this record, imported before (then the import names it), or by another match.
     return free_match_id(store, candidate)
 
 
-def _unfinished(store: EventStore, match_id: str, content_hash: str) -> bool:
-    """Whether `match_id` holds an import of this record that stopped half-way: its match
-    stream written by an import, with these events, and no table stream."""
-    if store.stream_version(table_stream(match_id)) or not store.stream_version(
-        match_stream(match_id)
-    ):
-        return False
+def _written(
+    store: EventStore, match_id: str, pairs: list[tuple[str, dict[str, Any]]]
+) -> int | None:
+    """How many of this record's events (`pairs`: type and data) an import that stopped
+    half-way left under `match_id`: its match stream holds the first ones of them, written by an
+    import, and it has no table stream. None when it holds no such import (nothing written, a
+    table, another match's events)."""
+    if store.stream_version(table_stream(match_id)):
+        return None
+    version = store.stream_version(match_stream(match_id))
+    if not version or version > len(pairs):
+        return None
     stored = list(store.read(match_stream(match_id)))
     if not all((r.metadata or {}).get("imported") for r in stored):
-        return False
-    return identity.events_hash((r.type, r.data) for r in stored) == content_hash
+        return None
+    ours = identity.events_hash(pairs[: len(stored)])
+    return len(stored) if identity.events_hash((r.type, r.data) for r in stored) == ours else None
 
 
 def _check_times(record: dict[str, Any], now_ms: int) -> None:
