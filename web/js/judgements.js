@@ -173,8 +173,12 @@ export class Judgements {
     this.listeners = [];
   }
 
-  url() {
-    return `/api/matches/${encodeURIComponent(this.page.matchId)}/analysis`;
+  /** The analysis's address (`/status` after it for its status), at the depth the replay's
+   *  address names (`?depth=quick`: docs/protocol.md § analysis), else the server's default. */
+  url(path = "") {
+    const depth = new URLSearchParams(location.search).get("depth");
+    const query = depth ? `?depth=${encodeURIComponent(depth)}` : "";
+    return `/api/matches/${encodeURIComponent(this.page.matchId)}/analysis${path}${query}`;
   }
 
   /** Called once the replay is loaded: a finished match shows its analysis, or the button
@@ -185,7 +189,7 @@ export class Judgements {
     if (this.page.data.live) return;
     this.box.hidden = false;
     try {
-      const status = await getJSON(`${this.url()}/status`);
+      const status = await getJSON(this.url("/status"));
       if (status.status === "none") this.offer();
       else if (status.status === "unavailable") this.box.hidden = true;
       else this.follow(status);
@@ -222,7 +226,7 @@ export class Judgements {
     this.progress(status.progress.done, status.progress.total);
     setTimeout(async () => {
       try {
-        this.follow(await getJSON(`${this.url()}/status`));
+        this.follow(await getJSON(this.url("/status")));
       } catch (err) {
         this.failed(err);
       }
