@@ -1,13 +1,13 @@
 """The game's own work per move, with no transport: the floor under figure (c) of
 `crapette bench server`.
 
-In this process, with no socket and no event loop, N bot-vs-bot tables (the benchmark's games:
-the beginner preset, each seat choosing the same way `BenchClient.my_action` does) are played
-through the server's own parts: the command's schema (`schemas.load_command`), `Play.execute`
-(seat check, decide, the store's append, the fold, the autopilot's follow-up) and, for each
-seat's room, the batch of updates `SocketPublisher.applied` sends, built and encoded as a
-Socket.IO packet with the server's codec. Only those calls are timed (process CPU time);
-choosing the next action is not.
+In this process, with no socket and no event loop, N bot-vs-bot tables (the benchmark's games: the
+beginner preset, each seat choosing the same way `BenchClient.my_action` does) are played through
+the server's own parts: the command's schema (`schemas.load_command`), `PlayerCommands.execute`
+(seat check, decide, the store's append, the fold, the autopilot's follow-up) and, for each seat's
+room, the batch of updates `SocketPublisher.applied` sends, built and encoded as a Socket.IO packet
+with the server's codec. Only those calls are timed (process CPU time); choosing the next action is
+not.
 
 What the timed calls cost per move is the least the game server can spend on a move over what
 the echo server spends on a message, whatever its transport does: the echo reads, decodes,
@@ -119,7 +119,7 @@ def game_work(
                 started = time.process_time()
                 try:
                     data = schemas.load_command(payload)
-                    service.play.execute(
+                    service.player_commands.execute(
                         data["match_id"], data["seat_token"], data["command_id"], data["action"]
                     )
                     ok = True

@@ -17,7 +17,7 @@ records, the publisher delivers.
 | `clients` | `services.clients` | a seat's clients come and go (joining: reads); owners return |
 | `rematches` | `services.rematch` | a finished table's rematch: offers and answers |
 | `endings` | `services.endings` | ready for the next game; abandoning the match |
-| `play` | `services.commands` | a player's command: parse, check the seat, decide, append |
+| `player_commands` | `services.player_commands` | a player's command: checked, decided, appended |
 | `projection` | `readmodels.lobbyview` | the lobby from the store's global order, saved |
 | `upkeep` | `services.upkeep` | each second: lobby caught up, open tables expire, idle unload |
 | `tournaments` | `services.tournaments` | the director's orders, claims, rounds' tables, results |
@@ -49,9 +49,9 @@ from server.readmodels.lobbyview import LobbyProjection
 from server.services.analyses import Analyses
 from server.services.autopilot import Autopilot
 from server.services.clients import Clients
-from server.services.commands import Play
 from server.services.endings import Endings
 from server.services.imports import Imports
+from server.services.player_commands import PlayerCommands
 from server.services.practice import Practice
 from server.services.queue import RotationQueue
 from server.services.reads import Reads
@@ -130,7 +130,7 @@ class GameService:
         )
         self.rematches = Rematches(self.repo, self.tables, self.views, clock=clock)
         self.endings = Endings(self.repo, self.autopilot, self.queue, self.views, clock=clock)
-        self.play = Play(
+        self.player_commands = PlayerCommands(
             self.repo, self.autopilot, clock=clock, abandon=self.endings.abandon_command
         )
         self.tournaments = Tournaments(

@@ -216,7 +216,7 @@ class SocketPublisher:
 
 def register(socketio: SocketIO, publisher: SocketPublisher, service: GameService) -> None:
     """The handlers; `publisher` is the one `service` was built with (it keeps the rooms)."""
-    clients, play = service.clients, service.play
+    clients, player_commands = service.clients, service.player_commands
     publisher.table_of = service.views.table
 
     def on(event: str) -> Callable[[AnyHandler], AnyHandler]:
@@ -271,7 +271,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @guarded("command")
     def command(_sid: str, payload: object) -> Ack:
         data = schemas.load_command(payload)
-        return play.execute(
+        return player_commands.execute(
             data["match_id"], data["seat_token"], data["command_id"], data["action"]
         )
 

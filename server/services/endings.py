@@ -61,8 +61,8 @@ class Endings:
         `Abandon` resigns the game in play, if any, and ends the match at once, in one batch; no
         game nobody plays is dealt. A conflict with another writer is read and decided again.
         The one way to abandon: the `abandon` message (`command_id` None: `abandon-<version>`)
-        and a `command` `{"do": "abandon"}` (server.services.commands, under its own command id, so
-        that a repeat is acknowledged as a duplicate) both come here."""
+        and a `command` `{"do": "abandon"}` (server.services.player_commands, under its own command
+        id, so that a repeat is acknowledged as a duplicate) both come here."""
         entry = self.repo.find(match_id)
         with entry.lock:
             self.repo.refresh(entry)

@@ -158,7 +158,7 @@ class Done(TypedDict):
     ok: bool
 
 
-# -- play (server.services.commands, server.readmodels.updates)
+# -- a player's command (server.services.player_commands, server.readmodels.updates)
 # ------------------------------------------------------------
 
 

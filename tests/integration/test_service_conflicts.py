@@ -69,7 +69,7 @@ def test_one_conflict_is_re_read_and_re_decided() -> None:
     before = service.repo.find(match_id).version
     # The rival played first; our `turn` is judged again on the new position.
     try:
-        result = service.play.execute(match_id, tokens[seat], "cmd-race-0001", turn)
+        result = service.player_commands.execute(match_id, tokens[seat], "cmd-race-0001", turn)
     except CommandRefusedError as refused:  # the rival's action may have made `turn` illegal
         assert refused.extra["rule"]
         assert service.repo.find(match_id).version == before + store.rival_events
@@ -87,7 +87,7 @@ def test_two_conflicts_in_a_row_give_up_with_conflict() -> None:
     seat, turn = mover_turn(service, match_id)
     # The rival keeps playing (possibly `turn` itself): either way our command is not applied.
     with pytest.raises((CommandConflictError, CommandRefusedError)):
-        service.play.execute(match_id, tokens[seat], "cmd-race-0002", turn)
+        service.player_commands.execute(match_id, tokens[seat], "cmd-race-0002", turn)
     assert service.repo.find(match_id).version == store.stream_version(f"match-{match_id}")
 
 
@@ -95,11 +95,14 @@ def test_retried_command_id_is_applied_once_and_tokens_are_checked() -> None:
     service, match_id, tokens = seated(open_store("memory://"))
     seat, turn = mover_turn(service, match_id)
     with pytest.raises(ForbiddenError):
-        service.play.execute(match_id, tokens[1 - seat], "cmd-steal-001", turn)
-    first = service.play.execute(match_id, tokens[seat], "cmd-once-0001", turn)
-    again = service.play.execute(match_id, tokens[seat], "cmd-once-0001", turn)
+        service.player_commands.execute(match_id, tokens[1 - seat], "cmd-steal-001", turn)
+    first = service.player_commands.execute(match_id, tokens[seat], "cmd-once-0001", turn)
+    again = service.player_commands.execute(match_id, tokens[seat], "cmd-once-0001", turn)
     assert again == {**first, "duplicate": True}
     # A fresh service over the same store knows the command id from the stored metadata.
     fresh = GameService(service.repo.store)
     fresh.autopilot.start()
-    assert fresh.play.execute(match_id, tokens[seat], "cmd-once-0001", turn)["duplicate"] is True
+    assert (
+        fresh.player_commands.execute(match_id, tokens[seat], "cmd-once-0001", turn)["duplicate"]
+        is True
+    )

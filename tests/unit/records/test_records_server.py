@@ -32,7 +32,7 @@ def _play(service: GameService, match_id: str, token: str | None, steps: int) ->
         if action is None:
             service.autopilot.tick()  # the bot's move
             continue
-        service.play.execute(match_id, token, f"c-{number:06d}", action.to_json())
+        service.player_commands.execute(match_id, token, f"c-{number:06d}", action.to_json())
 
 
 def test_a_server_match_exports_verifies_and_reimports() -> None:

@@ -588,7 +588,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
                 break
             chosen = legal[choice % len(legal)]
             clock.ms += 700
-            done = service.play.execute(
+            done = service.player_commands.execute(
                 match_id, tokens[chosen.seat], f"walk-{step:04d}", chosen.to_json()
             )
             assert done["ok"] is True
@@ -600,7 +600,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
         token = "not-a-seat-token-at-all" if token_seat is None else tokens[token_seat]
         before = _service_snapshot(service, match_id)
         try:
-            result = service.play.execute(match_id, token, command_id, action)
+            result = service.player_commands.execute(match_id, token, command_id, action)
         except ServerError as exc:
             event(f"refused: {exc.code}")
             assert type(exc) is not ServerError

@@ -59,7 +59,9 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
         assert state is not None
         if state.game is not None and state.game.to_move == 0:
             action = domain.legal_actions(state, 0)[0]
-            service.play.execute(match_id, token_of(opened), f"c-{number}", action.to_json())
+            service.player_commands.execute(
+                match_id, token_of(opened), f"c-{number}", action.to_json()
+            )
         else:
             service.autopilot.tick()
     replay = service.reads.replay(match_id).data()
@@ -69,7 +71,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     hands = [f["view"]["piles"]["H0"] for f in replay["frames"][2:] if f["view"]]
     assert all(set(cards) <= {None} for cards in hands)  # the running game: face down
     resign = domain.Resign(0).to_json()
-    service.play.execute(match_id, token_of(opened), "c-resign", resign)
+    service.player_commands.execute(match_id, token_of(opened), "c-resign", resign)
     replay = service.reads.replay(match_id).data()
     assert replay["live"] is True  # the match goes on to its target
     (game,) = replay["analysis"]["games"]

@@ -22,7 +22,7 @@ def _match(service: GameService, first: str, second: str, loser: int | None) -> 
     if loser is not None:
         token = (token_of(opened), token_of(joined))[loser]
         action = {"do": "resign", "seat": loser}
-        service.play.execute(opened["match_id"], token, f"resign-{loser}-x", action)
+        service.player_commands.execute(opened["match_id"], token, f"resign-{loser}-x", action)
     return opened["match_id"]
 
 

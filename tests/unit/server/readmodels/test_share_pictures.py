@@ -131,7 +131,9 @@ def _running_match() -> tuple[GameService, str, str]:
         assert state is not None
         if state.game is not None and state.game.to_move == 0:
             action = domain.legal_actions(state, 0)[0]
-            service.play.execute(match_id, token_of(opened), f"c-{number}", action.to_json())
+            service.player_commands.execute(
+                match_id, token_of(opened), f"c-{number}", action.to_json()
+            )
         else:
             service.autopilot.tick()
     return service, match_id, token_of(opened)
@@ -167,7 +169,7 @@ def test_a_running_game_s_picture_never_shows_a_face_down_card() -> None:
     # The running game has no GIF; once it is over it has, and its cards are all shown.
     with pytest.raises(GameInPlayError, match="still in play"):
         game_frames(entry, upto, 0)
-    service.play.execute(match_id, token, "c-resign", domain.Resign(0).to_json())
+    service.player_commands.execute(match_id, token, "c-resign", domain.Resign(0).to_json())
     frames = game_frames(entry, entry.version, 0)
     assert None not in frames[1]["view"]["piles"]["H0"]
 

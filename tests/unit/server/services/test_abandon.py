@@ -35,13 +35,13 @@ def _play(service: GameService, match_id: str, tokens: dict[int, str], n: int) -
         assert state is not None and state.game is not None and not state.game.over
         seat = state.game.to_move
         action = domain.legal_actions(state, seat)[0]
-        service.play.execute(match_id, tokens[seat], f"p{i}", action.to_json())
+        service.player_commands.execute(match_id, tokens[seat], f"p{i}", action.to_json())
 
 
 def test_abandon_in_game_two_ends_the_match_with_two_games() -> None:
     service, match_id, tokens = _table()
     _play(service, match_id, tokens, 5)
-    service.play.execute(match_id, tokens[1], "r1", {"do": "resign", "seat": 1})
+    service.player_commands.execute(match_id, tokens[1], "r1", {"do": "resign", "seat": 1})
     for seat in (0, 1):
         service.endings.next_game(match_id, tokens[seat])
     entry = service.repo.find(match_id)
@@ -82,7 +82,7 @@ def test_abandon_in_game_two_ends_the_match_with_two_games() -> None:
 def test_abandon_between_games_deals_nothing() -> None:
     service, match_id, tokens = _table()
     _play(service, match_id, tokens, 3)
-    service.play.execute(match_id, tokens[0], "r0", {"do": "resign", "seat": 0})
+    service.player_commands.execute(match_id, tokens[0], "r0", {"do": "resign", "seat": 0})
     totals = service.repo.find(match_id).state.totals  # type: ignore[union-attr]
     service.endings.abandon(match_id, tokens[1])  # the winner of game 1 leaves before game 2
     events = _events(service, match_id)
@@ -96,7 +96,7 @@ def test_abandon_between_games_deals_nothing() -> None:
 def test_abandon_as_a_command_is_the_same_action() -> None:
     service, match_id, tokens = _table()
     _play(service, match_id, tokens, 2)
-    service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
+    service.player_commands.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
     won = _events(service, match_id)[-1]
     assert isinstance(won, domain.MatchWon) and won.abandoned_by == 1 and won.winner == 0
 
@@ -114,16 +114,20 @@ def test_abandon_as_a_command_goes_the_abandon_message_s_way() -> None:
     tokens = {0: token_of(opened), 1: token_of(service.seats.join_seat(match_id, "Bob"))}
     _play(service, match_id, tokens, 2)
     publisher.tables.clear()
-    done = service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
+    done = service.player_commands.execute(
+        match_id, tokens[1], "quit", {"do": "abandon", "seat": 1}
+    )
     entry = service.repo.find(match_id)
     assert done == {"ok": True, "version": entry.version}
     assert entry.commands["c1:quit"] == entry.version  # the command's own id, namespaced
     # As the `abandon` message does, the lobby's view of the table is announced: finished.
     assert [table["status"] for _mid, table in publisher.tables] == ["finished"]
-    again = service.play.execute(match_id, tokens[1], "quit", {"do": "abandon", "seat": 1})
+    again = service.player_commands.execute(
+        match_id, tokens[1], "quit", {"do": "abandon", "seat": 1}
+    )
     assert again == {"ok": True, "version": entry.version, "duplicate": True}
     with pytest.raises(NotPlayingError):  # another command id: the match is over
-        service.play.execute(match_id, tokens[0], "late", {"do": "abandon", "seat": 0})
+        service.player_commands.execute(match_id, tokens[0], "late", {"do": "abandon", "seat": 0})
 
 
 def test_abandon_as_a_command_at_a_rotation_table_is_the_message_s_answer() -> None:
@@ -139,5 +143,7 @@ def test_abandon_as_a_command_at_a_rotation_table_is_the_message_s_answer() -> N
     with pytest.raises(CommandConflictError, match="You are seated") as by_message:
         service.endings.abandon(match_id, token_of(opened))
     with pytest.raises(CommandConflictError, match="You are seated") as by_command:
-        service.play.execute(match_id, token_of(opened), "q", {"do": "abandon", "seat": 0})
+        service.player_commands.execute(
+            match_id, token_of(opened), "q", {"do": "abandon", "seat": 0}
+        )
     assert by_command.value.message == by_message.value.message

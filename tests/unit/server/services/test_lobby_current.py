@@ -59,6 +59,6 @@ def test_a_live_row_tells_the_game_in_play(tmp_path: Path) -> None:
     assert _row(service, match_id)["totals"] == [0, 0]  # the match points, kept for readers
     eve = service.tables.open_table(name="Eve", bot="steady", match="wins:1")
     resign = {"do": "resign", "seat": 0}
-    service.play.execute(eve["match_id"], token_of(eve), "c-resign", resign)
+    service.player_commands.execute(eve["match_id"], token_of(eve), "c-resign", resign)
     assert _row(service, eve["match_id"])["status"] == "finished"
     assert _row(service, eve["match_id"])["game"] is None

@@ -34,7 +34,7 @@ def _finished_match(service: GameService) -> str:
     """A match against a bot, won by the bot at once (one game to win)."""
     opened = service.tables.open_table(name="Ann", bot="random", match="wins:1")
     resign = domain.Resign(seat=0).to_json()
-    service.play.execute(opened["match_id"], token_of(opened), "c-resign-01", resign)
+    service.player_commands.execute(opened["match_id"], token_of(opened), "c-resign-01", resign)
     assert service.repo.find(opened["match_id"]).status == "finished"
     return opened["match_id"]
 
@@ -163,7 +163,7 @@ def test_an_idle_table_leaves_memory_and_comes_back_on_demand(tmp_path: Path) ->
     assert state is not None and state.game is not None
     if state.game.to_move == 0:
         action = domain.legal_actions(state, 0)[0].to_json()
-        assert service.play.execute(match_id, token, "c-back-0001", action)["ok"]
+        assert service.player_commands.execute(match_id, token, "c-back-0001", action)["ok"]
 
 
 def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
@@ -176,7 +176,7 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
     _finished_match(service)  # finished
     between = service.tables.open_table(name="Oz", bot="random")  # a game over, match not
     resign = domain.Resign(seat=0).to_json()
-    service.play.execute(between["match_id"], token_of(between), "c-resign-02", resign)
+    service.player_commands.execute(between["match_id"], token_of(between), "c-resign-02", resign)
     between_state = service.repo.find(between["match_id"]).state
     assert between_state is not None and between_state.game is not None
     assert between_state.game.over
@@ -217,7 +217,7 @@ def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) ->
     after = {r["table"]["match_id"]: r for r in saved_rows()}
     assert after[waiting]["table"]["people"][1]["name"] == "Eve"
     resign = domain.Resign(seat=0).to_json()  # match events only: the same Table object
-    service.play.execute(cy["match_id"], token_of(cy), "c-resign-01", resign)
+    service.player_commands.execute(cy["match_id"], token_of(cy), "c-resign-01", resign)
     over = {r["table"]["match_id"]: r for r in saved_rows()}[cy["match_id"]]
     assert over["finished"] and over["version"] > before[cy["match_id"]]["version"]
     store.close()

@@ -107,7 +107,7 @@ def test_a_practice_game_counts_in_no_statistics(tmp_path: Path) -> None:
     ).json
     service = app.extensions["crapette"]
     resign = {"do": "resign", "seat": 0}
-    service.play.execute(ticket["match_id"], ticket["seat_token"], "c-resign-01", resign)
+    service.player_commands.execute(ticket["match_id"], ticket["seat_token"], "c-resign-01", resign)
     assert client.get(f"/api/tables/{ticket['match_id']}").json["status"] == "finished"
     # A finished game with a winner, which any other table would count:
     assert service.repo.find(ticket["match_id"]).state.wins == (0, 1)

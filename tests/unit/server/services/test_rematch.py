@@ -20,7 +20,9 @@ def _finished(clock: Clock, bot: str | None = None) -> tuple[GameService, str, s
     opened = service.tables.open_table(name="Ann", options={"match": "wins:1"}, bot=bot)
     match_id = opened["match_id"]
     bob = None if bot else service.seats.join_seat(match_id, "Bob")["seat_token"]
-    service.play.execute(match_id, token_of(opened), "c-resign-0", {"do": "resign", "seat": 0})
+    service.player_commands.execute(
+        match_id, token_of(opened), "c-resign-0", {"do": "resign", "seat": 0}
+    )
     assert service.repo.find(match_id).status == "finished"
     return service, match_id, token_of(opened), bob
 

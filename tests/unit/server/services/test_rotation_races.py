@@ -34,7 +34,7 @@ def _two_processes() -> tuple[GameService, GameService, str, dict[str, str]]:
     tokens = {"Ann": token_of(opened), "Bob": bob, "Cid": cid}
     second = GameService(store, grace_s=60, clock=Clock())
     assert second.seats.seat_for(match_id, tokens["Ann"]) == 0  # loaded before the change
-    first.play.execute(match_id, tokens["Bob"], "c-resign", {"do": "resign", "seat": 1})
+    first.player_commands.execute(match_id, tokens["Bob"], "c-resign", {"do": "resign", "seat": 1})
     assert first.seats.seat_for(match_id, tokens["Cid"]) == 0
     return first, second, match_id, tokens
 
@@ -46,7 +46,9 @@ def test_a_waiting_persons_command_through_a_stale_process_does_not_play_her_old
     state = first.repo.find(match_id).state
     assert state is not None and state.game is not None and state.game.game_index == 1
     with pytest.raises(ForbiddenError, match="waiting for a seat"):
-        second.play.execute(match_id, tokens["Ann"], "c-late", {"do": "resign", "seat": 0})
+        second.player_commands.execute(
+            match_id, tokens["Ann"], "c-late", {"do": "resign", "seat": 0}
+        )
     state = first.repo.find(match_id).state
     assert state is not None and state.game is not None and not state.game.over
 

@@ -45,7 +45,9 @@ def _table(
 def _resign(service: GameService, match_id: str, token: str, n: int) -> None:
     seat = service.seats.seat_for(match_id, token)
     assert seat is not None
-    service.play.execute(match_id, token, f"c-resign-{n}", {"do": "resign", "seat": seat})
+    service.player_commands.execute(
+        match_id, token, f"c-resign-{n}", {"do": "resign", "seat": seat}
+    )
 
 
 def _rotation(service: GameService, match_id: str) -> dict[str, Any]:
@@ -62,7 +64,9 @@ def test_a_third_person_waits_and_takes_the_winners_seat() -> None:
     assert [p["name"] for p in rotation["people"]] == ["Ann", "Bob", "Cid"]
     assert rotation["people"][2]["waiting"] == 0 and rotation["people"][2]["seat"] is None
     with pytest.raises(ForbiddenError, match="waiting for a seat"):
-        service.play.execute(match_id, tokens["Cid"], "c-x-1", {"do": "resign", "seat": 0})
+        service.player_commands.execute(
+            match_id, tokens["Cid"], "c-x-1", {"do": "resign", "seat": 0}
+        )
 
     _resign(service, match_id, tokens["Bob"], 1)  # Ann wins game 0 and gives seat 0 to Cid
     rotation = _rotation(service, match_id)
@@ -89,8 +93,10 @@ def test_loser_out_and_a_stalemate() -> None:
     service, match_id, tokens = _table("loser_out")
     seat = service.seats.seat_for(match_id, tokens["Ann"])
     assert seat is not None
-    service.play.execute(match_id, tokens["Ann"], "c-draw-1", {"do": "offer-draw", "seat": seat})
-    service.play.execute(
+    service.player_commands.execute(
+        match_id, tokens["Ann"], "c-draw-1", {"do": "offer-draw", "seat": seat}
+    )
+    service.player_commands.execute(
         match_id, tokens["Bob"], "c-draw-2", {"do": "accept-draw", "seat": 1 - seat}
     )
     assert _rotation(service, match_id)["seated"] == ["Ann", "Bob"]  # nobody moves
@@ -179,7 +185,7 @@ def test_a_bot_rotates_out_and_back_in_and_plays_when_seated() -> None:
             break
         if state.game.to_move == 1:  # Bob plays whatever he may
             action = domain.legal_actions(state, 1)[0]
-            service.play.execute(match_id, bob, f"c-bob-{n}", action.to_json())
+            service.player_commands.execute(match_id, bob, f"c-bob-{n}", action.to_json())
         service.autopilot.tick()
         clock.ms += 1000
     bot_events = [e for e in entry.events[before:] if getattr(e, "seat", None) == 0]

@@ -52,7 +52,7 @@ def test_a_client_cannot_reuse_the_servers_or_the_opponents_command_ids() -> Non
     seat, token, action = _mover(service, match_id, tokens)
     version = service.repo.find(match_id).version
     # "start-game-1" is the id the server gave its own first StartGame command.
-    result = service.play.execute(match_id, token, "start-game-1", action)
+    result = service.player_commands.execute(match_id, token, "start-game-1", action)
     assert "duplicate" not in result and result["version"] > version
     store_version = service.repo.store.stream_version(f"match-{match_id}")
     assert service.repo.find(match_id).version == store_version
@@ -60,10 +60,10 @@ def test_a_client_cannot_reuse_the_servers_or_the_opponents_command_ids() -> Non
     # The opponent's id is no excuse to skip a command either.
     seat2, token2, action2 = _mover(service, match_id, tokens)
     if seat2 != seat:
-        result = service.play.execute(match_id, token2, "start-game-1", action2)
+        result = service.player_commands.execute(match_id, token2, "start-game-1", action2)
         assert "duplicate" not in result
     # A retry by the same seat is still applied once.
-    again = service.play.execute(match_id, token2, "start-game-1", action2)
+    again = service.player_commands.execute(match_id, token2, "start-game-1", action2)
     assert again.get("duplicate") is True
 
 
@@ -114,7 +114,7 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     entry = service.repo.find(match_id)
     service.clients.connect(match_id, seat)  # Ann is at the table: the bot plays only then
     entry.bots[1 - seat] = make_bot("steady", miss_call_rate=0.0, seed=3)  # never misses
-    service.play.execute(match_id, token_of(opened), "fault-0001", faults[0].to_json())
+    service.player_commands.execute(match_id, token_of(opened), "fault-0001", faults[0].to_json())
     faulted_at = entry.last_event_ms
     version = entry.version
 
@@ -173,7 +173,7 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
             played += 1
         else:
             action = domain.legal_actions(state, seat)[0].to_json()
-            service.play.execute(match_id, token_of(opened), f"ann-{before:06d}", action)
+            service.player_commands.execute(match_id, token_of(opened), f"ann-{before:06d}", action)
     assert played == 3
     if failure == "make":  # tried once, said once; the stand-in keeps the seat
         assert caplog.text.count("bot steady cannot be made") == 1
@@ -241,7 +241,7 @@ def test_the_clock_skips_a_quiet_game_until_a_bot_takes_a_seat() -> None:
         legal = [a for a in legal if a["do"] not in ("resign", "offer-draw", "call")]
         # Ending the turn when she can (a discard), else any move: the bot's turn comes.
         action = next((a for a in legal if a["do"] == "discard"), legal[0])
-        service.play.execute(match_id, ann, f"a{entry.version}", action)
+        service.player_commands.execute(match_id, ann, f"a{entry.version}", action)
     assert entry.state is not None and entry.state.game is not None
     assert entry.state.game.to_move == 1
     before = entry.version

@@ -67,7 +67,7 @@ def test_every_part_tells_the_publisher_it_was_built_with() -> None:
     token = token_of(opened) if seat == opened["seat"] else token_of(joined)
     action = domain.legal_actions(state, seat)[0]
     before = len(publisher.applied_items)
-    done = service.play.execute(match_id, token, "wiring-0001", action.to_json())
+    done = service.player_commands.execute(match_id, token, "wiring-0001", action.to_json())
     published = [a for _, items in publisher.applied_items[before:] for a in items]
     assert published[-1].version == done["version"] == entry.version
     assert published[-1].state is entry.state

@@ -126,7 +126,7 @@ def test_a_table_the_desk_opened_elsewhere_or_before_is_its_own(
     match = second.repo.find(table_id)
     seat = match.table.seat_of(tokens["Bob"])
     assert seat is not None
-    second.play.execute(table_id, tokens["Bob"], "r-1", {"do": "resign", "seat": seat})
+    second.player_commands.execute(table_id, tokens["Bob"], "r-1", {"do": "resign", "seat": seat})
     _tick(second)
     view = _view(second, tid)
     assert view["status"] == "finished" and view["rounds"][0]["tables"][0]["result"] is not None

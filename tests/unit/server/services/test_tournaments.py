@@ -44,7 +44,9 @@ def _tick(service: GameService) -> None:
 def _resign(service: GameService, match_id: str, token: str) -> None:
     entry = service.repo.find(match_id)
     seat = entry.authorised_seat(token)
-    service.play.execute(match_id, token, f"resign-{seat}-x", {"do": "resign", "seat": seat})
+    service.player_commands.execute(
+        match_id, token, f"resign-{seat}-x", {"do": "resign", "seat": seat}
+    )
 
 
 def _view(service: GameService, tid: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from server.services.autopilot import Autopilot
 from server.wire.payloads import CommandDone, JsonObject
 
 
-class Play:
+class PlayerCommands:
     def __init__(
         self,
         repo: MatchRepository,
