@@ -19,7 +19,7 @@ from eventstore.sqlite import SQLiteStore
 from server.adapters.checkpoint import start_checkpointer
 from server.adapters.feed import AppendFeed
 from server.adapters.workers import TIMEOUT_S as READ_TIMEOUT_S
-from server.adapters.workers import ReadWorkers, set_requester
+from server.adapters.workers import FairShares, ReadWorkers, set_requester
 from server.config import ServerConfig
 from server.entrypoints import fairuse, health, security, sockets
 from server.entrypoints import pages as http
@@ -83,6 +83,9 @@ def create_app(
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
     publisher = sockets.SocketPublisher(socketio, shared=cluster is not None)
+    # One budget of heavy jobs per address and kind for the three pools: this process's, or with
+    # Redis the whole cluster's (server/adapters/cluster.py `RedisShares`).
+    shares = FairShares() if cluster is None else cluster.shares()
     service = GameService(
         store,
         publisher=publisher,
@@ -95,9 +98,9 @@ def create_app(
         idle_after_s=config.idle_after_s,
         presence=None if cluster is None else cluster.presence(config.grace_s),
         leases=None if cluster is None else cluster.leases(),
-        read_workers=_read_workers(config, store_given),
-        analysis_workers=_analysis_workers(config, store_given),
-        heavy_workers=_heavy_workers(config, store_given),
+        read_workers=_read_workers(config, store_given, shares),
+        analysis_workers=_analysis_workers(config, store_given, shares),
+        heavy_workers=_heavy_workers(config, store_given, shares),
         analysis_dir=config.analysis_dir,
         analyser=config.analyser,
         try_judge=config.try_judge,
@@ -159,7 +162,13 @@ def _register_requester(app: Flask) -> None:
 
 
 def _pool(
-    config: ServerConfig, store_given: bool, size: int, max_waiting: int, timeout_s: float
+    config: ServerConfig,
+    store_given: bool,
+    size: int,
+    max_waiting: int,
+    timeout_s: float,
+    shares: FairShares,
+    idle_class: bool = False,
 ) -> ReadWorkers | None:
     """A pool of worker processes (server/adapters/workers.py): they open the store by its URL,
     so only when this app opened it from `config.store_url` itself and it is not in memory.
@@ -172,29 +181,43 @@ def _pool(
         max_waiting=max_waiting,
         timeout_s=timeout_s,
         max_rss_mb=config.worker_memory_mb,
+        shares=shares,
+        idle_class=idle_class,
     )
     atexit.register(workers.close)
     return workers
 
 
-def _read_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+def _read_workers(
+    config: ServerConfig, store_given: bool, shares: FairShares
+) -> ReadWorkers | None:
     """The heavy reads' pool: replays, records, a seat's options, pictures."""
-    return _pool(config, store_given, config.read_workers, config.read_queue, READ_TIMEOUT_S)
+    return _pool(
+        config, store_given, config.read_workers, config.read_queue, READ_TIMEOUT_S, shares
+    )
 
 
-def _heavy_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+def _heavy_workers(
+    config: ServerConfig, store_given: bool, shares: FairShares
+) -> ReadWorkers | None:
     """The pool of the builds that take seconds (GIF, one-file HTML, uploaded records), apart
     from the read pool so that a replay never waits behind one (server/services/reads.py,
     server/services/imports.py). A check of 20,000 actions may take a while on a busy machine:
     a longer stall bound than the reads'."""
-    return _pool(config, store_given, config.heavy_workers, config.read_queue, HEAVY_TIMEOUT_S)
+    return _pool(
+        config, store_given, config.heavy_workers, config.read_queue, HEAVY_TIMEOUT_S, shares
+    )
 
 
-def _analysis_workers(config: ServerConfig, store_given: bool) -> ReadWorkers | None:
+def _analysis_workers(
+    config: ServerConfig, store_given: bool, shares: FairShares
+) -> ReadWorkers | None:
     """The analysis pool (server/services/analyses.py); a few analyses wait for a worker (more:
     `503 busy`). A label's check (issue 37: 2 x 16 playouts) sends no progress while it runs:
-    on a busy machine it may outlast the reads' stall bound, hence the heavy builds' bound."""
-    return _pool(config, store_given, config.analysis_workers, 8, HEAVY_TIMEOUT_S)
+    on a busy machine it may outlast the reads' stall bound, hence the heavy builds' bound. Its
+    workers run in the SCHED_IDLE class: an analysis is seconds of CPU on end, and a table's
+    move must not wait for its time slice (server/adapters/workers.py `SCHED_ENV`)."""
+    return _pool(config, store_given, config.analysis_workers, 8, HEAVY_TIMEOUT_S, shares, True)
 
 
 def _cluster(config: ServerConfig) -> Cluster | None:

@@ -3,8 +3,9 @@
 What the processes share, and how (docs/deploy.md explains the whole picture):
 - the event store (PostgreSQL): the only arbiter of who wrote what (command ids and expected
   versions); every process learns of every append from it (`server.adapters.feed`);
-- Redis, through this module: the node's connection, presence (`SharedPresence`) and the
-  leases that pick the one process driving each match's clock and bots (`RedisLeases`); and
+- Redis, through this module: the node's connection, presence (`SharedPresence`), the
+  leases that pick the one process driving each match's clock and bots (`RedisLeases`), the
+  heavy jobs' fair shares, one per address and kind across every process (`RedisShares`); and
   Flask-SocketIO's message queue, which carries every room emit to every process.
 
 One process alone (the default) uses none of this: `Presence` and `Leases` in memory."""
@@ -18,12 +19,14 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import redis
 
 from server.adapters.leases import Leases
 from server.adapters.matches import MatchEntry
 from server.adapters.presence import Presence, TableOf
+from server.adapters.workers import FairShares
 from server.wire.payloads import PresenceJson
 
 log = logging.getLogger(__name__)
@@ -37,6 +40,9 @@ PRESENCE_TTL_S = 5.0
 LEASE_TTL_S = 3.0
 # Presence and away keys outlive any grace period, then clean themselves up.
 _KEY_TTL_MS = 7 * 24 * 3600 * 1000
+# A fair share held in Redis lapses after SHARE_TTL_S unless its process renews it (every third
+# of that while the job runs): a process that dies mid-job frees its address's share by then.
+SHARE_TTL_S = 30.0
 
 
 def new_node_id() -> str:
@@ -59,6 +65,9 @@ class Cluster:
 
     def leases(self) -> RedisLeases:
         return RedisLeases(self)
+
+    def shares(self) -> RedisShares:
+        return RedisShares(self)
 
     def ping(self) -> None:
         """Raises when Redis cannot be reached (the health check's `queue` part)."""
@@ -266,3 +275,88 @@ class RedisLeases(Leases):
             if waited:
                 self._busy.release()
         log.info("node %s released %s", self.node, ", ".join(sorted(held)))
+
+
+# Keep the share's lapse away while it is still this holder's.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+
+class RedisShares(FairShares):
+    """The heavy jobs' fair shares (server/adapters/workers.py `FairShares`) of every process:
+    a Redis key per share held, `crapette:share:<kind>:<address>` = a token of its holder, set
+    only if absent (one atomic step) and expiring after SHARE_TTL_S unless renewed. So an
+    address has one job of a kind in the whole cluster, whichever process its requests reach.
+    This process's own shares are checked in memory first (no round trip to refuse those).
+    Redis unreachable: the share is this process's alone meanwhile (logged), never a refusal."""
+
+    def __init__(self, cluster: Cluster, *, ttl_s: float = SHARE_TTL_S, **options: Any) -> None:
+        super().__init__(**options)
+        self.redis = cluster.redis
+        self.node = cluster.node_id
+        self.ttl_s = ttl_s
+        self.ttl_ms = int(ttl_s * 1000)
+        self._tokens: dict[tuple[str, str], str] = {}
+        self._give_back_script = self.redis.register_script(_RELEASE)
+        self._renew_script = self.redis.register_script(_RENEW)
+        self._renewing = False
+
+    @staticmethod
+    def key(share: tuple[str, str]) -> str:
+        owner, kind = share
+        return f"{PREFIX}share:{kind}:{owner}"
+
+    def _claim(self, key: tuple[str, str]) -> bool:
+        if not super()._claim(key):  # held by this very process
+            return False
+        token = f"{self.node}:{secrets.token_hex(4)}"
+        try:
+            taken = self.redis.set(self.key(key), token, nx=True, px=self.ttl_ms)
+        except redis.RedisError as exc:
+            log.warning("fair share of %s kept by this process alone (Redis: %s)", key[1], exc)
+            return True
+        if not taken:  # another process's job
+            super()._give_back(key)
+            return False
+        with self._lock:
+            self._tokens[key] = token
+            start = not self._renewing
+            self._renewing = True
+        if start:
+            threading.Thread(target=self._renew_loop, name="shares", daemon=True).start()
+        return True
+
+    def _give_back(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            token = self._tokens.pop(key, None)
+        try:
+            if token is not None:
+                self._give_back_script(keys=[self.key(key)], args=[token])
+        except redis.RedisError as exc:  # it lapses by itself
+            log.warning("fair share of %s not given back (Redis: %s)", key[1], exc)
+        finally:
+            super()._give_back(key)
+
+    def renew(self) -> None:
+        """Keep this process's shares from lapsing while their jobs run."""
+        with self._lock:
+            held = list(self._tokens.items())
+        if not held:
+            return
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key, token in held:
+                self._renew_script(keys=[self.key(key)], args=[token, self.ttl_ms], client=pipe)
+            pipe.execute()
+
+    def _renew_loop(self) -> None:
+        # A (green)thread of its own, started with the first share held: no other beat to join.
+        while True:
+            time.sleep(self.ttl_s / 3)
+            try:
+                self.renew()
+            except redis.RedisError:
+                log.warning("fair shares not renewed (Redis away)", exc_info=True)

@@ -68,6 +68,13 @@ TIMEOUT_S = 60.0
 
 # How much lower a worker's CPU priority is than the server's (os.nice).
 NICENESS = 10
+# A pool whose jobs run for seconds on end (the analyses) may ask for Linux's SCHED_IDLE class
+# besides: a niced worker still keeps its core for its time slice when the server wakes up
+# (EEVDF lets the running task reach its slice's end, ~3 ms), so the table's move waits behind
+# it; a SCHED_IDLE task is preempted at once by any other, and the core it runs on counts as
+# free when the kernel places the waking server (docs/benchmarks.md § crapette bench abuse).
+# The pool tells its worker through this variable of the environment.
+SCHED_ENV = "CRAPETTE_WORKER_SCHED"
 
 # A worker's resident size (RSS) bound: one over it is replaced (a 3,000-event replay takes ~40 MB,
 # its one-file HTML ~80 MB).
@@ -154,6 +161,8 @@ def serve_socket(fd: int, run_job: Build) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server; its end stops us
     # On a busy machine the server's own loop (moves) comes first, a heavy read after it.
     os.nice(NICENESS)
+    if os.environ.get(SCHED_ENV) == "idle":
+        idle_priority()
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     sock = socket.socket(fileno=fd)
     sock.setblocking(True)
@@ -195,6 +204,16 @@ def serve_socket(fd: int, run_job: Build) -> None:
             return
 
 
+def idle_priority() -> bool:
+    """Put this process in the SCHED_IDLE class (Linux); False where it cannot be (another
+    system, or refused): it stays niced then."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
 # -- the pool, in the server process -----------------------------------------------------------
 
 # The address of the request this (green)thread serves (`set_requester`): each request runs in
@@ -216,7 +235,11 @@ def requester() -> str | None:
 class FairShares:
     """At most one job per (address, kind) at a time: one more is refused with a 429
     (`FairShareError`), after a pause of `pause_s` unless `max_paused` refusals wait already (a
-    client looping on refusals then costs an idle greenthread per second, not a busy loop)."""
+    client looping on refusals then costs an idle greenthread per second, not a busy loop).
+
+    These shares are this process's: several processes of one server (a cluster) count each
+    its own, unless they share them in Redis (server/adapters/cluster.py `RedisShares`, which
+    overrides `_claim` and `_give_back`)."""
 
     def __init__(self, pause_s: float = 1.0, max_paused: int = 64, retry_after_s: int = 2) -> None:
         self.pause_s = pause_s
@@ -233,10 +256,9 @@ class FairShares:
         if owner is None:
             return _nothing
         key = (owner, SHARE_KIND.get(kind, kind))
+        if self._claim(key):
+            return lambda: self._give_back(key)
         with self._lock:
-            if key not in self._held:
-                self._held.add(key)
-                return lambda: self._give_back(key)
             self.refused += 1
             pause = self.pause_s if self._paused < self.max_paused else 0.0
             self._paused += 1
@@ -260,6 +282,14 @@ class FairShares:
         finally:
             give_back()
 
+    def _claim(self, key: tuple[str, str]) -> bool:
+        """Take the share `key` (owner, kind) if nobody holds it; False if held already."""
+        with self._lock:
+            if key in self._held:
+                return False
+            self._held.add(key)
+            return True
+
     def _give_back(self, key: tuple[str, str]) -> None:
         with self._lock:
             self._held.discard(key)
@@ -282,12 +312,19 @@ def rss_bytes(pid: int) -> int:
 
 
 class _Worker:
-    def __init__(self, argv: list[str], timeout_s: float, max_rss: int | None = None) -> None:
+    def __init__(
+        self, argv: list[str], timeout_s: float, max_rss: int | None = None, sched: str = ""
+    ) -> None:
         parent_end, child_end = socket.socketpair()
+        env = {**os.environ, SCHED_ENV: sched} if sched else None
         try:
             fd = child_end.fileno()
             self.proc = subprocess.Popen(
-                [*argv, str(fd)], pass_fds=(fd,), stdin=subprocess.DEVNULL, close_fds=True
+                [*argv, str(fd)],
+                pass_fds=(fd,),
+                stdin=subprocess.DEVNULL,
+                close_fds=True,
+                env=env,
             )
         finally:
             child_end.close()
@@ -371,7 +408,10 @@ class ReadWorkers:
         argv: list[str] | None = None,
         max_rss_mb: int | None = MAX_RSS_MB,
         shares: FairShares | None = None,
+        idle_class: bool = False,
     ) -> None:
+        """`idle_class`: the workers run in the SCHED_IDLE class besides their nice (`SCHED_ENV`):
+        for a pool of long jobs nobody waits on with a table's urgency (the analyses)."""
         if size < 1:
             raise ValueError("a pool of read workers has at least one")
         self.store_url = store_url
@@ -383,7 +423,9 @@ class ReadWorkers:
         self.argv = argv or [sys.executable, "-m", "server.readmodels.builds"]
         self._idle: list[_Worker] = []
         self._all: list[_Worker] = []
+        self.sched = "idle" if idle_class else ""
         self._free = size
+        self._starting = 0  # workers being started ahead (`_start_ahead`)
         self._waiting = 0
         self._closed = False
         self._cond = threading.Condition()
@@ -448,7 +490,10 @@ class ReadWorkers:
                 retry_after_s=1,
             )
         finally:
+            answered = worker is not None  # (a failed one is None: no spare started for it)
             self._release(worker)
+            if answered:
+                self._start_ahead()
 
     def _acquire(self) -> _Worker | None:
         deadline = time.monotonic() + self.timeout_s
@@ -476,10 +521,39 @@ class ReadWorkers:
             return self._idle.pop() if self._idle else None
 
     def _start(self) -> _Worker:
-        worker = _Worker(self.argv, self.timeout_s, self.max_rss)
+        worker = _Worker(self.argv, self.timeout_s, self.max_rss, self.sched)
         with self._cond:
             self._all.append(worker)
         return worker
+
+    def _start_ahead(self) -> None:
+        """After a job, while the pool has fewer than `size` processes, start one more, idle: its
+        interpreter's start (~1 s of imports, several on a loaded machine) is then over before
+        two jobs at once need it, instead of being the second one's wait (a small replay
+        waited 2.6 s beside a reader's build, docs/benchmarks.md § crapette bench abuse). After
+        the job, not with it: two interpreters starting at once would slow that job's start.
+        Popen returns at once; the new process loads while it waits for its first request."""
+        with self._cond:
+            if self._closed or len(self._all) + self._starting >= self.size:
+                return
+            self._starting += 1
+        try:
+            worker = _Worker(self.argv, self.timeout_s, self.max_rss, self.sched)
+        except OSError:
+            log.warning("could not start a read worker ahead", exc_info=True)
+            return
+        finally:
+            with self._cond:
+                self._starting -= 1
+        with self._cond:
+            self._all.append(worker)
+            if self._closed:
+                self._all.remove(worker)
+            else:
+                self._idle.append(worker)
+                self._cond.notify()
+                return
+        worker.stop()
 
     def _forget(self, worker: _Worker) -> None:
         worker.stop()

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from eventstore import open_store
-from server.adapters.cluster import Cluster, RedisLeases, SharedPresence
+from server.adapters.cluster import Cluster, RedisLeases, RedisShares, SharedPresence
 from server.app import create_app
 from server.config import ServerConfig
-from server.errors import TooEarlyError
+from server.errors import FairShareError, TooEarlyError
 from server.service import GameService
 from tests.seat_kit import token_of
 from tests.unit.server.clock import Clock
@@ -42,7 +42,7 @@ def test_a_claim_sees_the_player_connected_to_the_other_process_until_it_dies(
     clock.ms = 1_000_000
     store = open_store("memory://")
     on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
-    opened = on_a.tables.open_table(name="Ann", options={"enforcement": "lenient"})
+    opened = on_a.openings.open_table(name="Ann", options={"enforcement": "lenient"})
     match_id, ann = opened["match_id"], token_of(opened)
     on_b.seats.join_seat(match_id, "Bob")
     on_b.clients.connect(match_id, 1)  # Bob's socket is on b
@@ -77,7 +77,7 @@ def test_a_seat_left_on_one_process_is_away_for_both(nodes: tuple[Cluster, Clust
     clock.ms = 2_000_000
     store = open_store("memory://")
     on_a, on_b = _service(store, nodes[0], clock), _service(store, nodes[1], clock)
-    opened = on_a.tables.open_table(name="Ann", bot="steady")
+    opened = on_a.openings.open_table(name="Ann", bot="steady")
     match_id = opened["match_id"]
     try:
         on_a.clients.connect(match_id, 0)
@@ -224,3 +224,52 @@ def test_processes_sharing_redis_share_each_players_rate_limit(
         app.extensions["crapette_cluster"].close()
         for limiter in app.extensions["limiter"]:  # the limiter's own Redis connections
             limiter.storage.storage.close()
+
+
+def _owner() -> str:
+    return f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+
+
+def test_a_heavy_jobs_share_is_one_for_every_process(nodes: tuple[Cluster, Cluster]) -> None:
+    """Issue 38: one queued heavy job per address and kind in the whole cluster. Held by one
+    process, the share is refused by the other (429) and by itself; given back, either takes
+    it; another address or another kind is never refused."""
+    a, b = (RedisShares(node, pause_s=0.0) for node in nodes)
+    owner = _owner()
+    give_back = a.take(owner, "import")
+    for shares in (a, b):
+        with pytest.raises(FairShareError) as refused:
+            shares.take(owner, "verify")  # an import and a check are one kind: "upload"
+        assert refused.value.http_status == 429 and refused.value.to_json()["kind"] == "upload"
+    b.take(_owner(), "verify")()
+    b.take(owner, "gif")()
+    assert nodes[0].redis.get(RedisShares.key((owner, "upload"))) is not None
+    give_back()
+    assert nodes[0].redis.get(RedisShares.key((owner, "upload"))) is None
+    b.take(owner, "verify")()
+    assert b.refused == 1 and a.refused == 1
+
+
+def test_a_share_is_renewed_while_held_and_lapses_once_its_process_is_gone(
+    nodes: tuple[Cluster, Cluster],
+) -> None:
+    """While its job runs, the holder renews its share past the TTL; a share whose process died
+    (nobody renews it) lapses after the TTL; a give-back after a lapse frees nobody else's."""
+    a = RedisShares(nodes[0], pause_s=0.0, ttl_s=0.3)
+    b = RedisShares(nodes[1], pause_s=0.0, ttl_s=30)
+    owner = _owner()
+    held = a.take(owner, "analysis")
+    time.sleep(1.0)  # three TTLs: renewed by a's own beat meanwhile
+    with pytest.raises(FairShareError):
+        b.take(owner, "analysis")
+    held()
+    dead = RedisShares.key((owner, "gif"))
+    nodes[0].redis.set(dead, "gone-node:0000", px=300)  # a process that died mid-job
+    with pytest.raises(FairShareError):
+        b.take(owner, "gif")
+    time.sleep(0.5)
+    late = b.take(owner, "gif")  # lapsed: taken
+    nodes[0].redis.set(dead, "other-node:0000", px=30_000)  # b's lapsed and another took it
+    late()
+    assert nodes[0].redis.get(dead) == "other-node:0000"
+    nodes[0].redis.delete(dead)

@@ -19,7 +19,7 @@ from bench.history import finished_matches, long_live_match
 from eventstore import open_store
 from eventstore.postgres import PostgresStore
 from server.adapters.matches import MatchRepository
-from server.adapters.workers import FairShares, ReadWorkers, set_requester
+from server.adapters.workers import NICENESS, FairShares, ReadWorkers, set_requester
 from server.app import create_app
 from server.config import ServerConfig
 from server.errors import (
@@ -303,3 +303,40 @@ def test_a_worker_over_its_memory_bound_is_replaced_and_its_job_refused(store_ur
         assert len(pool.pids()) == 1
     finally:
         pool.close()
+
+
+def test_after_a_job_the_pool_starts_its_next_worker_ahead(store_url: str) -> None:
+    """Issue 38: a pool of 2 has its second process started once a job is answered (idle, its
+    interpreter loaded before two jobs at once need it); never more than `size`, and a pool of
+    1 none."""
+    pool = ReadWorkers(store_url, size=2)
+    single = ReadWorkers(store_url, size=1)
+    try:
+        built = pool.run(_replay_job(store_url, "m-old000000"))
+        pids = pool.pids()
+        assert len(pids) == 2 and built.pid in pids
+        pool.run(_replay_job(store_url, "m-old000000"))
+        assert sorted(pool.pids()) == sorted(pids)
+        single.run(_replay_job(store_url, "m-old000000"))
+        assert len(single.pids()) == 1
+    finally:
+        pool.close()
+        single.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's SCHED_IDLE")
+def test_an_idle_class_pool_runs_its_workers_in_sched_idle(store_url: str) -> None:
+    """The analysis pool's workers yield their core to any other task at once (SCHED_IDLE); the
+    other pools' are niced only."""
+    idle = ReadWorkers(store_url, size=1, idle_class=True)
+    plain = ReadWorkers(store_url, size=1)
+    try:
+        in_idle = idle.run(_replay_job(store_url, "m-old000000")).pid
+        niced = plain.run(_replay_job(store_url, "m-old000000")).pid
+        assert os.sched_getscheduler(in_idle) == os.SCHED_IDLE
+        assert os.sched_getscheduler(niced) == os.SCHED_OTHER
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, niced) == min(ours + NICENESS, 19)
+    finally:
+        idle.close()
+        plain.close()
