@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +129,7 @@ def store_record(
     *,
     tournament_table: bool = False,
     pause_s: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Imported:
     """Verify `record` and store it as match `match_id`; default: the record's own id, or, when
     that is of this server's own form (`m-` and 10 hex digits: a match exported from a server),
@@ -139,7 +141,8 @@ def store_record(
     importing the record again under that id finishes it.
 
     The match is written in appends of STEP_EVENTS events with a pause between two (`pause_s`:
-    STEP_PAUSE_S, none for a store in memory, which has no other writer to let in)."""
+    STEP_PAUSE_S, none for a store in memory, which has no other writer to let in).
+    `progress(done, total)`: told how many of the record's actions are checked so far."""
     record = load_record(record)
     own_id = record["match_id"]
     given = match_id is not None
@@ -157,7 +160,7 @@ def store_record(
     if reserved_form(match_id) == "tournament" and not tournament_table:
         raise _reserved(match_id, "tournament")
     _check_times(record, int(time.time() * 1000) if now_ms is None else now_ms)
-    verified = verify_record(record)
+    verified = verify_record(record, progress)
     payloads = [domain.event_to_payload(event) for events in verified.batches for event in events]
     pairs: list[tuple[str, dict[str, Any]]] = json.loads(json.dumps(payloads))
     content_hash = identity.events_hash(pairs)

@@ -9,6 +9,7 @@ the engine produced are returned, so that an importer stores exactly what it ver
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,12 +39,21 @@ class Verified:
     batches: list[list[domain.Event]] = field(default_factory=list)
     actions: int = 0
     summary: str = ""
+    # Told (actions checked, actions in the record) every PROGRESS_EVERY actions and at the end.
+    progress: Callable[[int, int], None] | None = None
+    total: int = 0
 
 
-def verify_record(record: object) -> Verified:
-    """Recompute the whole record; raise RecordFormatError / RecordMismatchError / ..."""
+# How often a long check says how far it has come (an upload's progress, docs/protocol.md).
+PROGRESS_EVERY = 200
+
+
+def verify_record(record: object, progress: Callable[[int, int], None] | None = None) -> Verified:
+    """Recompute the whole record; raise RecordFormatError / RecordMismatchError / ...
+    `progress(done, total)`: told how many of the record's actions are checked so far."""
     loaded = load_record(record)
-    verified = Verified(loaded)
+    total = sum(len(game["actions"]) for game in loaded["games"])
+    verified = Verified(loaded, progress=progress, total=total)
     state = _start_match(loaded, verified)
     games = loaded["games"]
     queue = _Queue(loaded, verified)
@@ -53,6 +63,8 @@ def verify_record(record: object) -> Verified:
     queue.all_played()
     _check_match_result(state, loaded)
     verified.summary = _summary(loaded, verified)
+    if progress is not None:
+        progress(total, total)
     return verified
 
 
@@ -198,6 +210,8 @@ def _verify_game(
             raise RecordRefusedError(number, n, action_notation(stated), "the game is over")
         state, result = _verify_action(state, game, n, stated, number_of, verified)
         engine_result = result or engine_result
+        if verified.progress is not None and n % PROGRESS_EVERY == 0:
+            verified.progress(verified.actions, verified.total)
         state = queue.replay(state, game["index"], n)
     last = len(actions) or None
     _check_seat_change(state, game, last)

@@ -4,7 +4,10 @@
   download the record (a live match with public information only);
 - `POST /api/records?match_id=ID` — upload a record (JSON body, text body, or a multipart form
   with a `file` field): it is verified and stored as a match; `201` with its id and replay URL;
-- `POST /api/records/verify` — the same check without storing anything.
+- `POST /api/records/verify` — the same check without storing anything;
+- `GET /api/records/progress/<token>` — how far the upload sent with `?progress=<token>` has
+  come (`queued`, `checking` with the actions checked, `storing`, `done`, `failed`): what the
+  lobby's import dialog shows while a long record is checked.
 
 Both run in a worker process (server/services/imports.py), off the event loop, one at a time per
 address (a second is `429 rate_limited`); a record over the cost caps (server/readmodels/costs.py)
@@ -23,7 +26,14 @@ from typing import TYPE_CHECKING
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from server.entrypoints.bodies import read_body
-from server.errors import ReadRefusedError, TooLargeError, bounded
+from server.errors import (
+    InvalidInputError,
+    NotFoundError,
+    ReadRefusedError,
+    TooLargeError,
+    bounded,
+)
+from server.services.imports import TOKEN
 
 if TYPE_CHECKING:
     from server.service import GameService
@@ -90,6 +100,17 @@ def _uploaded_bytes() -> bytes:
     return raw
 
 
+def _token() -> str | None:
+    """The upload's progress token (`?progress=`), checked: 16-64 letters, digits, _ or -."""
+    token = request.args.get("progress")
+    if token is None:
+        return None
+    if not TOKEN.fullmatch(token):
+        message = "progress is a token of 16 to 64 letters, digits, _ or -."
+        raise InvalidInputError(message, details={"progress": [message]})
+    return token
+
+
 def _refused(exc: ReadRefusedError) -> tuple[Response, int]:
     # A record's values quoted in a message or a mismatch, cut (server/errors.py `bounded`).
     return jsonify(bounded(exc.to_json())), exc.http_status
@@ -102,7 +123,7 @@ def upload() -> tuple[Response, int]:
     match_id = request.args.get("match_id") or request.form.get("match_id") or None
     service: GameService = current_app.extensions["crapette"]
     try:
-        body = service.imports.upload(_uploaded_bytes(), match_id)
+        body = service.imports.upload(_uploaded_bytes(), match_id, _token())
     except ReadRefusedError as exc:
         return _refused(exc)
     return jsonify(body), 201
@@ -112,7 +133,18 @@ def upload() -> tuple[Response, int]:
 def verify() -> tuple[Response, int]:
     service: GameService = current_app.extensions["crapette"]
     try:
-        body = service.imports.verify(_uploaded_bytes())
+        body = service.imports.verify(_uploaded_bytes(), _token())
     except ReadRefusedError as exc:
         return _refused(exc)
     return jsonify(body), 200
+
+
+@records_bp.get("/api/records/progress/<token>")
+def progress(token: str) -> Response:
+    service: GameService = current_app.extensions["crapette"]
+    told = service.imports.progress(token) if TOKEN.fullmatch(token) else None
+    if told is None:
+        raise NotFoundError("No upload under way, nor just over, has this progress token.")
+    response = jsonify(told)
+    response.headers["Cache-Control"] = "no-store"
+    return response

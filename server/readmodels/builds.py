@@ -121,10 +121,12 @@ def _uploaded(job: Job) -> dict[str, Any]:
     return record
 
 
-def _import(store: EventStore, job: Job) -> tuple[bytes, bool]:
+def _import(store: EventStore, job: Job, progress: Progress) -> tuple[bytes, bool]:
     from records.importer import store_record
+    from server.readmodels.analysis_build import throttled
 
-    stored = store_record(store, _uploaded(job), match_id=job.get("match_id"))
+    record = _uploaded(job)
+    stored = store_record(store, record, match_id=job.get("match_id"), progress=throttled(progress))
     body = {
         "match_id": stored.match_id,
         # The record's own id when it was stored under another (one of a server's own form).
@@ -135,10 +137,11 @@ def _import(store: EventStore, job: Job) -> tuple[bytes, bool]:
     return json.dumps(body).encode(), False
 
 
-def _verify(store: EventStore, job: Job) -> tuple[bytes, bool]:
+def _verify(store: EventStore, job: Job, progress: Progress) -> tuple[bytes, bool]:
     from records.verify import verify_record
+    from server.readmodels.analysis_build import throttled
 
-    result = verify_record(_uploaded(job))
+    result = verify_record(_uploaded(job), throttled(progress))
     body = {"ok": True, "summary": result.summary, "actions": result.actions}
     return json.dumps(body).encode(), False
 
@@ -168,13 +171,14 @@ _BUILDS: dict[str, Callable[[EventStore, Job], tuple[bytes, bool]]] = {
     "gif": _shared("gif"),
     "png": _shared("png"),
     "try": _try,
+}
+# Builds that say how far they have come (docs/protocol.md § analysis, § Records: an upload's
+# progress, in actions checked).
+_LONG_BUILDS: dict[str, Callable[[EventStore, Job, Progress], tuple[bytes, bool]]] = {
+    "analysis": _analysis,
     # Uploads (server/services/imports.py).
     "import": _import,
     "verify": _verify,
-}
-# Builds that say how far they have come (docs/protocol.md § analysis).
-_LONG_BUILDS: dict[str, Callable[[EventStore, Job, Progress], tuple[bytes, bool]]] = {
-    "analysis": _analysis,
 }
 
 

@@ -79,15 +79,21 @@ def test_an_upload_leaves_every_other_client_answered(
     table = server.open_table()
     watcher = Client(server).connect()
     out: dict[str, Any] = {}
+    token = "heavy-work-upload-0001"
     uploading = threading.Thread(
-        target=_upload, args=(server, "/api/records", record_bytes(record), out)
+        target=_upload,
+        args=(server, f"/api/records?progress={token}", record_bytes(record), out),
     )
+    told: list[dict[str, Any]] = []  # the upload's progress, as the import dialog polls it
     try:
         uploading.start()
         answered_meanwhile = 0
         while uploading.is_alive():
             assert requests.get(server.url + "/api/tables", timeout=UPLOAD_S).ok
             assert watcher.join(table["match_id"])["ok"]
+            progress = requests.get(f"{server.url}/api/records/progress/{token}", timeout=UPLOAD_S)
+            if progress.status_code == 200:
+                told.append(progress.json())
             if uploading.is_alive():  # both answered before the upload was
                 answered_meanwhile += 1
         uploading.join()
@@ -98,14 +104,25 @@ def test_an_upload_leaves_every_other_client_answered(
     stored = answer.json()
     assert stored["match_id"] == "club-abuse" and "imported club-abuse" in stored["summary"]
     assert answered_meanwhile >= 3, answered_meanwhile
+    # The worker said how far its check had come, and the server passed it on while it ran.
+    actions = sum(len(game["actions"]) for game in record["games"])
+    checking = [t["actions"]["done"] for t in told if t["stage"] == "checking"]
+    assert any(0 < done < actions for done in checking), told
+    assert {t["stage"] for t in told} <= {"queued", "checking", "storing", "done"}, told
+    after = requests.get(f"{server.url}/api/records/progress/{token}", timeout=UPLOAD_S).json()
+    assert after == {"stage": "done", "actions": {"done": actions, "total": actions}}
+    unknown = requests.get(f"{server.url}/api/records/progress/{'x' * 20}", timeout=UPLOAD_S)
+    assert unknown.status_code == 404 and unknown.json()["code"] == "not_found"
+    bad = requests.post(f"{server.url}/api/records/verify?progress=short", data=b"{}")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
     # Stored by the worker, read by the server like any other match.
     replay = server.get(stored["replay_url"].replace("/replay/", "/api/matches/") + "/replay")
     assert replay.status_code == 200, replay.text
     assert replay.json()["live"] is False
-    # The heavy pool is a process of its own beside the read pool's.
+    # The heavy pool is a process of its own beside the read pool's two (one started ahead).
     assert server.proc is not None
     workers = _children(server.proc.pid)
-    assert len(workers) == 2, (workers, server.log()[-2000:])
+    assert len(workers) == 3, (workers, server.log()[-2000:])
 
 
 def test_one_heavy_job_of_a_kind_per_address(server: ServerProcess, record: dict[str, Any]) -> None:
@@ -183,20 +200,20 @@ def test_a_worker_over_its_memory_bound_is_replaced(tmp_path: Path) -> None:
     try:
         assert server.proc is not None
         assert server.get("/api/matches/m-old000000/replay").status_code == 200
-        (reader,) = _children(server.proc.pid)
+        readers = _children(server.proc.pid)  # the read pool's 2: one built, one ahead
         gif = server.get("/api/matches/m-old000000/game.gif?game=0")
         assert gif.status_code == 422, gif.status_code
         assert gif.json()["code"] == "too_costly" and gif.json()["limit_mb"] == 64
         assert "64 MB" in gif.json()["message"]
         assert "went over its memory bound on gif" in server.log()
-        (killed,) = [pid for pid in _dead_workers(server) if pid != reader]
+        (killed,) = [pid for pid in _dead_workers(server) if pid not in readers]
         wait_until(lambda: not _alive(killed), "the worker killed")
         # The next heavy job has a fresh worker (a small record's check fits the bound).
         small = server.get("/api/matches/m-old000000/record").content
         check = requests.post(server.url + "/api/records/verify", data=small, headers=JSON)
         assert check.status_code == 200, check.text
         workers = _children(server.proc.pid)
-        assert reader in workers and killed not in workers and len(workers) == 2
+        assert set(readers) <= set(workers) and killed not in workers and len(workers) == 3
         assert server.get("/api/matches/m-old000000/replay").status_code == 200
         assert server.alive()
     finally:
@@ -210,3 +227,50 @@ def _dead_workers(server: ServerProcess) -> list[int]:
         if "went over its memory bound" in line:
             found.append(int(line.split("read worker ")[1].split()[0]))
     return found
+
+
+def test_one_heavy_job_per_address_across_two_processes_on_one_redis(
+    tmp_path: Path, redis_url: str, record: dict[str, Any]
+) -> None:
+    """Two `crapette serve` on one store and one Redis (the cluster mode): while one process
+    checks an address's upload, the other refuses that address's upload with a 429 (without
+    Redis each process would count its own), and takes another address's; the share is given
+    back in Redis once the job is done."""
+    import redis
+
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    open_store(url).close()
+    servers = [
+        ServerProcess(
+            tmp_path, store_url=url, extra_args=("--message-queue", redis_url, "--node-id", node)
+        )
+        for node in ("shares-a", "shares-b")
+    ]
+    shared = redis.Redis.from_url(redis_url, decode_responses=True)
+    key = "crapette:share:upload:127.0.0.1"
+    shared.delete(key)
+    try:
+        a, b = (server.start() for server in servers)
+        body = record_bytes(record)
+        out: dict[str, Any] = {}
+        first = threading.Thread(target=_upload, args=(a, "/api/records/verify", body, out))
+        first.start()
+        wait_until(lambda: shared.get(key) is not None or not first.is_alive(), "a's check")
+        codes = []
+        while first.is_alive():  # the same address at the other process: refused meanwhile
+            answer = requests.post(b.url + "/api/records/verify", data=body, headers=JSON)
+            codes.append(answer.status_code)
+            if answer.status_code == 429 and codes.count(429) == 1:
+                assert answer.json()["code"] == "rate_limited" and answer.json()["kind"] == "upload"
+                other = _post_from("127.0.0.2", b, "/api/records/verify", body)
+                assert other[0] == 200, other  # another address is not refused
+        first.join()
+        assert out["answer"].status_code == 200, out["answer"].text
+        assert 429 in codes, codes
+        wait_until(lambda: shared.get(key) is None, "the share given back")
+        again = requests.post(b.url + "/api/records/verify", data=body, headers=JSON)
+        assert again.status_code == 200, again.text
+    finally:
+        for server in servers:
+            server.stop()
+        shared.close()

@@ -310,6 +310,59 @@ async function refreshTables() {
   }
 }
 
+/** POST the form to /api/records and say in `msg` how far it has come (docs/protocol.md §
+ * Records, upload progress): the bytes sent (the request's own upload events), then what the
+ * server says of the upload named by a random token (`GET /api/records/progress/<token>`, polled
+ * twice a second): waiting for a worker, so many moves checked, storing. A long record (many MB,
+ * thousands of moves) is seconds of work: the dialog says so instead of nothing.
+ * Resolves to { ok, status, body }. */
+function sendWithProgress(form, msg) {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  const token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  let polling = null;
+  let over = false;
+  const poll = async () => {
+    const res = await fetch(`/api/records/progress/${token}`).catch(() => null);
+    const told = res?.ok ? await res.json().catch(() => null) : null;
+    if (over) return;
+    if (told?.stage === "queued") msg.textContent = t("lobby.upload_queued");
+    else if (told?.stage === "checking") {
+      msg.textContent = t("lobby.upload_checking", told.actions);
+    } else if (told?.stage === "storing") msg.textContent = t("lobby.upload_storing");
+    polling = setTimeout(poll, 500);
+  };
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `/api/records?progress=${token}`);
+    xhr.responseType = "text";
+    xhr.upload.addEventListener("progress", (e) => {
+      if (e.lengthComputable) {
+        const percent = Math.floor((100 * e.loaded) / e.total);
+        msg.textContent = t("lobby.upload_sending", { percent });
+      }
+    });
+    xhr.upload.addEventListener("load", () => {
+      msg.textContent = t("lobby.upload_queued");
+      if (polling === null) polling = setTimeout(poll, 300);
+    });
+    const done = (status, text) => {
+      over = true;
+      clearTimeout(polling);
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = null;
+      }
+      resolve({ ok: status >= 200 && status < 300, status, body });
+    };
+    xhr.addEventListener("load", () => done(xhr.status, xhr.responseText));
+    xhr.addEventListener("error", () => done(0, ""));
+    xhr.send(form);
+  });
+}
+
 /** Upload a record file (JSON or text): the server checks it and stores it as a finished match.
  * `matchId` imports it under that id instead of the record's own. */
 async function uploadRecord(matchId = null) {
@@ -323,8 +376,9 @@ async function uploadRecord(matchId = null) {
   const form = new FormData();
   form.append("file", file);
   if (matchId) form.append("match_id", matchId);
-  const res = await fetch("/api/records", { method: "POST", body: form });
-  const body = await res.json().catch(() => null);
+  msg.className = "message info";
+  const res = await sendWithProgress(form, msg);
+  const body = res.body;
   if (res.ok) {
     location.href = body.replay_url ?? `/replay/${body.match_id}`;
     return;

@@ -138,3 +138,39 @@ def test_download_unknown_match_and_bad_format(client: FlaskClient) -> None:
     assert _upload(client, _golden_text("italian-resign", "json")).status_code == 201
     bad = client.get("/api/matches/golden-italian/record?format=pdf")
     assert bad.status_code == 400
+
+
+def test_an_uploads_progress_is_told_under_its_token(client: FlaskClient) -> None:
+    """Issue 38: `?progress=TOKEN` names an upload; `GET /api/records/progress/TOKEN` says how
+    far it came (here, in this process: done once answered), a token of another form is refused
+    and an unknown one is not found."""
+    import records.verify
+
+    record = _golden_text("classic-stalemate", "json")
+    actions = sum(len(game["actions"]) for game in json.loads(record)["games"])
+    token = "a-token-of-twenty-chars"
+    told: list[tuple[int, int]] = []
+    original = records.verify.verify_record
+
+    def spied(loaded: object, progress: Any = None) -> Any:
+        def tell(done: int, total: int) -> None:
+            told.append((done, total))
+            progress(done, total)
+
+        return original(loaded, tell)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(records.verify, "PROGRESS_EVERY", 20)
+        patch.setattr(records.verify, "verify_record", spied)
+        answer = client.post(
+            f"/api/records/verify?progress={token}", data=record, content_type="application/json"
+        )
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert told[-1] == (actions, actions) and len(told) >= 3  # every 20 actions, and the end
+    assert all(total == actions for _, total in told)
+    progress = client.get(f"/api/records/progress/{token}")
+    assert progress.status_code == 200 and progress.headers["Cache-Control"] == "no-store"
+    assert json_of(progress) == {"stage": "done", "actions": {"done": actions, "total": actions}}
+    assert client.get("/api/records/progress/" + "z" * 20).status_code == 404
+    short = client.post("/api/records/verify?progress=short", data=record)
+    assert short.status_code == 400 and json_of(short)["code"] == "invalid"
