@@ -10,6 +10,8 @@ match every 1.2 s, a new match each time, so each is a build (its latency). The 
 
 - `upload`: a record of ~9,000 actions padded to 20 MB, imported, then checked again and again
   (`POST /api/records`, then `/api/records/verify`), one request at a time;
+- `imports`: that record imported again and again, each time as another match (its players
+  renamed: another content hash), ~9,800 events written to the store each time;
 - `gifs`: 6 clients at once, each asking for GIFs of long games (a new variant each time);
 - `html`: the one-file replay of a 30,000-event match (a 3.5 MB record), again and again;
 - `analysis`: an analysis of a finished match of ~4,000 actions, polled twice a second as the
@@ -50,7 +52,7 @@ from domain.commands import Act, StartGame, StartMatch
 from domain.engine import decide_and_fold, legal_actions
 from eventstore import EventStore, open_store
 
-KINDS = ("upload", "gifs", "html", "analysis", "readers", "claims")
+KINDS = ("upload", "imports", "gifs", "html", "analysis", "readers", "claims")
 UPLOAD_BYTES = 20 * 1024 * 1024 - 64 * 1024  # under the 20 MB limit, with room for headers
 SMALL_MATCHES = 400
 
@@ -136,10 +138,14 @@ def _seed(store_url: str, tmp: Path, kinds: list[str]) -> dict[str, Any]:
             finished_match(store, "m-benchanal0", wins=2, seed=5)
     finally:
         store.close()
-    if "upload" in kinds:
+    if "upload" in kinds or "imports" in kinds:
+        record = finished_record(3, 3, "club-upload")
         upload = tmp / "upload.json"
-        upload.write_bytes(record_bytes(finished_record(3, 3, "club-upload"), UPLOAD_BYTES))
+        upload.write_bytes(record_bytes(record, UPLOAD_BYTES))
         seeded["upload"] = str(upload)
+        imports = tmp / "imports.json"
+        imports.write_bytes(record_bytes(record))
+        seeded["imports"] = str(imports)
     return seeded
 
 
@@ -203,6 +209,8 @@ def _phase(
         procs.append(_spawn(kind, url, given, outs[0]))
     try:
         _wait_ready([victim_out] + ([] if kind is None else outs))
+        # A job the abuse left running (an analysis) is no baseline's.
+        waited = _wait_workers_idle(pid) if kind is None else 0.0
         if mover is not None:
             mover.start()
         workers_cpu = _children_cpu_s(pid)
@@ -234,6 +242,7 @@ def _phase(
         # CPU seconds while measuring: the server's loop, and its workers (the abuse's work).
         "server_cpu_s": stats.cpu_s,
         "workers_cpu_s": workers_cpu,
+        "waited_for_idle_workers_s": waited,
         "small_replay_max_s": latencies[-1] if latencies else float("nan"),
         "small_replay_p50_s": statistics.median(latencies) if latencies else float("nan"),
         "small_replays": len(victim["latencies_s"]),
@@ -241,6 +250,32 @@ def _phase(
         "small_replay_statuses": victim["statuses"],
         "abuse_statuses": statuses,
     }
+
+
+def _wait_workers_idle(pid: int, most_s: float = 90.0) -> float:
+    """Wait (at most `most_s`) until none of the server's workers is runnable for half a second:
+    the job an abused phase started may run on after its client stopped (an analysis does), and
+    it would be the baseline's abuse. Returns the seconds waited."""
+    began = time.monotonic()
+    quiet = 0
+    while quiet < 10 and time.monotonic() - began < most_s:
+        time.sleep(0.05)
+        quiet = 0 if _children_running(pid) else quiet + 1
+    return time.monotonic() - began
+
+
+def _children_running(pid: int) -> bool:
+    """Whether a process whose parent is `pid` is running or runnable (Linux /proc: state R)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid) and fields[0] == "R":
+            return True
+    return False
 
 
 def _children_cpu_s(pid: int) -> float:
@@ -340,7 +375,14 @@ def abuse(
         if server_root is not None:  # that checkout's server, on this one's packages
             env = {**os.environ, "PYTHONPATH": os.path.abspath(server_root)}
             command[1:1] = ["-P"] if sys.version_info >= (3, 11) else []
-        server = _start(command, url + "/api/server-info", tmp / "server.log", env)
+        # Started from that checkout: its workers (`python -m server.readmodels.builds`, the
+        # working directory first on their path) are that checkout's too, not this one's.
+        here = os.getcwd()
+        os.chdir(server_root or here)
+        try:
+            server = _start(command, url + "/api/server-info", tmp / "server.log", env)
+        finally:
+            os.chdir(here)
         try:
             if "claims" in chosen:
                 seeded.update(_tournament(url))

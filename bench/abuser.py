@@ -9,6 +9,7 @@ victim's latencies) as JSON.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -87,6 +88,20 @@ def abuse(kind: str, url: str, params: dict[str, Any], out: Path) -> None:
             )
 
         threads.append(threading.Thread(target=loop, args=(upload,)))
+    elif kind == "imports":
+        record = json.loads(Path(params["imports"]).read_text())
+        numbers = iter(range(1, 1_000_000))
+
+        def one_import(http: requests.Session) -> None:
+            number = next(numbers)
+            # Renamed players: another content hash, so another match each time (and a pid:
+            # another run's imports in a reused store are not this one's).
+            players = [f"{name} {os.getpid()}-{number}" for name in record["players"]]
+            body = json.dumps({**record, "match_id": f"club-imp-{number}", "players": players})
+            headers = {"Content-Type": "application/json"}
+            count(request(http, "POST", "/api/records", data=body.encode(), headers=headers))
+
+        threads.append(threading.Thread(target=loop, args=(one_import,)))
     elif kind == "gifs":
         variants = [(g, s) for g in (0, 1) for s in (1, 2, 4, 0.5)]
         for index in range(6):
