@@ -81,7 +81,7 @@ def game_work(
         service = GameService(store, publisher=publisher)
         seats: list[tuple[str, str, int]] = []
         for index in range(tables):
-            opened = service.tables.open_table(
+            opened = service.openings.open_table(
                 name=f"a{index}", preset="beginner", match="points:10000"
             )
             joined = service.seats.join_seat(opened["match_id"], f"b{index}")

@@ -12,7 +12,7 @@ records, the publisher delivers.
 | `imports` | `services.imports` | an uploaded record checked, or checked and stored, in a worker |
 | `views` | `services.tableviews` | a table's lobby view, the lobby's list; told on every change |
 | `queue` | `services.queue` | a rotation table's queue: joining it, leaving it for good |
-| `tables` | `services.tables` | presets, opening tables (with a bot, a tournament's arranged) |
+| `openings` | `services.openings` | presets, opening tables (with a bot, a tournament's arranged) |
 | `seats` | `services.seats` | taking a seat, which seat a token is, claiming an absent's seat |
 | `clients` | `services.clients` | a seat's clients come and go (joining: reads); owners return |
 | `rematches` | `services.rematch` | a finished table's rematch: offers and answers |
@@ -51,13 +51,13 @@ from server.services.autopilot import Autopilot
 from server.services.clients import Clients
 from server.services.endings import Endings
 from server.services.imports import Imports
+from server.services.openings import Openings
 from server.services.player_commands import PlayerCommands
 from server.services.practice import Practice
 from server.services.queue import RotationQueue
 from server.services.reads import Reads
 from server.services.rematch import Rematches
 from server.services.seats import Seats
-from server.services.tables import Tables
 from server.services.tableviews import TableViews
 from server.services.tournaments import Tournaments
 from server.services.upkeep import Upkeep
@@ -113,7 +113,7 @@ class GameService:
         self.queue = RotationQueue(
             self.repo, self.presence, self.autopilot, self.views, clock=clock
         )
-        self.tables = Tables(
+        self.openings = Openings(
             self.repo, self.presence, self.autopilot, self.queue, self.views, clock=clock
         )
         self.seats = Seats(
@@ -128,13 +128,13 @@ class GameService:
             self.views,
             clock=clock,
         )
-        self.rematches = Rematches(self.repo, self.tables, self.views, clock=clock)
+        self.rematches = Rematches(self.repo, self.openings, self.views, clock=clock)
         self.endings = Endings(self.repo, self.autopilot, self.queue, self.views, clock=clock)
         self.player_commands = PlayerCommands(
             self.repo, self.autopilot, clock=clock, abandon=self.endings.abandon_command
         )
         self.tournaments = Tournaments(
-            TournamentRepository(store), self.repo, self.tables, clock=clock
+            TournamentRepository(store), self.repo, self.openings, clock=clock
         )
         self.upkeep = Upkeep(
             self.repo,

@@ -159,7 +159,7 @@ def static_file(path: str) -> Response:
 
 @bp.get("/api/presets")
 def presets() -> Response:
-    presets = _service().tables.presets()
+    presets = _service().openings.presets()
     return jsonify({"presets": presets, "bots": _bots(), "options": options_json()})
 
 
@@ -170,7 +170,7 @@ def _bots() -> list[dict[str, str]]:
 @bp.post("/api/tables")
 def open_table() -> tuple[Response, int]:
     data = schemas.load(schemas.CREATE_TABLE, _body())
-    created = _service().tables.open_table(**data)
+    created = _service().openings.open_table(**data)
     return jsonify(_with_urls(created)), 201
 
 

@@ -1,6 +1,6 @@
 """A rotation table's queue (`RotationQueue`; docs/spec/rules.md §10): a person, or a bot
 put there by a person at the table, joins it (`join`, from `Seats.join_seat` once the seats are
-taken; `enqueue`, also for the people who waited, coming along to a rematch: `Tables.create`),
+taken; `enqueue`, also for the people who waited, coming along to a rematch: `Openings.create`),
 and a waiting person leaves it for good (`leave`, the `abandon` of a rotation table:
 `Endings.abandon_command`). The table stream keeps each person's token, the match stream his
 place in the queue."""

@@ -1,6 +1,6 @@
 """A finished table's rematch, as offers and answers (`Rematches`): an offer waits
 `REMATCH_OFFER_MS` (`server.model.tables`) for the other seat's answer; once accepted the new
-table opens (`Tables.create`) with both players in the seats they had."""
+table opens (`Openings.create`) with both players in the seats they had."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable
 from server.adapters.matches import MatchEntry, MatchRepository
 from server.errors import NoRematchOfferError, NotPlayingError, SeatTakenError
 from server.model import tables as t
-from server.services.tables import Tables
+from server.services.openings import Openings
 from server.services.tableviews import TableViews
 from server.wire.payloads import JsonObject, RematchAnswerJson
 
@@ -18,13 +18,13 @@ class Rematches:
     def __init__(
         self,
         repo: MatchRepository,
-        tables: Tables,
+        openings: Openings,
         views: TableViews,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
-        self.tables = tables
+        self.openings = openings
         self.views = views
         self.clock = clock
 
@@ -70,7 +70,7 @@ class Rematches:
                     "seat": seat,
                     "expires_at_ms": at_ms + t.REMATCH_OFFER_MS,
                 }
-            new_id = self.tables.create(
+            new_id = self.openings.create(
                 table.ruleset,
                 self._same_seats(table),
                 match_id,

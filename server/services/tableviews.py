@@ -1,6 +1,6 @@
 """The lobby's views of a table (`TableViews`): the lobby's list from the lobby projection
 (`tables`, `row_json`), a loaded table's view (`table_json`), and `announce`, which every other
-part of the lobby (`Tables`, `Seats`, `Clients`, `Rematches`, `Endings`, `RotationQueue`) calls
+part of the lobby (`Openings`, `Seats`, `Clients`, `Rematches`, `Endings`, `RotationQueue`) calls
 once it changed a table, so that the table hears of it with its new view (docs/protocol.md)."""
 
 from __future__ import annotations

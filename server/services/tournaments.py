@@ -4,7 +4,7 @@ on its own (docs/tournaments.md § Running one).
 The rules are the domain's (`domain.tournament.decide`); this part only loads, decides, appends
 (`TournamentRepository`), and acts on what the events mean for the tables:
 
-- a `RoundPaired` opens each table of the round (`Tables.open_arranged`), with the match id the
+- a `RoundPaired` opens each table of the round (`Openings.open_arranged`), with the match id the
   pairing names, each player in his seat with the token he claimed (a bot as that bot), so the
   match starts by itself;
 - a finished match is reported from its own events (`result_of_match`: its `MatchWon`), never
@@ -44,7 +44,7 @@ from server.errors import (
 )
 from server.model import desk as d
 from server.model import tables as t
-from server.services.tables import Tables
+from server.services.openings import Openings
 from server.wire.payloads import JsonObject
 
 log = logging.getLogger(__name__)
@@ -66,13 +66,13 @@ class Tournaments:
         self,
         repo: TournamentRepository,
         matches: MatchRepository,
-        tables: Tables,
+        openings: Openings,
         *,
         clock: Callable[[], int],
     ) -> None:
         self.repo = repo
         self.matches = matches
-        self.tables = tables
+        self.openings = openings
         self.clock = clock
         self._next_tick = 0.0
         self._loaded = False
@@ -191,7 +191,7 @@ class Tournaments:
             if table is not None and self._own_table(entry, table.match_id) is not None:
                 seat = table.players.index(name)
                 fact = {"seat": seat, "name": name, "token_hash": data["token_hash"]}
-                self.tables.arranged_fact(table.match_id, t.SEAT_TAKEN, fact)
+                self.openings.arranged_fact(table.match_id, t.SEAT_TAKEN, fact)
         return {"tournament_id": tournament_id, "name": name, "player_token": token}
 
     def me(self, tournament_id: str, token: str) -> JsonObject:
@@ -317,7 +317,7 @@ class Tournaments:
             self._not_own(entry, table.match_id, "a match with no table")
             return
         try:
-            self.tables.open_arranged(
+            self.openings.open_arranged(
                 table.match_id, ruleset, seats, entry.desk.bot_pace, entry.tournament_id
             )
         except ConcurrencyError:
@@ -355,4 +355,4 @@ class Tournaments:
         for name in event.absent:
             if name in players and match.live:
                 fact = {"seat": players.index(name), "abandoned": True}
-                self.tables.arranged_fact(event.match_id, t.SEAT_FORFEITED, fact)
+                self.openings.arranged_fact(event.match_id, t.SEAT_FORFEITED, fact)

@@ -48,7 +48,7 @@ class RacedStore:
 
 def seated(store: Any) -> tuple[GameService, str, list[str]]:
     service = GameService(store)
-    opened = service.tables.open_table(name="Ann", preset="beginner")
+    opened = service.openings.open_table(name="Ann", preset="beginner")
     joined = service.seats.join_seat(opened["match_id"], "Bob")
     tokens = [opened["seat_token"], joined["seat_token"]]
     assert None not in tokens

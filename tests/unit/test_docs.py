@@ -397,7 +397,7 @@ def test_the_walk_names_its_functions_in_the_order_they_run(tmp_path: Path) -> N
     url = f"sqlite:///{tmp_path}/walk.sqlite3"
     app, socketio = create_app(ServerConfig(async_mode="threading", store_url=url))
     service = app.extensions["crapette"]
-    opened = service.tables.open_table(name="Ann")
+    opened = service.openings.open_table(name="Ann")
     match_id = opened["match_id"]
     joined = service.seats.join_seat(match_id, "Bob")
     seats = []

@@ -82,7 +82,7 @@ def test_a_match_played_here_comes_back_once() -> None:
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.tables.open_table(name="Ann", bot="random", options={"match": "points:20"})
+    opened = service.openings.open_table(name="Ann", bot="random", options={"match": "points:20"})
     match_id = opened["match_id"]
     _play(service, match_id, opened["seat_token"], 400)
     record = export_match(store, match_id, public=False)
@@ -191,7 +191,7 @@ def test_a_match_played_here_and_stored_again_counts_once_in_stats_and_ratings()
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.tables.open_table(name="Ann", bot="steady", options={"match": "wins:1"})
+    opened = service.openings.open_table(name="Ann", bot="steady", options={"match": "wins:1"})
     match_id = opened["match_id"]
     _play(service, match_id, opened["seat_token"], 2000)
     record = export_match(store, match_id, public=False)
@@ -219,7 +219,7 @@ def played() -> dict[str, list[NewEvent]]:
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.tables.open_table(name="Ann", bot="steady", options={"match": "wins:1"})
+    opened = service.openings.open_table(name="Ann", bot="steady", options={"match": "wins:1"})
     _play(service, opened["match_id"], opened["seat_token"], 2000)
     return {
         stream: [NewEvent(r.type, r.data, r.metadata) for r in store.read(stream)]

@@ -41,7 +41,7 @@ def test_a_server_match_exports_verifies_and_reimports() -> None:
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.tables.open_table(name="Ann", bot="random", options={"match": "points:40"})
+    opened = service.openings.open_table(name="Ann", bot="random", options={"match": "points:40"})
     match_id = opened["match_id"]
     _play(service, match_id, opened["seat_token"], 600)
 

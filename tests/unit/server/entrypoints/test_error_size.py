@@ -48,7 +48,7 @@ def test_quote_cuts_a_long_value() -> None:
 def test_a_huge_field_gets_a_small_socket_answer(served: tuple[Flask, SocketIO]) -> None:
     app, socketio = served
     service = app.extensions["crapette"]
-    opened = service.tables.open_table(name="Ann")
+    opened = service.openings.open_table(name="Ann")
     match_id = opened["match_id"]
     service.seats.join_seat(match_id, "Bob")
     client = socketio.test_client(app)

@@ -287,7 +287,7 @@ class _App:
         self.app, self.socketio = create_app(config)
         self.service: GameService = self.app.extensions["crapette"]
         self.store = self.app.extensions["crapette_store"]
-        opened = self.service.tables.open_table(name="Ann", options={"enforcement": "call"})
+        opened = self.service.openings.open_table(name="Ann", options={"enforcement": "call"})
         self.match_id = opened["match_id"]
         joined = self.service.seats.join_seat(self.match_id, "Bob")
         self.tokens = (opened["seat_token"], joined["seat_token"])
@@ -459,7 +459,7 @@ def test_whole_numbers_written_as_floats_are_read_as_ints_and_the_match_deals(
     the table opened, and dealing failed (a TypeError) once both seats were taken: a 500 and a
     table that could never start. JSON has one kind of number: 12.0 is now read as 12."""
     service = GameService(open_store("memory://"))
-    opened = service.tables.open_table(name="Ann", options=options, bot="random")
+    opened = service.openings.open_table(name="Ann", options=options, bot="random")
     state = service.repo.find(opened["match_id"]).state
     assert state is not None and state.game is not None  # dealt
     ((key, value),) = options.items()
@@ -472,16 +472,16 @@ def test_a_ruleset_option_that_is_not_a_whole_number_is_refused_up_front(
 ) -> None:
     service = GameService(open_store("memory://"))
     with pytest.raises(InvalidInputError):
-        service.tables.open_table(name="Ann", options=options, bot="random")
+        service.openings.open_table(name="Ann", options=options, bot="random")
     assert service.repo.store.last_position() == 0
 
 
 def test_a_store_written_before_whole_numbers_were_checked_still_reads() -> None:
-    """Tables opened with `reserve_size: 12.0` by an earlier version stored that float in their
+    """Openings opened with `reserve_size: 12.0` by an earlier version stored that float in their
     events; they must still load (and replay) rather than fail every request."""
     store = open_store("memory://")
     service = GameService(store)
-    opened = service.tables.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
+    opened = service.openings.open_table(name="Ann", options={"reserve_size": 12}, bot="random")
     match_id = opened["match_id"]
     records = list(store.read(f"match-{match_id}"))
     started = dict(records[0].data)
@@ -576,7 +576,7 @@ def test_execute_applies_or_refuses_and_a_refusal_changes_nothing(
     with patch(
         "server.services.autopilot.new_seed", lambda: seed
     ):  # the same deals for the same example
-        opened = service.tables.open_table(name="Ann", preset=preset)
+        opened = service.openings.open_table(name="Ann", preset=preset)
         match_id = opened["match_id"]
         tokens = (token_of(opened), token_of(service.seats.join_seat(match_id, "Bob")))
         entry = service.repo.find(match_id)

@@ -51,7 +51,7 @@ def test_a_running_game_shows_no_analysis_and_no_options() -> None:
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     store = open_store("memory://")
     service = GameService(store, bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.tables.open_table(name="Ann", bot="random")
+    opened = service.openings.open_table(name="Ann", bot="random")
     match_id = opened["match_id"]
     service.clients.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
     for number in range(40):

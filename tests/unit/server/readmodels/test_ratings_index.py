@@ -17,7 +17,7 @@ from tests.seat_kit import token_of
 
 def _match(service: GameService, first: str, second: str, loser: int | None) -> str:
     """A table of two people; the seat `loser` resigns its one game (None: left unfinished)."""
-    opened = service.tables.open_table(name=first, match="wins:1")
+    opened = service.openings.open_table(name=first, match="wins:1")
     joined = service.seats.join_seat(opened["match_id"], second)
     if loser is not None:
         token = (token_of(opened), token_of(joined))[loser]

@@ -123,7 +123,7 @@ def _hidden(game: Any) -> set[str]:
 def _running_match() -> tuple[GameService, str, str]:
     ticks = itertools.count(int(time.time() * 1000) + 1000, 450)
     service = GameService(open_store("memory://"), bot_delay_s=0, clock=lambda: next(ticks))
-    opened = service.tables.open_table(name="Ann", bot="random")
+    opened = service.openings.open_table(name="Ann", bot="random")
     match_id = opened["match_id"]
     service.clients.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
     for number in range(30):

@@ -20,7 +20,7 @@ from tests.unit.server.clock import Clock
 def _table() -> tuple[GameService, str, dict[int, str]]:
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", options={"enforcement": "lenient"})
+    opened = service.openings.open_table(name="Ann", options={"enforcement": "lenient"})
     joined = service.seats.join_seat(opened["match_id"], "Bob")
     return service, opened["match_id"], {0: token_of(opened), 1: token_of(joined)}
 
@@ -109,7 +109,7 @@ def test_abandon_as_a_command_goes_the_abandon_message_s_way() -> None:
     publisher = RecordingPublisher()
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock(), publisher=publisher)
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", options={"enforcement": "lenient"})
+    opened = service.openings.open_table(name="Ann", options={"enforcement": "lenient"})
     match_id = opened["match_id"]
     tokens = {0: token_of(opened), 1: token_of(service.seats.join_seat(match_id, "Bob"))}
     _play(service, match_id, tokens, 2)
@@ -135,7 +135,7 @@ def test_abandon_as_a_command_at_a_rotation_table_is_the_message_s_answer() -> N
 
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
-    opened = service.tables.open_table(
+    opened = service.openings.open_table(
         name="Ann", preset="italian-four", options={"rotation": "winner_out"}
     )
     match_id = opened["match_id"]

@@ -15,7 +15,7 @@ def test_a_time_out_that_lost_a_race_is_decided_again_on_what_the_store_holds() 
     clock = Clock()
     mine = GameService(store, grace_s=60, clock=clock)
     mine.autopilot.start()
-    opened = mine.tables.open_table(
+    opened = mine.openings.open_table(
         name="Ann", preset="beginner", bot="steady", move_time_limit_s=1
     )
     match_id = opened["match_id"]

@@ -30,8 +30,8 @@ def _row(service: GameService, match_id: str) -> dict[str, Any]:
 def test_a_table_is_idle_a_minute_after_its_last_person_left(tmp_path: Path) -> None:
     clock = Clock()
     service = _service(tmp_path, clock)
-    bot_table = service.tables.open_table(name="Ann", bot="steady")["match_id"]
-    open_table = service.tables.open_table(name="Hugo")["match_id"]
+    bot_table = service.openings.open_table(name="Ann", bot="steady")["match_id"]
+    open_table = service.openings.open_table(name="Hugo")["match_id"]
     # Just opened (over HTTP, nobody connected yet): not idle for a minute.
     clock.ms += 59_000
     assert not _row(service, bot_table)["idle"] and not _row(service, open_table)["idle"]
@@ -51,13 +51,13 @@ def test_a_table_is_idle_a_minute_after_its_last_person_left(tmp_path: Path) -> 
 def test_a_live_row_tells_the_game_in_play(tmp_path: Path) -> None:
     clock = Clock()
     service = _service(tmp_path, clock)
-    match_id = service.tables.open_table(name="Ann", bot="steady")["match_id"]
+    match_id = service.openings.open_table(name="Ann", bot="steady")["match_id"]
     game = _row(service, match_id)["game"]
     state = service.repo.find(match_id).state
     assert state is not None and state.game is not None
     assert game == {"index": 0, "turn": state.game.turn_number, "cards_left": [48, 48]}
     assert _row(service, match_id)["totals"] == [0, 0]  # the match points, kept for readers
-    eve = service.tables.open_table(name="Eve", bot="steady", match="wins:1")
+    eve = service.openings.open_table(name="Eve", bot="steady", match="wins:1")
     resign = {"do": "resign", "seat": 0}
     service.player_commands.execute(eve["match_id"], token_of(eve), "c-resign", resign)
     assert _row(service, eve["match_id"])["status"] == "finished"

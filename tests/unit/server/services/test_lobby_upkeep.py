@@ -32,7 +32,7 @@ def _service(store: EventStore, tmp_path: Path, clock: Clock, **options: Any) ->
 
 def _finished_match(service: GameService) -> str:
     """A match against a bot, won by the bot at once (one game to win)."""
-    opened = service.tables.open_table(name="Ann", bot="random", match="wins:1")
+    opened = service.openings.open_table(name="Ann", bot="random", match="wins:1")
     resign = domain.Resign(seat=0).to_json()
     service.player_commands.execute(opened["match_id"], token_of(opened), "c-resign-01", resign)
     assert service.repo.find(opened["match_id"]).status == "finished"
@@ -71,8 +71,8 @@ def test_a_restart_reads_the_live_tables_not_the_history(tmp_path: Path) -> None
         players = [f"{name} {index}" for name in record["players"]]
         import_record(store, {**record, "players": players}, match_id=f"m-old{index:03d}")
     finished = [_finished_match(service) for _ in range(10)]
-    live = service.tables.open_table(name="Cy", bot="random")["match_id"]
-    waiting = service.tables.open_table(name="Di")["match_id"]
+    live = service.openings.open_table(name="Cy", bot="random")["match_id"]
+    waiting = service.openings.open_table(name="Di")["match_id"]
     service.upkeep.projection.catch_up()
     service.upkeep.projection.save()
     history = store.last_position()
@@ -112,7 +112,7 @@ def test_the_projection_catches_up_with_other_writers(tmp_path: Path) -> None:
     clock = Clock(now_ms())
     mine = _service(open_store(url), tmp_path, clock)
     other = GameService(open_store(url), clock=clock)  # another process on the same store
-    opened = other.tables.open_table(name="Eve")
+    opened = other.openings.open_table(name="Eve")
     assert opened["match_id"] in {t["match_id"] for t in mine.views.tables()}
     other.seats.join_seat(opened["match_id"], "Fay")
     (row,) = [t for t in mine.views.tables() if t["match_id"] == opened["match_id"]]
@@ -123,8 +123,8 @@ def test_an_open_table_nobody_joins_expires_from_the_lobby(tmp_path: Path) -> No
     clock = Clock(now_ms())
     store = open_store(f"sqlite:///{tmp_path}/expiry.sqlite3")
     service = _service(store, tmp_path, clock, expire_open_s=3600)
-    waiting = service.tables.open_table(name="Gus")["match_id"]
-    joined = service.tables.open_table(name="Hal")["match_id"]
+    waiting = service.openings.open_table(name="Gus")["match_id"]
+    joined = service.openings.open_table(name="Hal")["match_id"]
     service.seats.join_seat(joined, "Ida")
     clock.ms += 3_599_000
     service.upkeep.run()
@@ -145,9 +145,9 @@ def test_an_idle_table_leaves_memory_and_comes_back_on_demand(tmp_path: Path) ->
     clock = Clock(now_ms())
     store = open_store(f"sqlite:///{tmp_path}/idle.sqlite3")
     service = _service(store, tmp_path, clock, unload_idle_s=600)
-    opened = service.tables.open_table(name="Kim", bot="random")
+    opened = service.openings.open_table(name="Kim", bot="random")
     match_id, token = opened["match_id"], token_of(opened)
-    busy = service.tables.open_table(name="Lou", bot="random")["match_id"]
+    busy = service.openings.open_table(name="Lou", bot="random")["match_id"]
     service.clients.connect(busy, 0)  # Lou's client is at her table
     version = service.repo.find(match_id).version
     clock.ms += 599_000
@@ -171,10 +171,10 @@ def test_the_lobby_list_says_what_each_table_says(tmp_path: Path) -> None:
     clock = Clock(now_ms())
     store = open_store(f"sqlite:///{tmp_path}/same.sqlite3")
     service = _service(store, tmp_path, clock)
-    service.tables.open_table(name="Mo")  # open
-    playing = service.tables.open_table(name="Ned", bot="random")  # playing, a game running
+    service.openings.open_table(name="Mo")  # open
+    playing = service.openings.open_table(name="Ned", bot="random")  # playing, a game running
     _finished_match(service)  # finished
-    between = service.tables.open_table(name="Oz", bot="random")  # a game over, match not
+    between = service.openings.open_table(name="Oz", bot="random")  # a game over, match not
     resign = domain.Resign(seat=0).to_json()
     service.player_commands.execute(between["match_id"], token_of(between), "c-resign-02", resign)
     between_state = service.repo.find(between["match_id"]).state
@@ -209,8 +209,8 @@ def test_the_saved_projection_is_every_row_as_asdict_gives_it(tmp_path: Path) ->
         assert data["rows"] == json.loads(json.dumps(expected, default=_json_default))
         return list(data["rows"])
 
-    waiting = service.tables.open_table(name="Di")["match_id"]
-    cy = service.tables.open_table(name="Cy", bot="random", preset="italian-four", match="wins:1")
+    waiting = service.openings.open_table(name="Di")["match_id"]
+    cy = service.openings.open_table(name="Cy", bot="random", preset="italian-four", match="wins:1")
     before = {r["table"]["match_id"]: r for r in saved_rows()}
     assert before[waiting]["table"]["people"][1]["name"] is None
     service.seats.join_seat(waiting, name="Eve")  # a new Table object for that row

@@ -17,7 +17,7 @@ def _finished(clock: Clock, bot: str | None = None) -> tuple[GameService, str, s
     """Ann (seat 0) and Bob (seat 1), or Ann and a bot, after a one-game match Ann resigned."""
     service = GameService(open_store("memory://"), grace_s=60, clock=clock)
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", options={"match": "wins:1"}, bot=bot)
+    opened = service.openings.open_table(name="Ann", options={"match": "wins:1"}, bot=bot)
     match_id = opened["match_id"]
     bob = None if bot else service.seats.join_seat(match_id, "Bob")["seat_token"]
     service.player_commands.execute(
@@ -121,7 +121,7 @@ def test_no_rematch_before_the_end_or_for_a_stranger() -> None:
     clock = Clock()
     service = GameService(open_store("memory://"), grace_s=60, clock=clock)
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", bot="random")
+    opened = service.openings.open_table(name="Ann", bot="random")
     with pytest.raises(NotPlayingError, match="once the match is over"):
         service.rematches.rematch(opened["match_id"], token_of(opened))
     with pytest.raises(ForbiddenError):

@@ -26,7 +26,7 @@ def _two_processes() -> tuple[GameService, GameService, str, dict[str, str]]:
     store = open_store("memory://")
     first = GameService(store, grace_s=60, clock=Clock())
     first.autopilot.start()
-    opened = first.tables.open_table(name="Ann", preset="italian-four")
+    opened = first.openings.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
     bob = token_of(first.seats.join_seat(match_id, "Bob"))
     cid = token_of(first.seats.join_seat(match_id, "Cid"))
@@ -96,7 +96,7 @@ def test_joining_the_queue_while_the_game_goes_on_elsewhere_writes_both_facts(ra
     store = _MovesMeanwhile(races)
     service = GameService(store, grace_s=60, clock=Clock())  # type: ignore[arg-type]
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", preset="italian-four")
+    opened = service.openings.open_table(name="Ann", preset="italian-four")
     match_id = opened["match_id"]
     service.seats.join_seat(match_id, "Bob")
     cid = service.seats.join_seat(match_id, "Cid")

@@ -30,7 +30,7 @@ def _table(
     """Ann and Bob seated, Cid waiting: their tokens by name."""
     service = GameService(open_store("memory://"), grace_s=60, clock=Clock())
     service.autopilot.start()
-    opened = service.tables.open_table(
+    opened = service.openings.open_table(
         name="Ann", preset="italian-four", options={"rotation": mode}, match=match
     )
     match_id = opened["match_id"]
@@ -162,7 +162,7 @@ def test_a_bot_rotates_out_and_back_in_and_plays_when_seated() -> None:
     clock = Clock(now_ms())  # a bot's pace counts from the wall-clock time of the last event
     service = GameService(open_store("memory://"), grace_s=60, clock=clock, bot_delay_s=0.0)
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", preset="italian-four", bot="random")
+    opened = service.openings.open_table(name="Ann", preset="italian-four", bot="random")
     match_id, ann = opened["match_id"], token_of(opened)
     bob = token_of(service.seats.join_seat(match_id, "Bob"))
     assert bob is not None

@@ -21,7 +21,7 @@ def _table(clock: Clock) -> tuple[GameService, str, str, str]:
     service = GameService(open_store("memory://"), grace_s=60, clock=clock)
     service.autopilot.start()
     clock.ms += 3_600_000  # the server has been up an hour when the table opens
-    opened = service.tables.open_table(name="Ann", options={"enforcement": "lenient"})
+    opened = service.openings.open_table(name="Ann", options={"enforcement": "lenient"})
     joined = service.seats.join_seat(opened["match_id"], "Bob")
     return service, opened["match_id"], token_of(opened), token_of(joined)
 
@@ -96,7 +96,7 @@ def test_a_seated_bot_calls_crapette_only_after_its_human_like_delay() -> None:
     clock.ms = now_ms()  # events are stamped with the wall clock; bots' pace is measured from it
     service = GameService(open_store("memory://"), bot_delay_s=0.4, clock=clock)
     for _ in range(60):  # a deal where the human moves first and can break a priority
-        opened = service.tables.open_table(
+        opened = service.openings.open_table(
             name="Ann", bot="steady", options={"enforcement": "call"}
         )
         match_id, seat = opened["match_id"], seat_of(opened)
@@ -153,7 +153,7 @@ def test_a_failing_bot_is_replaced_by_the_stand_in_and_the_table_plays_on(
     clock.ms = server.adapters.matches.now_ms()
     service = GameService(open_store("memory://"), grace_s=60, clock=clock, bot_delay_s=0.01)
     service.autopilot.start()
-    opened = service.tables.open_table(name="Ann", preset="beginner", bot="steady")
+    opened = service.openings.open_table(name="Ann", preset="beginner", bot="steady")
     match_id = opened["match_id"]
     entry = service.repo.find(match_id)
     service.clients.connect(match_id, seat_of(opened))  # Ann is at the table: the bot plays
@@ -189,8 +189,8 @@ def test_a_tables_time_limit_is_at_most_an_hour_however_it_is_given(where: str) 
 
     def open_with(limit: int) -> SeatTicket:
         if where == "options":
-            return service.tables.open_table(name="Ann", options={"move_time_limit_s": limit})
-        return service.tables.open_table(name="Ann", move_time_limit_s=limit)
+            return service.openings.open_table(name="Ann", options={"move_time_limit_s": limit})
+        return service.openings.open_table(name="Ann", move_time_limit_s=limit)
 
     with pytest.raises(InvalidInputError, match="at most 3600"):
         open_with(10**30)
@@ -209,7 +209,7 @@ def test_no_time_limit_means_none_even_for_a_preset_that_has_one() -> None:
     assert finnish  # the preset has a limit
 
     def limit_of(body: dict[str, Any]) -> object:
-        opened = service.tables.open_table(**schemas.load(schemas.CREATE_TABLE, body))
+        opened = service.openings.open_table(**schemas.load(schemas.CREATE_TABLE, body))
         return service.repo.find(opened["match_id"]).table.ruleset["move_time_limit_s"]
 
     assert limit_of({"name": "A", "preset": "finnish"}) == finnish  # left out: the preset's

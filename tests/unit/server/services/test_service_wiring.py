@@ -46,7 +46,7 @@ def test_every_part_tells_the_publisher_it_was_built_with() -> None:
     publisher = RecordingPublisher()
     service = GameService(open_store("memory://"), publisher=publisher, clock=Clock())
     assert service.publisher is publisher
-    opened = service.tables.open_table(name="Ann", preset="beginner")
+    opened = service.openings.open_table(name="Ann", preset="beginner")
     match_id = opened["match_id"]
     assert publisher.applied_items == []  # one seat taken: nothing to play yet
 
@@ -97,8 +97,8 @@ def test_a_client_joining_a_table_is_one_lobby_call_that_leaves_its_last_table()
     leaves the table it was at, gets its backlog, and a person's coming is announced."""
     publisher = RecordingPublisher()
     service = GameService(open_store("memory://"), publisher=publisher, clock=Clock())
-    first = service.tables.open_table(name="Ann", preset="beginner")
-    other = service.tables.open_table(name="Eve", preset="italian-four")
+    first = service.openings.open_table(name="Ann", preset="beginner")
+    other = service.openings.open_table(name="Eve", preset="italian-four")
     match_id = first["match_id"]
     bob = service.seats.join_seat(match_id, "Bob")["seat_token"]
     version = service.repo.find(match_id).version

@@ -46,7 +46,7 @@ def _services(races: int, preset: str) -> tuple[_TableRaced, GameService, GameSe
     store = _TableRaced(races)
     first = GameService(store, grace_s=60, clock=Clock())  # type: ignore[arg-type]
     first.autopilot.start()
-    match_id = first.tables.open_table(name="Ann", preset=preset)["match_id"]
+    match_id = first.openings.open_table(name="Ann", preset=preset)["match_id"]
     second = GameService(store, grace_s=60, clock=Clock())  # type: ignore[arg-type]
     return store, first, second, match_id
 

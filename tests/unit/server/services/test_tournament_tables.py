@@ -135,13 +135,13 @@ def test_a_table_the_desk_opened_elsewhere_or_before_is_its_own(
     legacy = _service()
     tid, director = _create(legacy)
     table_id = f"{tid}-r1-t1"
-    tables = legacy.tables
+    openings = legacy.openings
 
     def unnamed(match_id: str, ruleset: Any, seats: Any, pace: str, _tid: str) -> None:
-        tables.create(ruleset, seats, None, pace, match_id=match_id)
+        openings.create(ruleset, seats, None, pace, match_id=match_id)
 
     with monkeypatch.context() as patched:
-        patched.setattr(tables, "open_arranged", unnamed)
+        patched.setattr(openings, "open_arranged", unnamed)
         legacy.tournaments.direct(tid, director, "start")
     assert legacy.repo.find(table_id).table.tournament is None
     token = legacy.tournaments.claim(tid, "Ann")["player_token"]

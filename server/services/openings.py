@@ -1,4 +1,4 @@
-"""Opening tables (`Tables`): the presets, a table opened from the lobby (perhaps with a
+"""Opening tables (`Openings`): the presets, a table opened from the lobby (perhaps with a
 bot), one whose id and seats a tournament arranged and the seat facts its director records, and
 `create`, the one way a table's stream is written first (a rematch's table too:
 `Rematches.rematch`). The match itself starts, and goes on, through the autopilot; an open table
@@ -28,7 +28,7 @@ class Preset(enum.Enum):
     VALUE = "the preset's value"
 
 
-class Tables:
+class Openings:
     def __init__(
         self,
         repo: MatchRepository,
