@@ -12,6 +12,7 @@ search's and the checks' drops by bot (what the thresholds rest on).
 
 ```sh
 nice -n 10 .venv/bin/python -m bench.accuracy_bench collect --out /tmp/acc.json
+nice -n 10 .venv/bin/python -m bench.accuracy_bench collect --depth normal --games 2 --out n.json
 .venv/bin/python -m bench.accuracy_bench compare /tmp/acc.json   # or sweep, or drops
 ```
 """
@@ -61,11 +62,13 @@ def collect_game(pair: tuple[str, str], index: int, depth: str = "quick") -> dic
     }
 
 
-def collect(pairings: Sequence[tuple[tuple[str, str], int]] = PAIRINGS) -> list[dict[str, Any]]:
+def collect(
+    pairings: Sequence[tuple[tuple[str, str], int]] = PAIRINGS, depth: str = "quick"
+) -> list[dict[str, Any]]:
     games = []
     for pair, count in pairings:
         for index in range(count):
-            game = collect_game(pair, index)
+            game = collect_game(pair, index, depth)
             print(
                 f"{'-'.join(pair)} #{index}: winner {game['winner']}, "
                 f"{len(game['decisions'])} decisions, {game['wall_s']} s",
@@ -238,7 +241,11 @@ def _quantiles(values: Sequence[float]) -> dict[str, float]:
 def main(argv: Sequence[str]) -> None:
     if argv[:1] == ["collect"]:
         out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else Path("accuracy.json")
-        out.write_text(json.dumps(collect()))
+        depth = argv[argv.index("--depth") + 1] if "--depth" in argv else "quick"
+        # --games N: N games of every pairing instead of PAIRINGS' counts.
+        each = int(argv[argv.index("--games") + 1]) if "--games" in argv else 0
+        pairings = [(pair, each or count) for pair, count in PAIRINGS]
+        out.write_text(json.dumps(collect(pairings, depth)))
         return
     commands = {"compare": compare, "drops": drops, "sweep": sweep}
     if argv[:1] and argv[0] in commands:

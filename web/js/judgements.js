@@ -167,6 +167,7 @@ export class Judgements {
     this.byAction = new Map(); // version of the action's first event → decision
     this.byFault = new Map(); // version of an uncalled fault's first event → its missed call
     this.byWrongCall = new Map(); // version of a wrong call's frame → its judgement (issue 37)
+    this.depth = new URLSearchParams(location.search).get("depth"); // null: the server's default
     this.mistakes = []; // decisions judged a mistake or a blunder, in order
     this.charts = new Map(); // game index → WinChart
     this.arrow = new BestArrow(document.getElementById("board-wrap"), page.board);
@@ -174,10 +175,10 @@ export class Judgements {
   }
 
   /** The analysis's address (`/status` after it for its status), at the depth the replay's
-   *  address names (`?depth=quick`: docs/protocol.md § analysis), else the server's default. */
+   *  address named when the page opened (`?depth=quick`: docs/protocol.md § analysis), else
+   *  the server's default. */
   url(path = "") {
-    const depth = new URLSearchParams(location.search).get("depth");
-    const query = depth ? `?depth=${encodeURIComponent(depth)}` : "";
+    const query = this.depth ? `?depth=${encodeURIComponent(this.depth)}` : "";
     return `/api/matches/${encodeURIComponent(this.page.matchId)}/analysis${path}${query}`;
   }
 

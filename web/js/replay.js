@@ -331,6 +331,7 @@ export class Replay {
         q.set("game", String(this.pendingUrl.game));
       }
       q.set("v", String(this.pendingUrl.v));
+      if (this.judgements?.depth) q.set("depth", this.judgements.depth); // the analysis asked for
       history.replaceState(null, "", `${location.pathname}?${q}`);
     }, 250);
   }

@@ -1,0 +1,136 @@
+"""A person who plays random legal moves against `steady` and loses, then reads the replay's
+analysis in Chromium (issue 37, "Done means"): the server's real judge (records/judge.py, no
+fixture analyser), the accuracy table puts the person 15 points or more under `steady` in the
+same game, and a checked label says how it was checked ("checked on 4 deals: best wins …").
+
+The person acts through the real Socket.IO protocol (tests/integration/harness.py `Client`): a
+whole game of clicks would take minutes, and the page under test here is the replay, not the
+table (tests/browser/test_play.py drives that). The replay asks for the analysis at `quick`
+(`?depth=quick` in its address, web/js/judgements.js): the same judge and playouts as
+`normal`, 4 deals a check instead of 16, so the test stays within a minute on this machine."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.ui import PILE_CODE, WAIT_MS
+from tests.integration.harness import Client, ServerProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PLAYS = ("move", "turn", "discard", "pass")  # what a person plays; never a call, a resignation
+GAME_S = 120.0  # upper bound of the game's wall time; never an assertion about speed
+PERSON = 0  # the person's seat; steady has the other
+PAUSE_S = 0.05  # the person's moment after each action (see `_pause`)
+ANALYSIS_MS = 180_000  # upper bound of the analysis's wall time; never an assertion about speed
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    process = ServerProcess(tmp_path_factory.mktemp("accuracy"), bot_delay_s=0.0).start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+def _my_turn_or_over(client: Client) -> bool:
+    view = client.view
+    if view is None:
+        return False
+    if view["over"]:
+        return True
+    return view["to_move"] == PERSON and any(a.get("do") in PLAYS for a in view["legal"])
+
+
+def _pause(client: Client, version: int) -> None:
+    """A moment after each action, as a person takes one: the bot may call a fault (it calls
+    at once on this server, `bot_delay_s=0`, but only once the server has seen the action).
+    A script that acted again within a millisecond would close every call window first, and
+    `steady` would miss nearly every call, which no person's pace allows."""
+    with client.cond:
+        client.cond.wait_for(lambda: client.top > version, timeout=PAUSE_S)
+
+
+def play_random_game(server: ServerProcess, seed: int) -> tuple[str, dict[str, Any]]:
+    """One classic game (call mode, one game to win) of a person who plays a random legal
+    move, turn, discard or pass whenever it is his turn, against `steady`: the match id and
+    the last view."""
+    opened = server.open_table(name="Ann", bot="steady", match="wins:1", move_time_limit_s=None)
+    match_id: str = opened["match_id"]
+    person = Client(server, opened["seat_token"]).connect()
+    rng = random.Random(seed)
+    try:
+        person.join(match_id, last_version=0)
+        deadline = time.monotonic() + GAME_S
+        while time.monotonic() < deadline:
+            person.wait_for(_my_turn_or_over, "the person's turn or the end")
+            view = person.view
+            assert view is not None
+            if view["over"]:
+                return match_id, view
+            plays = [a for a in view["legal"] if a.get("do") in PLAYS]
+            ack = person.send(match_id, rng.choice(plays))
+            if ack.get("ok"):
+                person.wait_version(ack["version"])
+                _pause(person, ack["version"])
+            else:  # the bot acted first (a call, its turn): the next view decides
+                person.wait_version(person.version)
+        raise AssertionError(f"the game did not end in {GAME_S} s")
+    finally:
+        person.close()
+
+
+def _pct(p: float) -> int:
+    return math.floor(100 * p + 0.5)  # as the page's Math.round
+
+
+def test_a_random_player_who_loses_to_steady_is_15_points_less_accurate(
+    server: ServerProcess, new_page: Any, artifact_dir: Path
+) -> None:
+    match_id, last = play_random_game(server, seed=37)
+    assert last["result"]["winner"] == 1 - PERSON, last["result"]  # the person lost
+    page = new_page()
+    page.goto(f"{server.url}/replay/{match_id}?depth=quick")
+    page.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+    page.locator("[data-testid=analyse]").click()
+    page.wait_for_selector("[data-testid=accuracy]", timeout=ANALYSIS_MS)
+    answer = server.get(f"/api/matches/{match_id}/analysis?depth=quick")
+    assert answer.status_code == 200, answer.text
+    analysis: dict[str, Any] = answer.json()["analysis"]
+    assert analysis["depth"] == "quick" and analysis["format"] == "crapette-analysis/3"
+    [game] = analysis["games"]
+    seats = game["seats"]
+    # The page shows the server's figures, and the person's is 15 points or more under steady's.
+    shown = [float(page.inner_text(f"[data-testid=accuracy-{s}]")) for s in (0, 1)]
+    assert shown == [seats[0]["accuracy"], seats[1]["accuracy"]]
+    person, steady = shown[PERSON], shown[1 - PERSON]
+    assert person <= steady - 15, (person, steady, seats)
+    # A checked decision's label says how the playouts checked it, in the move list and the
+    # caption: "checked on 4 deals: best wins 61%, played 44%".
+    checked = [d for d in game["decisions"] if d["check"] is not None and d["judgement"] != "best"]
+    assert checked, "no decision was checked"
+    labelled = [d for d in checked if d["judgement"] in ("inaccuracy", "mistake", "blunder")]
+    d = (labelled or checked)[0]
+    check = d["check"]
+    said = (
+        f"checked on {check['deals']} deals: best wins {_pct(check['best'])}%, "
+        f"played {_pct(check['played'])}%"
+    )
+    mark = page.locator(f'.move-list .ev[data-k="{d["version"]}"] .judgement')
+    assert mark.get_attribute("data-judgement") == d["judgement"]
+    assert said in (mark.get_attribute("title") or ""), mark.get_attribute("title")
+    page.evaluate(
+        "(v) => window.replay.go(window.replay.indexOfVersion(v + 1))", d["version"]
+    )  # the decision's action, as M or a click on the graph goes there
+    caption = page.inner_text("[data-testid=caption]")
+    assert said in caption and not PILE_CODE.search(caption), caption
+    page.screenshot(path=str(artifact_dir / "replay-accuracy-person.png"))
+    assert not page.errors
