@@ -105,7 +105,9 @@ class CommandSchema(_Strict):
     action = ActionField(keys=fields.String(), required=True)
 
 
-class ClaimSchema(_Strict):
+class SeatClaimSchema(_Strict):
+    """A claim on an absent opponent's seat: resign it for him, or seat a bot in it."""
+
     match_id = fields.String(required=True, validate=_MATCH_ID)
     seat_token = fields.String(required=True, validate=_TOKEN)
     what = fields.String(required=True, validate=validate.OneOf(["resign", "bot"]))
@@ -153,7 +155,7 @@ JOIN_SEAT = JoinSeatSchema()
 REMATCH = RematchSchema()
 JOIN_TABLE = JoinTableSchema()
 COMMAND = CommandSchema()
-CLAIM = ClaimSchema()
+SEAT_CLAIM = SeatClaimSchema()
 SEAT = SeatSchema()
 LEAVE_TABLE = LeaveTableSchema()
 PRACTICE = PracticeSchema()

@@ -278,7 +278,7 @@ def register(socketio: SocketIO, publisher: SocketPublisher, service: GameServic
     @on("claim")
     @guarded("claim")
     def claim(_sid: str, payload: object) -> Ack:
-        data = schemas.load(schemas.CLAIM, payload)
+        data = schemas.load(schemas.SEAT_CLAIM, payload)
         return service.seats.claim(data["match_id"], data["seat_token"], data["what"])
 
     @on("next_game")

@@ -38,7 +38,9 @@ class CreateTournamentSchema(_Strict):
     )
 
 
-class ClaimSchema(_Strict):
+class NameClaimSchema(_Strict):
+    """A tournament player's name, claimed to get his player token."""
+
     name = Name(required=True, max_length=MAX_NAME)
 
 
@@ -65,6 +67,6 @@ class DirectSchema(_Strict):
 
 
 CREATE = CreateTournamentSchema()
-CLAIM = ClaimSchema()
+NAME_CLAIM = NameClaimSchema()
 ME = MeSchema()
 DIRECT = DirectSchema()

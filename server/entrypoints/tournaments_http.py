@@ -84,7 +84,7 @@ def get_tournament(tournament_id: str) -> Response:
 
 @tournaments_bp.post("/api/tournaments/<tournament_id>/claim")
 def claim_name(tournament_id: str) -> Response:
-    data = schemas.load(ts.CLAIM, json_body(request))
+    data = schemas.load(ts.NAME_CLAIM, json_body(request))
     return jsonify(_tournaments().claim(tournament_id, data["name"]))
 
 

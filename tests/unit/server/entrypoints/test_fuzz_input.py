@@ -239,7 +239,7 @@ _SCHEMAS = {
     "rematch": schemas.REMATCH,
     "join_table": schemas.JOIN_TABLE,
     "command": schemas.COMMAND,
-    "claim": schemas.CLAIM,
+    "claim": schemas.SEAT_CLAIM,
     "leave_table": schemas.LEAVE_TABLE,
     "next_game": schemas.SEAT,
     "abandon": schemas.SEAT,
