@@ -68,12 +68,12 @@ def judged_game(decisions: int, seed: int = 26, random_share: float = 0.2) -> di
     import domain
     from domain.bots import make_bot
     from records.export import record_from_events
-    from records.selfplay import Table
+    from records.selfplay import EngineMatch
 
     rng = random.Random(seed)
     longest: tuple[int, list[domain.Event]] = (-1, [])
     for attempt in range(12):
-        table = Table("classic", players=("Ann", "Bob"), match_id=f"m-judge{seed}-{attempt}")
+        table = EngineMatch("classic", players=("Ann", "Bob"), match_id=f"m-judge{seed}-{attempt}")
         table.deal(seed=f"{rng.getrandbits(256):064x}")
         bots = [
             make_bot("steady", seed=f"{seed}/{attempt}/{s}", fault_rate=0.1, miss_call_rate=0.5)
@@ -236,9 +236,9 @@ def bot_game(
     import domain
     from domain.bots import make_bot
     from records.export import record_from_events
-    from records.selfplay import Table
+    from records.selfplay import EngineMatch
 
-    table = Table("classic", players=players, match_id=f"m-trust-{seed[:12]}")
+    table = EngineMatch("classic", players=players, match_id=f"m-trust-{seed[:12]}")
     table.deal(seed=seed)
     actors: list[Callable[[Any, int], Any]] = []
     for s, name in enumerate(pair):

@@ -15,8 +15,9 @@ import domain
 from domain import Act, StartGame, StartMatch
 
 
-class Table:
-    """A match being played: its events so far and the state they fold into."""
+class EngineMatch:
+    """A match played through the engine alone (no server): its events so far and the state
+    they fold into."""
 
     def __init__(
         self,
@@ -88,7 +89,7 @@ def random_match(
 ) -> list[domain.Event]:
     """A match of random legal play; stops after `max_games` games (so maybe not finished).
     With `name_rate`, that share of the calls name a move (`_named_call`)."""
-    table = Table(preset, **options)
+    table = EngineMatch(preset, **options)
     for _ in range(max_games):
         if table.state.finished:
             break
@@ -149,7 +150,7 @@ def obedient_action(state: domain.MatchState, seat: int) -> domain.Action | None
     return min(legal, key=rank) if legal else None
 
 
-def play_obediently(table: Table, actions: int, stop_at_turn_end: bool = False) -> None:
+def play_obediently(table: EngineMatch, actions: int, stop_at_turn_end: bool = False) -> None:
     """Let the player to move play `actions` obedient actions (fewer if the game ends)."""
     for _ in range(actions):
         if table.game.over:

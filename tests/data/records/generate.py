@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE.parents[2]))
 
 import domain  # noqa: E402
 from records.export import record_from_events  # noqa: E402
-from records.selfplay import Table, obedient_action, play_obediently  # noqa: E402
+from records.selfplay import EngineMatch, obedient_action, play_obediently  # noqa: E402
 from records.text import to_text  # noqa: E402
 
 SPADES = [r + "S" for r in "A23456789TJQK"]
@@ -58,22 +58,22 @@ SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 TWO_RESERVES_SEED = "943c7d37f6d736a8baa788595ccd267b3f31e00ab3bb28892bd919dda454f1d0"
 
 
-def _play_out(table: Table, limit: int = 400) -> None:
+def _play_out(table: EngineMatch, limit: int = 400) -> None:
     play_obediently(table, limit)
 
 
-def win_with_recycled_waste() -> Table:
+def win_with_recycled_waste() -> EngineMatch:
     """Seat 0 plays every card to the foundations, recycling its waste once, and wins."""
-    table = Table("classic", match_id="golden-win")
+    table = EngineMatch("classic", match_id="golden-win")
     table.deal(packs=(WIN_PACK_0, WIN_PACK_1))
     _play_out(table)
     return table
 
 
-def calls_and_resignation() -> Table:
+def calls_and_resignation() -> EngineMatch:
     """Seat 0 turns a hand card with AS on its reserve: seat 1 calls (right). Then seat 1 builds
     AH; seat 0 calls that (wrong) and resigns."""
-    table = Table("classic", match_id="golden-calls")
+    table = EngineMatch("classic", match_id="golden-calls")
     table.deal(packs=(WIN_PACK_0, WIN_PACK_1))
     table.say(0, "turn")
     table.say(1, "crapette")
@@ -83,10 +83,10 @@ def calls_and_resignation() -> Table:
     return table
 
 
-def timeout_and_agreed_stalemate() -> Table:
+def timeout_and_agreed_stalemate() -> EngineMatch:
     """Finnish rules (10 s a move): a few moves, seat to move lets the clock run out, then a
     stalemate is offered and accepted."""
-    table = Table("finnish", match_id="golden-finnish")
+    table = EngineMatch("finnish", match_id="golden-finnish")
     table.deal(seed=SEED)
     play_obediently(table, 6)
     table.act(domain.TimeOut(table.game.to_move), after_ms=10_500)
@@ -97,9 +97,9 @@ def timeout_and_agreed_stalemate() -> Table:
     return table
 
 
-def stalemate() -> Table:
+def stalemate() -> EngineMatch:
     """Both players turn and discard their whole hands, recycle, and the game is stalemated."""
-    table = Table("classic", match_id="golden-stalemate")
+    table = EngineMatch("classic", match_id="golden-stalemate")
     table.deal(packs=(STALE_PACK_0, STALE_PACK_1))
     _play_out(table)
     return table
@@ -109,10 +109,10 @@ def stalemate() -> Table:
 SHORTCUT_SEED = "d76d4330f1446beab0c11fdecb91ce375bc8fbbcbde5c0994164d8399f767c45"
 
 
-def multi_card_move() -> Table:
+def multi_card_move() -> EngineMatch:
     """Lenient classic: seat 1 turns 2H, moves 2D onto 3S (T6-T0) and JH into the emptied T6
     (T2-T6), then 3S with 2D onto 4D through the empty T2 (`T0-T3 3S`), and resigns."""
-    table = Table("classic", match_id="golden-multi-card", enforcement="lenient")
+    table = EngineMatch("classic", match_id="golden-multi-card", enforcement="lenient")
     table.deal(seed=SHORTCUT_SEED)
     for text in ("turn", "T6-T0", "T2-T6", "T0-T3 3S"):
         table.say(1, text)
@@ -141,10 +141,10 @@ def written_as_one_action(first: int, count: int) -> Callable[[dict[str, Any]], 
 THREE_HANDS_SEED = "0ce4e98e721857512b95d494c972144d437c4171b0a2dd1a3d6b5aac257fe158"
 
 
-def three_hands() -> Table:
+def three_hands() -> EngineMatch:
     """italian-three-hands (rules.md §10): obedient play in which the turns name their hand,
     J first, then I, then leave it to the default order; then the player to move resigns."""
-    table = Table("italian-three-hands", match_id="golden-italian-three-hands")
+    table = EngineMatch("italian-three-hands", match_id="golden-italian-three-hands")
     table.deal(seed=THREE_HANDS_SEED)
     named = iter("JI")
     for _ in range(14):
@@ -159,9 +159,9 @@ def three_hands() -> Table:
     return table
 
 
-def preset_game(preset: str, actions: int = 12, seed: str = SEED) -> Callable[[], Table]:
-    def make() -> Table:
-        table = Table(preset, match_id=f"golden-{preset}")
+def preset_game(preset: str, actions: int = 12, seed: str = SEED) -> Callable[[], EngineMatch]:
+    def make() -> EngineMatch:
+        table = EngineMatch(preset, match_id=f"golden-{preset}")
         table.deal(seed=seed)
         play_obediently(table, actions)
         table.act(domain.Resign(table.game.to_move))
@@ -171,10 +171,10 @@ def preset_game(preset: str, actions: int = 12, seed: str = SEED) -> Callable[[]
     return make
 
 
-def rotation_session() -> Table:
+def rotation_session() -> EngineMatch:
     """italian-four to two games won (docs/spec/rules.md §10, winner_out): Cid waits from the
     start, Dan joins during game 2 and leaves before game 4; a stalemate moves nobody."""
-    table = Table("italian-four", match_id="golden-italian-four", match="wins:2")
+    table = EngineMatch("italian-four", match_id="golden-italian-four", match="wins:2")
     table.join("Cid")
     for game, (seed, end) in enumerate(
         [(SEED, "Bob"), (TWO_RESERVES_SEED, None), (SHORTCUT_SEED, "Bob"), (SEED, "Bob")]
@@ -194,7 +194,7 @@ def rotation_session() -> Table:
     return table
 
 
-GOLDENS: dict[str, Callable[[], Table]] = {
+GOLDENS: dict[str, Callable[[], EngineMatch]] = {
     "classic-win-recycle": win_with_recycled_waste,
     "classic-calls-resign": calls_and_resignation,
     "classic-stalemate": stalemate,

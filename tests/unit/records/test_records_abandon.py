@@ -12,15 +12,15 @@ import domain
 from eventstore import NewEvent, open_store
 from records.export import export_match, record_from_events
 from records.importer import import_record
-from records.selfplay import Table, play_obediently
+from records.selfplay import EngineMatch, play_obediently
 from records.text import to_text
 from records.verify import verify_record
 from tests.unit.records.round_trip import round_trip
 
 
-def _two_games(preset: str = "classic") -> Table:
+def _two_games(preset: str = "classic") -> EngineMatch:
     """A 300-point match: game 1 resigned after a few actions, game 2 dealt and begun."""
-    table = Table(preset)
+    table = EngineMatch(preset)
     table.deal(seed="a" * 64)
     play_obediently(table, 12)
     table.act(domain.Resign(table.game.to_move))
@@ -75,7 +75,7 @@ def test_abandon_by_the_seat_not_to_move() -> None:
 
 
 def test_abandon_between_games_ends_the_match_without_a_game() -> None:
-    table = Table("classic")
+    table = EngineMatch("classic")
     table.deal(seed="c" * 64)
     play_obediently(table, 10)
     table.act(domain.Resign(0))
@@ -117,14 +117,14 @@ def test_the_notation_of_abandon() -> None:
 
 
 def test_abandon_is_refused_at_a_rotation_table_before_a_deal_and_after_the_end() -> None:
-    rotation = Table("classic", rotation="winner_out")
+    rotation = EngineMatch("classic", rotation="winner_out")
     rotation.join("Cid")
     rotation.deal(seed="e" * 64)
     with pytest.raises(domain.RulesError, match="rotation table") as refused:
         domain.decide_and_fold(rotation.state, domain.Act(domain.Abandon(0), rotation.now))
     assert refused.value.reason == "abandon_at_rotation"
 
-    fresh = Table("classic")
+    fresh = EngineMatch("classic")
     with pytest.raises(domain.RulesError, match="no game"):
         domain.decide_and_fold(fresh.state, domain.Act(domain.Abandon(0), fresh.now))
 
@@ -145,7 +145,7 @@ def test_a_record_with_an_action_after_the_abandon_is_refused() -> None:
 
 
 def test_only_an_abandon_may_follow_a_game_s_end() -> None:
-    table = Table("classic")
+    table = EngineMatch("classic")
     table.deal(seed="c" * 64)
     play_obediently(table, 4)
     table.act(domain.Resign(0))

@@ -7,12 +7,12 @@ import domain
 from eventstore import open_store
 from records.export import record_from_events
 from records.importer import import_record
-from records.selfplay import Table
+from records.selfplay import EngineMatch
 from server.service import GameService
 
 
 def test_an_imported_unfinished_match_gets_no_next_game() -> None:
-    table = Table("classic")  # points:300: one resigned game cannot end the match
+    table = EngineMatch("classic")  # points:300: one resigned game cannot end the match
     table.deal(seed="00" * 32)
     table.act(domain.Resign(seat=table.game.to_move))
     assert table.game.over and not table.state.finished
@@ -31,7 +31,7 @@ def test_an_imported_unfinished_match_gets_no_next_game() -> None:
 
 
 def test_an_imported_unfinished_match_is_listed_as_finished_not_live() -> None:
-    table = Table("classic")
+    table = EngineMatch("classic")
     table.deal(seed="00" * 32)
     table.act(domain.Resign(seat=table.game.to_move))
     store = open_store("memory://")

@@ -17,7 +17,7 @@ from records.errors import RecordFormatError, RecordMismatchError, RecordRefused
 from records.export import export_match, record_from_events
 from records.importer import import_record
 from records.schema import dump_record, load_record
-from records.selfplay import Table
+from records.selfplay import EngineMatch
 from records.text import from_text, to_text
 from records.verify import verify_record
 
@@ -92,7 +92,7 @@ def test_a_queue_entry_the_rules_refuse_or_that_has_no_place() -> None:
 
 
 def test_a_two_seat_record_has_none_of_the_session_keys() -> None:
-    table = Table("italian")
+    table = EngineMatch("italian")
     table.deal(seed="00" * 32)
     table.act(domain.Resign(0))
     record = record_from_events(table.events)
@@ -105,7 +105,7 @@ def test_random_sessions_round_trip() -> None:
     rng = random.Random(17)
     for number in range(6):
         mode = ("winner_out", "loser_out")[number % 2]
-        table = Table("italian", match_id=f"m-r{number}", rotation=mode, match="points:200")
+        table = EngineMatch("italian", match_id=f"m-r{number}", rotation=mode, match="points:200")
         for name in ("Cid", "Dan")[: 1 + number % 2]:
             table.join(name)
         for _ in range(4):

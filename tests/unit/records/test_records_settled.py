@@ -17,7 +17,7 @@ from eventstore import open_store
 from records.errors import RecordMismatchError, RecordRefusedError
 from records.export import export_match, record_from_events
 from records.importer import import_record
-from records.selfplay import Table
+from records.selfplay import EngineMatch
 from records.text import from_text, to_text
 from records.verify import verify_record
 
@@ -55,9 +55,9 @@ def _fold(record: dict[str, Any], first: int, count: int) -> dict[str, Any]:
     return record
 
 
-def _issue_table() -> Table:
+def _issue_table() -> EngineMatch:
     """The report of issue 17: lenient; seat 1 turns, T6-T0, T2-T6, then 3S with 2D onto 4D."""
-    table = Table("classic", match_id="m-issue", enforcement="lenient")
+    table = EngineMatch("classic", match_id="m-issue", enforcement="lenient")
     table.deal(seed=ISSUE_SEED)
     for text in ("turn", "T6-T0", "T2-T6", "T0-T3 3S"):
         table.say(1, text)
@@ -135,7 +135,7 @@ PACKS = (_pack(["AS", "4D", "JH", "2D", "3S"]), _pack(["9H", "KH", "KD", "QS", "
 
 
 def _call_record() -> dict[str, Any]:
-    table = Table("classic", match_id="m-call")
+    table = EngineMatch("classic", match_id="m-call")
     table.deal(packs=PACKS)
     table.say(0, "T1-T0")
     table.say(0, "T2-T5")
@@ -173,9 +173,9 @@ def test_a_call_on_a_shortcut_must_target_the_shortcut() -> None:
 # --- named calls ------------------------------------------------------------------------------
 
 
-def _named_table(name: str) -> Table:
+def _named_table(name: str) -> EngineMatch:
     """Seat 0 breaks C1 (AS on its reserve top) with T1-T0; seat 1 calls, naming `name`."""
-    table = Table("classic", match_id="m-named")
+    table = EngineMatch("classic", match_id="m-named")
     table.deal(packs=PACKS)
     table.say(0, "T1-T0")
     table.say(1, f"crapette {name}")
@@ -195,7 +195,7 @@ def test_a_named_call_survives_import_and_export(name: str) -> None:
 
 
 def test_a_wrong_call_keeps_its_named_move() -> None:
-    table = Table("classic", match_id="m-wrong")
+    table = EngineMatch("classic", match_id="m-wrong")
     table.deal(packs=PACKS)
     table.say(0, "R0-F0")  # no fault
     table.say(1, "crapette R0-F1")
