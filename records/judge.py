@@ -61,9 +61,10 @@ from records.verify import Verified, verify_record
 DEPTHS = ("quick", "normal", "deep")
 JUDGEMENTS = ("best", "good", "inaccuracy", "mistake", "blunder")
 # The drop in win chance (0-1, the best move's chance less the played move's, as the playouts
-# measure it) from which a decision is judged so, worst first. docs/evaluator.md § Thresholds
-# has the measurement they rest on. Under BEST_WITHIN it is `best`.
-THRESHOLDS = ((0.3, "blunder"), (0.2, "mistake"), (0.1, "inaccuracy"))
+# measure it) from which a decision is judged so, worst first: half of lichess's 0.1/0.2/0.3
+# and less, a Crapette move's drops being smaller (a card left in one's reserve is some 0.04).
+# docs/evaluator.md § Thresholds has the measurement they rest on. Under BEST_WITHIN: `best`.
+THRESHOLDS = ((0.2, "blunder"), (0.1, "mistake"), (0.05, "inaccuracy"))
 BEST_WITHIN = 0.02
 # The search's drop from which a decision is checked by playouts (a label is never shown
 # unchecked): well under the lowest threshold, since the search may under-state a drop.
@@ -76,8 +77,8 @@ COUNTS_FROM = FLAG_FROM
 # A drop (in the same units) within this of the best costs no accuracy: the margin within which
 # a move is judged `best`. docs/evaluator.md § Accuracy, the measurement behind both.
 FREE_WITHIN = BEST_WITHIN
-# A missed or a wrong call costs at least this (and is labelled an inaccuracy at least).
-CALL_COST_AT_LEAST = 0.1
+# A missed or a wrong call costs at least this: it is labelled an inaccuracy at least.
+CALL_COST_AT_LEAST = THRESHOLDS[-1][0]
 # Win chances are given to this many decimals.
 DIGITS = 4
 # The judge's output: 1 was the value-function judge of issue 26; 2 the first judge of issue 37

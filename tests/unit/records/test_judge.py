@@ -41,12 +41,12 @@ def _uncalled(seed: int = 3, actions: int = 80) -> dict[str, Any]:
         (0.0199, False, "best"),
         (0.5, True, "best"),
         (0.02, False, "good"),
-        (0.0999, False, "good"),
-        (0.1, False, "inaccuracy"),
-        (0.1999, False, "inaccuracy"),
-        (0.2, False, "mistake"),
-        (0.2999, False, "mistake"),
-        (0.3, False, "blunder"),
+        (0.0499, False, "good"),
+        (0.05, False, "inaccuracy"),
+        (0.0999, False, "inaccuracy"),
+        (0.1, False, "mistake"),
+        (0.1999, False, "mistake"),
+        (0.2, False, "blunder"),
         (1.0, False, "blunder"),
     ],
 )
@@ -159,7 +159,7 @@ def test_a_label_is_shown_only_once_playouts_confirm_it(
     fake: CardCount,
 ) -> None:
     """Every move but the best is put 0.4 under it by the search; the playouts find a drop of
-    0.25 (a mistake, not the blunder the search claimed), or of 0.005 (no label at all)."""
+    0.15 (a mistake, not the blunder the search claimed), or of 0.005 (no label at all)."""
     record = _golden()
     verified = verify_record(record)
     names = {
@@ -168,7 +168,7 @@ def test_a_label_is_shown_only_once_playouts_confirm_it(
         if (a := judge._played(b)) is not None  # noqa: SLF001
     }
     fake.penalty = dict.fromkeys(names, 0.0)
-    fake.checked_drop = 0.25
+    fake.checked_drop = 0.15
     fake.spread = 0.4
     result = judge.analyse_record(record, depth="quick", seed=1)
     fake.checked_drop = 0.005
@@ -180,7 +180,7 @@ def test_a_label_is_shown_only_once_playouts_confirm_it(
         check = d["check"]
         assert check["deals"] == judge.CHECKS["quick"].deals
         assert check["best"] - check["played"] == pytest.approx(check["drop"], abs=2e-4)
-        assert check["drop"] == pytest.approx(0.25, abs=0.011)
+        assert check["drop"] == pytest.approx(0.15, abs=0.011)
         assert d["judgement"] == "mistake"
         assert d["cost"] == pytest.approx(judge.even_drop(check["best"], check["played"]), abs=3e-4)
     unchecked = [d for d in decisions if d.get("unchecked")]
