@@ -10,7 +10,7 @@ held-out data is always whole games played from other seeds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -78,22 +78,6 @@ class Samples:
 
 
 BASELINE_NAMES: tuple[str, ...] = ("reserve_me", "loose_me", "reserve_opp", "loose_opp")
-
-
-def play_games(
-    count: int,
-    seed: str,
-    ruleset: domain.Ruleset | None = None,
-    pairings: tuple[tuple[str, str], ...] = PAIRINGS,
-    progress: Callable[[int, int], None] | None = None,
-) -> Samples:
-    """Play `count` games and sample every decision of them."""
-    samples = Samples([], [], [], [], [], [])
-    for index, states, winner in games(count, seed, ruleset, pairings):
-        samples.add(index, states, winner)
-        if progress is not None:
-            progress(index + 1, count)
-    return samples
 
 
 def sampled(states: list[T], every: int, index: int) -> list[T]:

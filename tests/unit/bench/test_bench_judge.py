@@ -89,10 +89,10 @@ def test_the_trust_figures_in_words() -> None:
     assert _trust_text(fitted).startswith("scale fitted on 10 positions of 2 games: a 0.01")
 
 
-def _rows(games: int, seed: int) -> list[tuple[float, float, float, int]]:
+def _rows(games: int, seed: int, slope: float = 1.5) -> list[tuple[float, float, float, int]]:
     """Rows as `_fit_game` gives them, from a known model: the outcome is drawn with chance
-    sigmoid(1.5 * the anchor's logit), the search's score is 40 points a logit unit, plus noise;
-    a few won lines."""
+    sigmoid(`slope` * the anchor's logit), the search's score is 40 points a logit unit, plus
+    noise; a few won lines."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -100,7 +100,7 @@ def _rows(games: int, seed: int) -> list[tuple[float, float, float, int]]:
     for game in range(games):
         for _ in range(40):
             z = float(rng.normal(0, 1.2))
-            outcome = float(rng.random() < 1 / (1 + np.exp(-1.5 * z)))
+            outcome = float(rng.random() < 1 / (1 + np.exp(-slope * z)))
             rows.append((40 * z + float(rng.normal(0, 10)), z, outcome, game))
         rows.append((9_999.0, 2.0, 1.0, game))
     return rows
@@ -111,13 +111,25 @@ def test_the_fit_recovers_the_scale_and_recalibrates_the_position_figure() -> No
 
     found = fit_rows(_rows(60, 0), _rows(30, 1), 60, 30, "test", 1, write=False)
     assert found["positions"] == 60 * 40  # the won lines are left out of the fit
-    assert 1.3 < found["p"] < 1.7 and abs(found["q"]) < 0.15
-    assert 0.025 < found["a"] < 0.045
+    assert found["platt_kept"] and 1.3 < found["p"] < 1.7 and abs(found["q"]) < 0.15
+    assert 0.025 < found["a"] < 0.045 and 0 < found["a_se"] < 0.01
     anchor, recalibrated = found["anchor"], found["recalibrated"]
     assert recalibrated["ece"] < anchor["ece"] and recalibrated["ece"] < 0.04
     assert recalibrated["ece_se"] > 0 and recalibrated["games"] == 30
     assert sum(b["n"] for b in recalibrated["bins"]) == recalibrated["positions"] == 30 * 41
     assert found["rows"]["test"][0][3] == 0
+    assert found["position_ece"] == recalibrated["ece"]
+
+
+def test_a_map_that_does_not_help_on_the_held_out_games_is_not_kept() -> None:
+    """Fit games whose outcomes follow 1.5 x the anchor's logit, held-out ones that follow the
+    anchor itself: the Platt map fitted (p near 1.5) would miscalibrate the held-out games."""
+    from bench.judge_bench import fit_rows
+
+    found = fit_rows(_rows(60, 0), _rows(30, 1, slope=1.0), 60, 30, "test", 1, False, 2)
+    assert found["platt"][0] > 1.3 and not found["platt_kept"]
+    assert (found["p"], found["q"]) == (1.0, 0.0)
+    assert found["position_ece"] == found["anchor"]["ece"] < found["recalibrated"]["ece"]
 
 
 def test_the_time_targets_in_words() -> None:
