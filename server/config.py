@@ -82,4 +82,4 @@ class ServerConfig:
     # Which function judges a record (`module:function`; tests name a fixture).
     analyser: str = "records.judge:analyse_record"
     # Which function gives a try's win chance in the learning mode (`module:function`).
-    try_judge: str = "server.readmodels.analysis_try:chance_after"
+    try_judge: str = "server.services.try_judge:judge_try"

@@ -144,7 +144,7 @@ def _seat(decisions: list[dict[str, Any]], seat: int) -> dict[str, Any]:
     return {"accuracy": round(accuracy, 1), "counts": counts}
 
 
-def chance_after(
+def judge_try(
     state: domain.MatchState, action: domain.Action, *, depth: str = "normal", seed: int = 0
 ) -> float:
     """A try's win chance, as `analyse_record` judges: the steady bot's choice keeps the

@@ -187,7 +187,7 @@ from server.config import ServerConfig
 )
 @click.option(
     "--try-judge",
-    default="server.readmodels.analysis_try:chance_after",
+    default="server.services.try_judge:judge_try",
     show_default=True,
     hidden=True,
     help="The function giving a try's win chance in the learning mode, module:function.",

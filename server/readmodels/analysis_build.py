@@ -34,7 +34,7 @@ from server.errors import MatchRunningError
 FORMAT = "crapette-analysis/3"
 DEPTHS = ("quick", "normal", "deep")
 DEFAULT_ANALYSER = "records.judge:analyse_record"
-DEFAULT_TRY_JUDGE = "server.readmodels.analysis_try:chance_after"
+DEFAULT_TRY_JUDGE = "server.services.try_judge:judge_try"
 # A progress frame at most this often: 400 decisions need not be 400 frames.
 PROGRESS_EVERY_S = 0.1
 

@@ -11,7 +11,7 @@ from records import judge
 from server.errors import quoted
 
 
-def chance_after(
+def judge_try(
     state: domain.MatchState, action: domain.Action, *, depth: str = "normal", seed: int = 0
 ) -> float:
     """The chance of `action`'s seat to win the game after it (`RulesError` if illegal): its

@@ -57,7 +57,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The server with the stand-in analyser (tests/analysis_fixture.py): the page's requests
     and states are what is tested here, not the evaluator's seconds."""
     fixture = "tests.analysis_fixture"
-    args = ("--analyser", f"{fixture}:analyse_record", "--try-judge", f"{fixture}:chance_after")
+    args = ("--analyser", f"{fixture}:analyse_record", "--try-judge", f"{fixture}:judge_try")
     process = ServerProcess(tmp_path_factory.mktemp("console"), extra_args=args).start()
     try:
         yield process

@@ -29,7 +29,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CRAPETTE_FIXTURE_DELAY_S", "0.01")  # a progress bar to see
         args = (
-            "--analyser", f"{FIXTURE}:analyse_record", "--try-judge", f"{FIXTURE}:chance_after",
+            "--analyser", f"{FIXTURE}:analyse_record", "--try-judge", f"{FIXTURE}:judge_try",
         )  # fmt: skip
         process = ServerProcess(tmp_path_factory.mktemp("judge"), extra_args=args).start()
     try:

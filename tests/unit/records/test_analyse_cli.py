@@ -108,8 +108,8 @@ def test_analyse_json_with_the_real_evaluator(record_file: Path) -> None:
     """The default judge end to end at `quick` depth: `domain.evaluator`'s chances, the same
     twice for one seed, and a learning-mode try of any judged move gets the analysis's figure."""
     import domain
-    from server.readmodels import analysis_try
     from server.readmodels.analysis_build import position_at
+    from server.services import try_judge
 
     runner = CliRunner()
     args = [str(record_file), "--json", "--depth", "quick"]
@@ -132,7 +132,7 @@ def test_analyse_json_with_the_real_evaluator(record_file: Path) -> None:
     at = position_at(record, first["version"])
     for which, figure in (("best", "best"), ("played", "after")):
         action = domain.action_from_json(first[which])
-        tried = analysis_try.chance_after(at, action, depth="quick", seed=0)
+        tried = try_judge.judge_try(at, action, depth="quick", seed=0)
         assert tried == first["win_chance"][figure]
 
 

@@ -29,7 +29,7 @@ def _app(**config: Any) -> Any:
         ServerConfig(
             async_mode="threading",
             analyser=f"{FIXTURE}:analyse_record",
-            try_judge=f"{FIXTURE}:chance_after",
+            try_judge=f"{FIXTURE}:judge_try",
             **config,
         )
     )
