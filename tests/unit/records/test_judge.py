@@ -281,3 +281,85 @@ def test_the_judgements_in_words(fake: CardCount) -> None:
     missed = [line for line in lines if "missed a call on" in line]
     assert len(missed) == len(result["games"][0]["missed_calls"])
     assert lines[-1].startswith("match: Ann accuracy ")
+
+
+@pytest.fixture(scope="module")
+def random_steady() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A classic game of `random` against `steady` (call mode) and its analysis at `quick`, by
+    the real engine."""
+    from bench.judge_bench import bot_game
+    from domain.bots.arena import derive_seed
+
+    record, winner = bot_game(("random", "steady"), derive_seed("judge-labels", 0))
+    assert winner == 1
+    return record, judge.analyse_record(record, depth="quick", seed=3)
+
+
+@pytest.mark.slow
+def test_a_label_s_playout_figures_are_in_the_json(
+    random_steady: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """By the real engine: every checked decision keeps its playouts' count and both moves'
+    results, every label stands on them (its drop from the threshold up and two standard
+    errors clear of zero), and the accuracy follows strength."""
+    _, result = random_steady
+    [game] = result["games"]
+    checked = [d for d in game["decisions"] if d["check"] is not None]
+    assert len(checked) == judge.CHECKS["quick"].most
+    labels = dict((name, limit) for limit, name in judge.THRESHOLDS)
+    for d in game["decisions"]:
+        check = d["check"]
+        if d["judgement"] in labels:
+            assert check is not None, d  # never a label unchecked
+            assert check["drop"] >= labels[d["judgement"]]
+            assert check["drop"] >= judge.CONFIRM_SE * check["se"]
+        if check is None:
+            continue
+        assert check["deals"] == judge.CHECKS["quick"].deals
+        assert 0.0 <= check["played"] <= 1.0 and 0.0 <= check["best"] <= 1.0
+        assert check["best"] - check["played"] == pytest.approx(check["drop"], abs=2e-4)
+        assert check["se"] >= 0.0
+        assert d["cost"] <= d["stake"]
+    assert json.loads(json.dumps(result)) == result  # plain JSON, as kept and served
+    random_seat, steady_seat = game["seats"]
+    assert random_seat["accuracy"] <= steady_seat["accuracy"] - 15, game["seats"]
+
+
+@pytest.mark.slow
+def test_hidden_cards_are_never_read_a_reshuffle_gives_the_same_labels(
+    random_steady: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """At each decision the analysis checked, the cards the mover could not see (his
+    remembered hands kept) are shuffled anew: judged and checked again there, the decision's
+    JSON (judgement, chances, cost, stake, check) is the analysis's own, on either deal."""
+    from domain.evaluator.judging import Watch
+    from domain.evaluator.sampling import Sampler, as_match
+
+    record, result = random_steady
+    checked = {d["version"]: d for d in result["games"][0]["decisions"] if d["check"]}
+    watch = Watch()
+    rng = random.Random(37)
+    state: domain.MatchState | None = None
+    version = 0
+    compared = 0
+    for batch in verify_record(record).batches:
+        before, played = state, judge._played(batch)  # noqa: SLF001
+        if before is not None and before.game is not None and played is not None:
+            if version in checked:
+                seat = played.seat
+                other = as_match(before, Sampler(before, seat, watch.known(seat)).draw(rng))
+                assert other.game is not None and other.game.p != before.game.p  # other cards
+                for position in (before, other):
+                    fork = watch.fork()
+                    decision, best, _ = judge.judge_move(fork, position, seat, played, version)
+                    deals = judge.CHECKS["quick"].deals
+                    judge.confirm(decision, fork.check(position, seat, [best, played], deals, 3))
+                    assert decision == checked[version]
+                compared += 1
+            watch.played(before, played)
+        for event in batch:
+            state = domain.evolve(state, event)
+        assert state is not None
+        watch.see(state)
+        version += len(batch)
+    assert compared == len(checked) > 0
