@@ -34,9 +34,11 @@ use too. The abusing and measuring clients are processes of their own (bench/abu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -238,6 +240,9 @@ def _phase(
     return {
         "move_p99_ms": moves["p99_ms"],
         "move_p50_ms": moves["p50_ms"],
+        # The longest round trip: one stall (an import's write holding the store) is one move
+        # in thousands, under the p99.
+        "move_max_ms": max(stats.rtts, default=float("nan")) * 1000,
         "moves_per_s": moves["moves_per_s"],
         # CPU seconds while measuring: the server's loop, and its workers (the abuse's work).
         "server_cpu_s": stats.cpu_s,
@@ -252,20 +257,37 @@ def _phase(
     }
 
 
-def _wait_workers_idle(pid: int, most_s: float = 90.0) -> float:
-    """Wait (at most `most_s`) until none of the server's workers is runnable for half a second:
-    the job an abused phase started may run on after its client stopped (an analysis does), and
-    it would be the baseline's abuse. Returns the seconds waited."""
+def _wait_workers_idle(pid: int, most_s: float = 60.0, stubborn_s: float = 5.0) -> float:
+    """Wait until none of the server's workers is runnable for half a second: the job an abused
+    phase started may run on after its client stopped, and would be the baseline's abuse. An
+    analysis does (minutes of CPU for bench abuse's match): a worker runnable through
+    `stubborn_s` is killed (the server's pool tries its job once more on a new worker, then
+    fails it). Returns the seconds waited."""
     began = time.monotonic()
-    quiet = 0
+    quiet = samples = 0
+    busy: dict[int, int] = {}
+    since = began
     while quiet < 10 and time.monotonic() - began < most_s:
         time.sleep(0.05)
-        quiet = 0 if _children_running(pid) else quiet + 1
+        running = _children_running(pid)
+        quiet = 0 if running else quiet + 1
+        samples += 1
+        for child in running:
+            busy[child] = busy.get(child, 0) + 1
+        if time.monotonic() - since >= stubborn_s:
+            for child in running:
+                if busy.get(child, 0) >= 0.8 * samples:
+                    with contextlib.suppress(OSError):
+                        os.kill(child, signal.SIGKILL)  # the server's worker: ours to stop
+            busy.clear()
+            samples = 0
+            since = time.monotonic()
     return time.monotonic() - began
 
 
-def _children_running(pid: int) -> bool:
-    """Whether a process whose parent is `pid` is running or runnable (Linux /proc: state R)."""
+def _children_running(pid: int) -> list[int]:
+    """The processes whose parent is `pid` that are running or runnable (Linux /proc: R)."""
+    found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -274,8 +296,8 @@ def _children_running(pid: int) -> bool:
         except OSError:
             continue
         if fields[1] == str(pid) and fields[0] == "R":
-            return True
-    return False
+            found.append(int(entry.name))
+    return found
 
 
 def _children_cpu_s(pid: int) -> float:
@@ -312,6 +334,9 @@ def _figure(pairs: list[list[dict[str, Any]]]) -> dict[str, Any]:
         "move_p99_ratio": statistics.median(ratios),
         "move_p99_ratio_of_medians": under / base,
         "round_ratios": ratios,
+        # The longest move of any phase, without and with the abuse.
+        "move_max_ms_alone": max(b["move_max_ms"] for b, _ in pairs),
+        "move_max_ms_abused": max(a["move_max_ms"] for _, a in pairs),
         "small_replay_max_s": max(a["small_replay_max_s"] for _, a in pairs),
         "small_replay_max_s_alone": max(b["small_replay_max_s"] for b, _ in pairs),
         "small_replay_p50_s": statistics.median(a["small_replay_p50_s"] for _, a in pairs),

@@ -97,7 +97,8 @@ def abuse(kind: str, url: str, params: dict[str, Any], out: Path) -> None:
             # Renamed players: another content hash, so another match each time (and a pid:
             # another run's imports in a reused store are not this one's).
             players = [f"{name} {os.getpid()}-{number}" for name in record["players"]]
-            body = json.dumps({**record, "match_id": f"club-imp-{number}", "players": players})
+            match_id = f"club-imp-{os.getpid()}-{number}"
+            body = json.dumps({**record, "match_id": match_id, "players": players})
             headers = {"Content-Type": "application/json"}
             count(request(http, "POST", "/api/records", data=body.encode(), headers=headers))
 

@@ -10,8 +10,10 @@ idle rate and the server's core did the whole build (in a thread the GIL stopped
 30-90 ms; `crapette bench replay`).
 
 - The pool starts its processes lazily, on the first heavy read, with fork+exec of
-  `python -m server.adapters.workers FD` (a fresh interpreter: nothing of eventlet's hub or the
-  server's locks is inherited); FD is its end of a Unix socket pair.
+  `python -m server.readmodels.builds FD` (a fresh interpreter: nothing of eventlet's hub or
+  the server's locks is inherited); FD is its end of a Unix socket pair. After each answered
+  job it starts one more, idle, while it has fewer than its size (`_start_ahead`).
+- Workers run at `nice` NICENESS; a pool of long jobs (the analyses) also in SCHED_IDLE.
 - A worker ends by itself when the server does: its socket reads end-of-file (the kernel closes
   the server's end whatever way the server ended), and a watchdog sees it re-parented.
 - A worker that dies or stalls mid-build is killed and replaced, and the build tried once more
