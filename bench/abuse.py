@@ -43,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -191,7 +192,6 @@ def _phase(
     without)."""
     from bench.players import _run_server_games, _summary
     from bench.procs import stop_process
-    from bench.server_bench import LongMatchMover
 
     host, port = url.removeprefix("http://").split(":")
     victim_out = tmp / "victim.json"
@@ -204,7 +204,7 @@ def _phase(
         for out in outs:
             command = [sys.executable, "-m", "bench.reader", url, seeded["long"], str(out)]
             procs.append(subprocess.Popen(command))
-        mover = LongMatchMover(seeded["store"], seeded["long"], seeded["later"], 4.0)
+        mover = PlayingMover(seeded["store"], seeded["long"], 4.0)
     elif kind is not None:
         given = {k: v for k, v in seeded.items() if k != "later"}  # (the mover's events)
         given["address"] = f"127.0.0.{10 + KINDS.index(kind)}"  # its own budgets
@@ -255,6 +255,64 @@ def _phase(
         "small_replay_statuses": victim["statuses"],
         "abuse_statuses": statuses,
     }
+
+
+class PlayingMover:
+    """Plays the readers' live match on, `rate` events a second, as another writer would: a
+    random legal action of the seat to move, from the match as the store holds it (the events
+    of its own and the server's folded as they come). A game over is left to the server, which
+    deals the next itself (bench.server_bench.LongMatchMover replays events made in advance,
+    and stops for good at the first game the server dealt: from then on the readers read a
+    cached replay, no build)."""
+
+    def __init__(self, store_url: str, match_id: str, rate: float) -> None:
+        self.store_url, self.match_id, self.rate = store_url, match_id, rate
+        self.appended = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        from bench.history import _NOT_PLAYED
+        from domain.engine import legal_actions
+        from eventstore import ConcurrencyError, NewEvent
+        from records.streams import match_stream
+
+        rng = random.Random(17)
+        stream = match_stream(self.match_id)
+        store = open_store(self.store_url)
+        state: Any = None
+        version = 0
+        try:
+            while not self._stop.wait(1 / self.rate):
+                for record in store.read(stream, version + 1):  # ours and the server's
+                    event = domain.event_from_payload(record.type, record.data)
+                    state = domain.evolve(state, event)
+                    version = record.version
+                game = None if state is None else state.game
+                if game is None or game.over or state.finished:
+                    continue  # the server deals the next game
+                choices = [
+                    a for a in legal_actions(state, game.to_move) if not isinstance(a, _NOT_PLAYED)
+                ]
+                at_ms = int(time.time() * 1000)
+                events, _ = domain.decide_and_fold(state, Act(rng.choice(choices), at_ms))
+                payloads = [domain.event_to_payload(e) for e in events]
+                batch = [NewEvent(type=kind, data=data) for kind, data in payloads]
+                with contextlib.suppress(ConcurrencyError):  # the server moved: read it first
+                    store.append(stream, batch, version)
+                    self.appended += len(batch)
+        finally:
+            store.close()
 
 
 def _wait_workers_idle(pid: int, most_s: float = 60.0, stubborn_s: float = 5.0) -> float:
