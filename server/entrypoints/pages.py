@@ -18,10 +18,10 @@ from server.entrypoints import protocol, schemas
 from server.entrypoints.bodies import json_body
 from server.entrypoints.lan import lan_urls
 from server.errors import InvalidInputError, ServerError
-from server.readmodels.ruleset_help import options_json
 from server.service import GameService
 from server.wire import languages
 from server.wire.payloads import RematchAnswerJson, SeatTicket
+from server.wire.ruleset_help import options_json
 
 if TYPE_CHECKING:
     from server.readmodels.share.preview import Facts

@@ -13,8 +13,8 @@ import pytest
 
 from domain import PRESETS
 from domain.bots import BOT_NAMES
-from server.readmodels.ruleset_help import OPTIONS
 from server.wire import languages
+from server.wire.ruleset_help import OPTIONS
 
 WEB = Path(__file__).resolve().parents[3] / "web"
 PLURAL_FORMS = {"zero", "one", "two", "few", "many", "other"}

@@ -14,7 +14,7 @@ from domain.ruleset import (
     RESERVE_SIZES,
     RESERVES_PER_PLAYER,
 )
-from server.readmodels.ruleset_help import OPTIONS, options_json
+from server.wire.ruleset_help import OPTIONS, options_json
 
 
 def test_every_option_of_the_ruleset_is_explained_once() -> None:
