@@ -151,3 +151,19 @@ def test_the_horizon_figures_in_words() -> None:
         "30 flagged decisions of 3 games, 8 playouts per move: the horizon's drop and the drop "
         "to the end have the same sign in 0.9 of 20, correlation 0.7"
     )
+
+
+def test_the_timed_part_reports_wall_and_cpu_against_the_targets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bench.judge_bench import TARGET_S, _timed
+
+    monkeypatch.setattr(judge_module, "evaluator", CardCount)
+    lines: list[str] = []
+    found = _timed({}, 40, lines.append)["time"]
+    assert found["decisions"] == 40 and found["targets_s"] == TARGET_S
+    for depth in ("quick", "normal"):
+        assert found[f"{depth}_wall_s"] >= 0 and found[f"{depth}_cpu_s"] >= 0
+        assert found["met"][depth] == (found[f"{depth}_wall_s"] <= TARGET_S[depth])
+    assert found["load_average"] >= 0 and json.loads(lines[-1]) == found
+    assert _timed({"a": 1}, 0, lines.append) == {"a": 1}  # no game asked: nothing timed
