@@ -67,7 +67,7 @@ JUDGEMENTS = ("best", "good", "inaccuracy", "mistake", "blunder")
 THRESHOLDS = ((0.2, "blunder"), (0.1, "mistake"), (0.05, "inaccuracy"))
 BEST_WITHIN = 0.02
 # The search's drop from which a decision is checked by playouts (a label is never shown
-# unchecked): well under the lowest threshold, since the search may under-state a drop.
+# unchecked): under the lowest threshold, since the search may under-state a drop.
 FLAG_FROM = 0.03
 # A measured drop gives a label only this many standard errors clear of zero.
 CONFIRM_SE = 2.0
