@@ -18,6 +18,7 @@ from eventstore import EventStore, open_store
 from eventstore.sqlite import SQLiteStore
 from server.adapters.checkpoint import start_checkpointer
 from server.adapters.feed import AppendFeed
+from server.adapters.socket_publisher import SocketPublisher
 from server.adapters.workers import TIMEOUT_S as READ_TIMEOUT_S
 from server.adapters.workers import FairShares, ReadWorkers, set_requester
 from server.config import ServerConfig
@@ -30,6 +31,7 @@ from server.entrypoints.records_http import records_bp
 from server.entrypoints.share_http import share_bp
 from server.entrypoints.tournaments_http import tournaments_bp
 from server.errors import OriginRefusedError, ServerError, quoted
+from server.readmodels import updates
 from server.runtime import patches
 from server.service import GameService
 
@@ -82,7 +84,7 @@ def create_app(
     cluster = _cluster(config)
     # Built in the order each needs the other: the publisher (rooms) first, the service's parts
     # from it, then the routes and handlers that call them.
-    publisher = sockets.SocketPublisher(socketio, shared=cluster is not None)
+    publisher = SocketPublisher(socketio, updates, shared=cluster is not None)
     # One budget of heavy jobs per address and kind for the three pools: this process's, or with
     # Redis the whole cluster's (server/adapters/cluster.py `RedisShares`).
     shares = FairShares() if cluster is None else cluster.shares()

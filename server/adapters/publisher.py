@@ -1,6 +1,7 @@
-"""What the service layer tells the outside world, and nothing else: the events a match just
-folded, and a table's new lobby view. `sockets.SocketPublisher` delivers both to the Socket.IO
-rooms; `NoPublisher` is for a service with no one listening (tests, command-line tools).
+"""What the service layer tells the outside world, and nothing else: the events a match just folded,
+and a table's new lobby view. `server.adapters.socket_publisher.SocketPublisher` delivers both to
+the Socket.IO rooms; `NoPublisher` is for a service with no one listening (tests, command-line
+tools).
 
 The publisher is built before the service parts and handed to them: it needs nothing from them
 (a table change arrives with its JSON already made), so the wiring has no cycle."""
