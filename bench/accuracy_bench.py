@@ -121,15 +121,22 @@ def compare(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _parts(d: dict[str, Any]) -> tuple[float, float, bool]:
-    """A kept decision's cost and stake (even-position units) and whether it always counts (a
-    fault or a call), from its chances and check as the analysis kept them."""
-    from records.judge import even_drop
+def _parts(d: dict[str, Any], unit: str = "even") -> tuple[float, float, bool]:
+    """A kept decision's cost and stake (`unit`: "even", even-position units, or "chance", drops
+    in win chance) and whether it always counts (a fault or a call), from its chances and
+    check as the analysis kept them."""
+    from records.judge import CALL_COST_AT_LEAST
+    from records.judge import even_drop as even
+
+    def in_chance(best: float, after: float) -> float:
+        return max(0.0, best - after)
+
+    even_drop = even if unit == "even" else in_chance
 
     chance = d["win_chance"]
     best, after = float(chance["best"]), float(chance["after"])
     if d.get("played") is None:  # a missed or a wrong call: two choices, the worse one made
-        cost = float(d["cost"])
+        cost = float(d["cost"]) if unit == "even" else max(best - after, CALL_COST_AT_LEAST)
         return cost, cost, True
     found = [float(c) for c in d.get("candidates", {}).values()] or [best]
     check = d.get("check")
@@ -141,11 +148,15 @@ def _parts(d: dict[str, Any]) -> tuple[float, float, bool]:
 
 
 def _accuracy(
-    decisions: Sequence[dict[str, Any]], share: bool, counts_from: float, free: float
+    decisions: Sequence[dict[str, Any]],
+    share: bool,
+    counts_from: float,
+    free: float,
+    unit: str = "even",
 ) -> float:
     values = []
     for d in decisions:
-        cost, stake, always = _parts(d)
+        cost, stake, always = _parts(d, unit)
         if not always and stake < counts_from:
             continue
         margin = 0.0 if d.get("faulty") else free  # a fault's cost is the rule's
@@ -160,12 +171,12 @@ def _accuracy(
 
 def sweep(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Definitions of accuracy recomputed on the kept decisions (whatever the analysis shipped):
-    the share of the stake kept or right-or-wrong, counted from a stake of `counts_from`, a
-    cost within `free` costing nothing; for each, the random-steady gap over games (mean,
-    standard deviation, least; `z`: how many deviations the mean stands above 15 points) and
-    the mean gap of every pairing. Best first by `z`."""
+    the share of the stake kept or right-or-wrong, in even-position units or in win chance,
+    counted from a stake of `counts_from`, a cost within `free` costing nothing; for each, the
+    random-steady gap over games (mean, standard deviation, least; `z`: how many deviations
+    the mean stands above 15 points) and the mean gap of every pairing. Best first by `z`."""
     rows: list[dict[str, Any]] = []
-    for share in (True, False):
+    for unit, share in (("even", True), ("even", False), ("chance", True)):
         for counts_from in (0.01, 0.02, 0.03, 0.04):
             for free in (0.0, 0.005, 0.01, 0.02):
                 if free >= counts_from:
@@ -178,6 +189,7 @@ def sweep(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                             share,
                             counts_from,
                             free,
+                            unit,
                         )
                         for seat, bot in enumerate(game["seated"])
                     }
@@ -187,6 +199,7 @@ def sweep(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 sd = statistics.stdev(rs) if len(rs) > 1 else 0.0
                 rows.append(
                     {
+                        "unit": unit,
                         "share": share,
                         "counts_from": counts_from,
                         "free": free,
