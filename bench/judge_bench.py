@@ -782,10 +782,13 @@ def fit_rows(
 
 # --------------------------------------------------------------------------- --horizon
 
+# Pairings whose games have flagged decisions (the `expert`'s and `sharp`'s moves are seldom
+# flagged: a sharp-expert game had none).
 HORIZON_PAIRINGS: tuple[tuple[str, str], ...] = (
     ("steady", "sharp"),
     ("random", "steady"),
-    ("sharp", "expert"),
+    ("random", "sharp"),
+    ("steady", "expert"),
 )
 END_OF_GAME = 10**9  # turn ends: a playout goes on to the end of the game
 END_ACTIONS = 5_000  # actions a playout to the end plays at most
@@ -854,33 +857,51 @@ def horizon_check(
     games: int, per_game: int, deals: int, root: str, workers: int, log: Callable[[str], None]
 ) -> dict[str, Any]:
     """Does the judge's horizon measure the drop playouts to the end of the game measure? On
-    flagged decisions of `games` games (`_horizon_game`): the share of decisions where the two
-    drops have the same sign (of those where neither is 0), their correlation, their
-    means, and how often a label the horizon would confirm (a drop of 0.02 or more, two
-    standard errors clear of 0) has a positive drop to the end."""
-    import numpy as np
-
+    flagged decisions of `games` games (`_horizon_game`): `horizon_figures`."""
     items = [(i, root, per_game, deals) for i in range(games)]
     rows = [r for found in _run(_horizon_game, items, workers, log) for r in found]
     for row in rows:
         log(json.dumps(row))
+    return horizon_figures(rows, games, deals)
+
+
+def horizon_figures(rows: list[dict[str, Any]], games: int, deals: int) -> dict[str, Any]:
+    """The two drops compared over `rows` (`_horizon_game`'s): the share of decisions where
+    they have the same sign (of those where neither is 0) and where both are 0, their
+    correlation, the share of the drops' variance to the end that is the deals' noise (a
+    finished game is 1, 0 or 1/2: the correlation cannot exceed the square root of one less
+    it), their means, and of the decisions the horizon would label (a drop of the least
+    threshold or more, `CONFIRM_SE` standard errors clear of 0), how many have a drop to the
+    end above 0 and its mean."""
+    import numpy as np
+
+    from records.judge import CONFIRM_SE, THRESHOLDS
+
+    least = THRESHOLDS[-1][0]
     figures: dict[str, Any] = {"games": games, "deals": deals, "decisions": len(rows)}
     if len(rows) < 2:
         return {**figures, "rows": rows}
     h = np.array([r["horizon"] for r in rows])
     e = np.array([r["end"] for r in rows])
     signed = (e != 0) & (h != 0)
-    confirmed = [r for r in rows if r["horizon"] >= 0.02 and r["horizon"] >= 2 * r["horizon_se"]]
+    confirmed = [
+        r for r in rows if r["horizon"] >= least and r["horizon"] >= CONFIRM_SE * r["horizon_se"]
+    ]
+    noise = float(np.mean([r["end_se"] ** 2 for r in rows]))
+    spread = float(np.var(e, ddof=1))
     figures.update(
         {
             "same_sign": round(float(np.mean(np.sign(h[signed]) == np.sign(e[signed]))), 3)
             if signed.any()
             else None,
             "same_sign_of": int(signed.sum()),
-            "correlation": round(float(np.corrcoef(h, e)[0, 1]), 3),
+            "both_zero": int(((h == 0) & (e == 0)).sum()),
+            "correlation": round(float(np.corrcoef(h, e)[0, 1]), 3)
+            if h.std() > 0 and e.std() > 0
+            else None,
+            "end_noise_share": round(noise / spread, 3) if spread > 0 else None,
             "horizon_mean": _mean_se([float(x) for x in h]),
             "end_mean": _mean_se([float(x) for x in e]),
-            "end_se_mean": round(float(np.mean([r["end_se"] for r in rows])), 3),
             "confirmed": len(confirmed),
             "confirmed_end_positive": sum(1 for r in confirmed if r["end"] > 0),
             "confirmed_end_mean": _mean_se([r["end"] for r in confirmed]),
@@ -1033,8 +1054,10 @@ def _trust_text(found: dict[str, Any]) -> str:
         return (
             f"{found['decisions']} flagged decisions of {found['games']} games, "
             f"{found['deals']} playouts per move: the horizon's drop and the drop to the end "
-            f"have the same sign in {found['same_sign']} of {found['same_sign_of']}, "
-            f"correlation {found['correlation']}; mean drop {found['horizon_mean']} to the "
+            f"have the same sign in {found['same_sign']} of {found['same_sign_of']} (both 0 in "
+            f"{found.get('both_zero')}), correlation {found['correlation']} (the deals' noise: "
+            f"{found.get('end_noise_share')} of the variance to the end); mean drop "
+            f"{found['horizon_mean']} to the "
             f"horizon, {found['end_mean']} to the end; {found['confirmed']} the horizon "
             f"confirms, {found['confirmed_end_positive']} of them a drop to the end above 0"
         )

@@ -1,4 +1,12 @@
-"""The evaluator: the chance that a seat wins the game in play, as that seat could know it.
+"""The judge of issue 37 and what it keeps of issue 26's evaluator (docs/evaluator.md).
+
+The judge is `domain.evaluator.judging.Watch` (the strongest bot ranks, `scale` turns its scores
+into win chances, playouts check a label); `sampling` shuffles what a seat could not see, and
+`value` / `features` / `weights.py` give the position's calibrated figure.
+
+This module is issue 26's value-function evaluator, which judges nothing any more; it stays
+for ``crapette bench eval``, which refits `weights.py` (whose anchor the judge's position figure
+is) and measures its calibration:
 
 ```python
 from domain.evaluator import DEPTHS, win_chance, rank_actions, chance_after
@@ -8,12 +16,10 @@ rank_actions(match, seat, depth="deep")   # [(action, chance after it), ...] bes
 chance_after(match, action)               # the mover's chance after one action
 ```
 
-Face-down cards are never read (unless `omniscient=True`): the evaluator rebuilds a full table
-from the seat's view by shuffling the unseen cards (`sampling`), plays each candidate action,
-with each kind of card wherever one comes up (`search`), and judges where it leads with a
-value function fitted on self-play (`value`, `features`, weights in `weights.py`, fitted by
-`fit`). docs/evaluator.md
-describes the method, the depths and the measured figures.
+Face-down cards are never read (unless `omniscient=True`): it rebuilds a full table from the
+seat's view by shuffling the unseen cards (`sampling`), plays each candidate action, with each
+kind of card wherever one comes up (`search`), and judges where it leads with a value function
+fitted on self-play (`value`, `features`, weights in `weights.py`, fitted by `fit`).
 """
 
 from __future__ import annotations

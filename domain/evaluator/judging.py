@@ -16,8 +16,9 @@ watch.check(state, seat, [best, played], deals=16, seed=0)   # playouts: a value
   same view, by construction (tests/unit/domain/test_judging.py checks it over whole games). A
   priority fault in `call` mode, which the bot never plays, is scored as called: its remedy
   played and the turn lost (`fault_score`).
-- **Scores become chances** by `scale.chance`, a logistic map of the search's score fitted on
-  the outcomes of games (`fit.fit_scale`, `crapette bench judge --fit`).
+- **Scores become chances** by `scale.chance`: the position's figure is the calibrated anchor
+  on its public context, the other candidates are moved from it by a logistic slope on the
+  search's score, both fitted on game outcomes (`crapette bench judge --fit`).
 - **Only the view is read** (`domain.view(state, seat)`), plus what the seat remembers of it: a
   hand turned over from a waste it watched. Face-down cards are never read: the playouts fill
   them with fresh shuffles of the unseen cards (`sampling.Sampler`), keeping the remembered hands

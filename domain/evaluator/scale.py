@@ -1,19 +1,19 @@
-"""The map from the judge's search scores to win chances (issue 37).
+"""The map from the judge's search scores to win chances (issue 37, docs/evaluator.md § The
+scale).
 
-A decision's figures are anchored on the position, as the evaluator's were (docs/evaluator.md):
-
-- the position's chance for the seat to move (the chance after the action the strongest bot
-  chooses) is the evaluator's calibrated anchor at `normal`, a logistic regression on the
-  position's public context (`features.context`, weights in `weights.py`, fitted on game
-  outcomes; its ECE is what `crapette bench eval` measures);
+- The position's chance for the seat to move (the chance after the action the strongest bot
+  chooses) is the evaluator's anchor at `normal`, a logistic regression of the outcome on the
+  position's public context (`features.context`, weights in `weights.py`), through a Platt map
+  ``p * logit + q`` (`recalibration`) that ``crapette bench judge --fit`` keeps only if it lowers
+  the held-out games' calibration error (today it did not: p, q = 1, 0);
 - every other candidate is that chance moved in logit by ``a * (score - chosen's score)``, where
   the scores are the `expert` bot's search figures (`sharp.evaluate`'s scale, for the mover) and
   `a` is the slope of a logistic regression of the game's outcome on the chosen action's score
-  over the decisions of self-play games (`fit.fit_scale`, reproduced by
-  ``crapette bench judge --fit``; the coefficients in `domain/evaluator/scale_weights.py`).
+  over the decisions of self-play games (`fit.fit_scale`).
 
-A line the search sees won is 1 (lost: 0). Monotone in the score, so it never reorders the
-candidates."""
+The coefficients are in `domain/evaluator/scale_weights.py`, written by
+``crapette bench judge --fit``. A line the search sees won is 1 (lost: 0). Monotone in the
+score, so it never reorders the candidates."""
 
 from __future__ import annotations
 

@@ -149,8 +149,28 @@ def test_the_horizon_figures_in_words() -> None:
              "confirmed": 12, "confirmed_end_positive": 11}  # fmt: skip
     assert _trust_text(found).startswith(
         "30 flagged decisions of 3 games, 8 playouts per move: the horizon's drop and the drop "
-        "to the end have the same sign in 0.9 of 20, correlation 0.7"
+        "to the end have the same sign in 0.9 of 20 (both 0 in None), correlation 0.7"
     )
+
+
+def test_the_horizon_figures() -> None:
+    from bench.judge_bench import horizon_figures
+
+    def row(h: float, hs: float, e: float, es: float) -> dict[str, float]:
+        return {"horizon": h, "horizon_se": hs, "end": e, "end_se": es, "horizon_s": 1.0,
+                "end_s": 2.0}  # fmt: skip
+
+    rows = [row(0.2, 0.02, 0.5, 0.2), row(0.1, 0.08, -0.25, 0.2), row(0.0, 0.0, 0.0, 0.0),
+            row(-0.05, 0.01, -0.5, 0.1), row(0.06, 0.01, 0.0, 0.0)]  # fmt: skip
+    found = horizon_figures(rows, 2, 8)
+    assert found["decisions"] == 5 and found["both_zero"] == 1
+    assert (found["same_sign"], found["same_sign_of"]) == (0.667, 3)  # rows 0, 1, 3
+    assert found["confirmed"] == 2 and found["confirmed_end_positive"] == 1  # rows 0 and 4
+    assert found["confirmed_end_mean"] == (0.25, 0.25)
+    assert 0 < found["correlation"] < 1 and 0 < found["end_noise_share"] < 1
+    assert found["end_s"] == 10.0
+    assert horizon_figures(rows[:1], 1, 8) == {"games": 1, "deals": 8, "decisions": 1,
+                                               "rows": rows[:1]}  # fmt: skip
 
 
 def test_the_timed_part_reports_wall_and_cpu_against_the_targets(
