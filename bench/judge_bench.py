@@ -794,16 +794,20 @@ END_OF_GAME = 10**9  # turn ends: a playout goes on to the end of the game
 END_ACTIONS = 5_000  # actions a playout to the end plays at most
 
 
-def _horizon_game(args: tuple[int, str, int, int]) -> list[dict[str, Any]]:
+def _horizon_game(
+    args: tuple[int, str, int, int, tuple[int, ...], bool],
+) -> list[dict[str, Any]]:
     """Up to `per_game` flagged decisions of one game (the played move `FLAG_FROM` or more
     under the choice by the search; spread evenly over the game's flagged ones), each checked
-    by `deals` playouts to the judge's horizon and by the same shuffles played to the end."""
+    by `deals` playouts to the judge's horizon (`horizon`), to each of the `longer` horizons
+    (`turns_<n>`: n turn ends) and, if `end`, to the end of the game: the same shuffles for
+    all."""
     import domain
     from domain.evaluator import judging
     from records.judge import FLAG_FROM, _played
     from records.verify import verify_record
 
-    index, root, per_game, deals = args
+    index, root, per_game, deals, longer, end = args
     pair = HORIZON_PAIRINGS[index % len(HORIZON_PAIRINGS)]
     record, _ = bot_game(pair, _deal(root, "horizon", index))
     watch = judging.Watch()
@@ -833,10 +837,10 @@ def _horizon_game(args: tuple[int, str, int, int]) -> list[dict[str, Any]]:
     for version, at, seat, best, played, drop in (f[:6] for f in flagged[::step][:per_game]):
         fork = next(f[6] for f in flagged if f[0] == version)
         figures: dict[str, Any] = {"pair": list(pair), "version": version, "search": drop}
-        for name, turns, actions in (
-            ("horizon", judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS),
-            ("end", END_OF_GAME, END_ACTIONS),
-        ):
+        horizons = [("horizon", judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS)]
+        horizons += [(f"turns_{n}", n, END_ACTIONS) for n in longer]
+        horizons += [("end", END_OF_GAME, END_ACTIONS)] if end else []
+        for name, turns, actions in horizons:
             kept = judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS
             judging.HORIZON_TURNS, judging.MAX_PLAYOUT_ACTIONS = turns, actions
             try:
@@ -854,11 +858,17 @@ def _horizon_game(args: tuple[int, str, int, int]) -> list[dict[str, Any]]:
 
 
 def horizon_check(
-    games: int, per_game: int, deals: int, root: str, workers: int, log: Callable[[str], None]
+    games: int,
+    per_game: int,
+    deals: int,
+    root: str,
+    workers: int,
+    log: Callable[[str], None],
+    longer: tuple[int, ...] = (),
 ) -> dict[str, Any]:
     """Does the judge's horizon measure the drop playouts to the end of the game measure? On
     flagged decisions of `games` games (`_horizon_game`): `horizon_figures`."""
-    items = [(i, root, per_game, deals) for i in range(games)]
+    items = [(i, root, per_game, deals, longer, True) for i in range(games)]
     rows = [r for found in _run(_horizon_game, items, workers, log) for r in found]
     for row in rows:
         log(json.dumps(row))
@@ -866,13 +876,14 @@ def horizon_check(
 
 
 def horizon_figures(rows: list[dict[str, Any]], games: int, deals: int) -> dict[str, Any]:
-    """The two drops compared over `rows` (`_horizon_game`'s): the share of decisions where
-    they have the same sign (of those where neither is 0) and where both are 0, their
-    correlation, the share of the drops' variance to the end that is the deals' noise (a
-    finished game is 1, 0 or 1/2: the correlation cannot exceed the square root of one less
-    it), their means, and of the decisions the horizon would label (a drop of the least
-    threshold or more, `CONFIRM_SE` standard errors clear of 0), how many have a drop to the
-    end above 0 and its mean."""
+    """The judge's drop (`horizon`) compared with the drop to the end over `rows`
+    (`_horizon_game`'s), and so each longer horizon's (`turns_<n>`, under "longer"): the share
+    of decisions where the two have the same sign (of those where neither is 0) and where both
+    are 0, their correlation, and of the decisions the horizon would label (a drop of the least
+    threshold or more, `CONFIRM_SE` standard errors clear of 0) how many have a drop to the end
+    above 0 and its mean; beside them, the share of the drops' variance to the end that is the
+    deals' noise (a finished game is 1, 0 or 1/2: the correlation cannot exceed the square root
+    of one less it)."""
     import numpy as np
 
     from records.judge import CONFIRM_SE, THRESHOLDS
@@ -881,16 +892,13 @@ def horizon_figures(rows: list[dict[str, Any]], games: int, deals: int) -> dict[
     figures: dict[str, Any] = {"games": games, "deals": deals, "decisions": len(rows)}
     if len(rows) < 2:
         return {**figures, "rows": rows}
-    h = np.array([r["horizon"] for r in rows])
     e = np.array([r["end"] for r in rows])
-    signed = (e != 0) & (h != 0)
-    confirmed = [
-        r for r in rows if r["horizon"] >= least and r["horizon"] >= CONFIRM_SE * r["horizon_se"]
-    ]
-    noise = float(np.mean([r["end_se"] ** 2 for r in rows]))
-    spread = float(np.var(e, ddof=1))
-    figures.update(
-        {
+
+    def compare(key: str) -> dict[str, Any]:
+        h = np.array([r[key] for r in rows])
+        signed = (e != 0) & (h != 0)
+        confirmed = [r for r in rows if r[key] >= least and r[key] >= CONFIRM_SE * r[f"{key}_se"]]
+        return {
             "same_sign": round(float(np.mean(np.sign(h[signed]) == np.sign(e[signed]))), 3)
             if signed.any()
             else None,
@@ -899,14 +907,23 @@ def horizon_figures(rows: list[dict[str, Any]], games: int, deals: int) -> dict[
             "correlation": round(float(np.corrcoef(h, e)[0, 1]), 3)
             if h.std() > 0 and e.std() > 0
             else None,
-            "end_noise_share": round(noise / spread, 3) if spread > 0 else None,
-            "horizon_mean": _mean_se([float(x) for x in h]),
-            "end_mean": _mean_se([float(x) for x in e]),
+            f"{key}_mean": _mean_se([float(x) for x in h]),
             "confirmed": len(confirmed),
             "confirmed_end_positive": sum(1 for r in confirmed if r["end"] > 0),
             "confirmed_end_mean": _mean_se([r["end"] for r in confirmed]),
-            "horizon_s": round(sum(r["horizon_s"] for r in rows), 1),
+            f"{key}_s": round(sum(r[f"{key}_s"] for r in rows), 1),
+        }
+
+    noise = float(np.mean([r["end_se"] ** 2 for r in rows]))
+    spread = float(np.var(e, ddof=1))
+    longer = sorted({k for r in rows for k in r if k.startswith("turns_") and k.count("_") == 1})
+    figures.update(compare("horizon"))
+    figures.update(
+        {
+            "end_noise_share": round(noise / spread, 3) if spread > 0 else None,
+            "end_mean": _mean_se([float(x) for x in e]),
             "end_s": round(sum(r["end_s"] for r in rows), 1),
+            "longer": {key: compare(key) for key in longer},
             "rows": rows,
         }
     )
@@ -966,6 +983,12 @@ def horizon_figures(rows: list[dict[str, Any]], games: int, deals: int) -> dict[
 @click.option(
     "--horizon-deals", default=8, show_default=True, help="--horizon-games: playouts per move."
 )
+@click.option(
+    "--horizon-longer",
+    default="",
+    show_default=True,
+    help="--horizon-games: longer horizons to compare too, in turn ends (like 4,6).",
+)
 @click.option("--workers", default=1, show_default=True, help="--trust / --fit: processes.")
 @click.option(
     "--out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON to this file."
@@ -989,6 +1012,7 @@ def judge(
     horizon_games: int,
     horizon_decisions: int,
     horizon_deals: int,
+    horizon_longer: str,
     workers: int,
     out: str | None,
 ) -> None:
@@ -1000,8 +1024,14 @@ def judge(
             click.echo(line, err=True)
 
         if horizon_games:
+            try:
+                longer = tuple(int(n) for n in horizon_longer.split(",") if n.strip())
+            except ValueError:
+                raise click.BadParameter(
+                    "turn ends, like 4,6", param_hint="--horizon-longer"
+                ) from None
             found = horizon_check(
-                horizon_games, horizon_decisions, horizon_deals, trust_seed, workers, log
+                horizon_games, horizon_decisions, horizon_deals, trust_seed, workers, log, longer
             )
         elif do_fit:
             found = fit_scale(

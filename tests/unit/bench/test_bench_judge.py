@@ -168,7 +168,13 @@ def test_the_horizon_figures() -> None:
     assert found["confirmed"] == 2 and found["confirmed_end_positive"] == 1  # rows 0 and 4
     assert found["confirmed_end_mean"] == (0.25, 0.25)
     assert 0 < found["correlation"] < 1 and 0 < found["end_noise_share"] < 1
-    assert found["end_s"] == 10.0
+    assert found["end_s"] == 10.0 and found["longer"] == {}
+    for r in rows:  # a longer horizon that finds what the end finds
+        r.update(turns_4=r["end"], turns_4_se=r["end_se"], turns_4_s=3.0)
+    longer = horizon_figures(rows, 2, 8)["longer"]["turns_4"]
+    assert longer["same_sign"] == 1.0 and longer["both_zero"] == 2
+    assert longer["correlation"] == 1.0 and longer["turns_4_s"] == 15.0
+    assert longer["confirmed"] == 1 and longer["confirmed_end_positive"] == 1
     assert horizon_figures(rows[:1], 1, 8) == {"games": 1, "deals": 8, "decisions": 1,
                                                "rows": rows[:1]}  # fmt: skip
 
