@@ -260,10 +260,10 @@ def _phase(
 class PlayingMover:
     """Plays the readers' live match on, `rate` events a second, as another writer would: a
     random legal action of the seat to move, from the match as the store holds it (the events
-    of its own and the server's folded as they come). A game over is left to the server, which
-    deals the next itself (bench.server_bench.LongMatchMover replays events made in advance,
-    and stops for good at the first game the server dealt: from then on the readers read a
-    cached replay, no build)."""
+    of its own and the server's folded as they come), or the next game's deal once one is over
+    (the server waits for its absent players). bench.server_bench.LongMatchMover replays events
+    made in advance and stopped for good at the first game's end: from then on the readers read
+    a cached replay, no build."""
 
     def __init__(self, store_url: str, match_id: str, rate: float) -> None:
         self.store_url, self.match_id, self.rate = store_url, match_id, rate
@@ -299,13 +299,20 @@ class PlayingMover:
                     state = domain.evolve(state, event)
                     version = record.version
                 game = None if state is None else state.game
-                if game is None or game.over or state.finished:
-                    continue  # the server deals the next game
-                choices = [
-                    a for a in legal_actions(state, game.to_move) if not isinstance(a, _NOT_PLAYED)
-                ]
+                if state is None or state.finished:
+                    continue
                 at_ms = int(time.time() * 1000)
-                events, _ = domain.decide_and_fold(state, Act(rng.choice(choices), at_ms))
+                command: Any
+                if game is None or game.over:  # the next game, dealt as the server would
+                    command = StartGame(f"{rng.getrandbits(256):064x}", None, at_ms)
+                else:
+                    choices = [
+                        a
+                        for a in legal_actions(state, game.to_move)
+                        if not isinstance(a, _NOT_PLAYED)
+                    ]
+                    command = Act(rng.choice(choices), at_ms)
+                events, _ = domain.decide_and_fold(state, command)
                 payloads = [domain.event_to_payload(e) for e in events]
                 batch = [NewEvent(type=kind, data=data) for kind, data in payloads]
                 with contextlib.suppress(ConcurrencyError):  # the server moved: read it first
