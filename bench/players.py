@@ -183,7 +183,7 @@ class BenchClient:
         if self.think_s:
             await asyncio.sleep(self.pauses.expovariate(1 / self.think_s))
 
-    async def play(self, stop_at: float) -> None:
+    async def play_games(self, stop_at: float) -> None:
         await self.think()  # not all at the same moment
         while time.perf_counter() < stop_at:
             action = self.my_action()
@@ -236,7 +236,7 @@ async def _measure(
         cpu_at_start[:] = [_cpu_s(pid) for pid in pids]
         client_cpu_at_start[0] = time.process_time()
 
-    runs = [c.echo(stop_at) if echo else c.play(stop_at) for c in clients]
+    runs = [c.echo(stop_at) if echo else c.play_games(stop_at) for c in clients]
     # The clients' own collector stays off while they run: a full collection in this process
     # (measured at 70-140 ms with 200 clients, a few times a minute) would stop every client at
     # once and add its pause to whichever server's round trips were on their way, the echo's
