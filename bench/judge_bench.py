@@ -30,7 +30,7 @@ With `--trust` (issue 37: is the judge right?) it measures instead, on held-out 
 4. **time**: one `--decisions` game (as above) analysed at `quick` and at `normal`.
 
 With `--fit` it fits the judge's map from search scores to win chances on `--fit-games` games
-and writes `domain/evaluator/scale_weights.py` (docs/evaluator.md § The judge's scale).
+and writes `domain/evaluator/scale_weights.py` (docs/evaluator.md § The scale).
 
 The figures go to docs/benchmarks.md. Run it under `nice -n 10` on a shared machine."""
 
