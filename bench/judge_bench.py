@@ -30,7 +30,10 @@ With `--trust` (issue 37: is the judge right?) it measures instead, on held-out 
 4. **time**: one `--decisions` game (as above) analysed at `quick` and at `normal`.
 
 With `--fit` it fits the judge's map from search scores to win chances on `--fit-games` games
-and writes `domain/evaluator/scale_weights.py` (docs/evaluator.md § The scale).
+and writes `domain/evaluator/scale_weights.py`, with the position figure's calibration on half
+as many held-out games (docs/evaluator.md § The scale). With `--horizon-games` it checks the
+playouts' horizon against playouts to the end of the game on flagged decisions of that many
+games (`--horizon-longer`: longer horizons too; docs/evaluator.md § Playouts and the horizon).
 
 The figures go to docs/benchmarks.md. Run it under `nice -n 10` on a shared machine."""
 
