@@ -248,6 +248,8 @@ def _phase(
         "server_cpu_s": stats.cpu_s,
         "workers_cpu_s": workers_cpu,
         "waited_for_idle_workers_s": waited,
+        # The readers' live match: events the mover appended in this phase.
+        "mover_appended": None if mover is None else mover.appended,
         "small_replay_max_s": latencies[-1] if latencies else float("nan"),
         "small_replay_p50_s": statistics.median(latencies) if latencies else float("nan"),
         "small_replays": len(victim["latencies_s"]),
