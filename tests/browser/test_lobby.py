@@ -3,6 +3,7 @@ uploading a record (an id clash, a partial match)."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -197,4 +198,31 @@ def test_a_refused_name_shows_the_servers_reason(server: ServerProcess, new_page
     message.filter(has_text="invisible character").wait_for(timeout=WAIT_MS)
     assert "U+200B ZERO WIDTH SPACE" in message.inner_text()
     assert len(server.get("/api/tables?all=1").json()["tables"]) == before
+    assert not page.errors, page.errors
+
+
+def test_a_long_record_shows_its_progress_while_it_is_checked(
+    server: ServerProcess, new_page: Any, tmp_path: Path
+) -> None:
+    """Issue 38: a record of thousands of moves takes seconds to check; the import dialog says
+    how far it has come (the server's count of moves checked, polled), then opens the replay."""
+    from bench.abuse import finished_record, record_bytes
+
+    record = finished_record(wins=2, seed=5, match_id="club-progress")  # ~6,800 actions
+    path = tmp_path / "long.json"
+    path.write_bytes(record_bytes(record))
+    page = new_page(LAPTOP)
+    open_lobby(page, server)
+    upload(page, path)
+    seen: list[str] = []
+    for _ in range(2400):  # at most 120 s: until the replay opens
+        if "/replay/" in page.url:
+            break
+        with contextlib.suppress(Exception):  # the page is navigating to the replay
+            seen.append(page.inner_text("[data-testid=upload-msg]"))
+        page.wait_for_timeout(50)
+    assert "/replay/club-progress" in page.url, (page.url, sorted(set(seen)))
+    # (Seen here: waiting, 800 then 4,502 of 6,770 moves checked, storing.)
+    checking = [text for text in seen if text.startswith("Checking the moves:")]
+    assert checking and all(text.endswith(" of 6,770") for text in checking), sorted(set(seen))
     assert not page.errors, page.errors

@@ -328,7 +328,9 @@ function sendWithProgress(form, msg) {
     if (over) return;
     if (told?.stage === "queued") msg.textContent = t("lobby.upload_queued");
     else if (told?.stage === "checking") {
-      msg.textContent = t("lobby.upload_checking", told.actions);
+      const { done, total } = told.actions;
+      const n = (x) => Number(x).toLocaleString(document.documentElement.lang || undefined);
+      msg.textContent = t("lobby.upload_checking", { done: n(done), total: n(total) });
     } else if (told?.stage === "storing") msg.textContent = t("lobby.upload_storing");
     polling = setTimeout(poll, 500);
   };
