@@ -201,6 +201,7 @@ def test_a_refused_name_shows_the_servers_reason(server: ServerProcess, new_page
     assert not page.errors, page.errors
 
 
+@pytest.mark.slow  # a record of thousands of moves made, then checked: some 30 s
 def test_a_long_record_shows_its_progress_while_it_is_checked(
     server: ServerProcess, new_page: Any, tmp_path: Path
 ) -> None:
