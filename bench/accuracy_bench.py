@@ -121,27 +121,36 @@ def compare(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _parts(d: dict[str, Any], unit: str = "even") -> tuple[float, float, bool]:
-    """A kept decision's cost and stake (`unit`: "even", even-position units, or "chance", drops
-    in win chance) and whether it always counts (a fault or a call), from its chances and
-    check as the analysis kept them."""
-    from records.judge import CALL_COST_AT_LEAST
+def _parts(
+    d: dict[str, Any], unit: str = "even", won: float = 0.0, free_unchecked: float = 0.0
+) -> tuple[float, float, bool]:
+    """A kept decision's cost and stake (`unit`: "even", even-position units, a chance above
+    `won` counted as `won`, the judge's `WON_FROM` when 0; or "chance", drops in win chance)
+    and whether it always counts (a fault or a call), from its chances and check as the
+    analysis kept them. `free_unchecked`: a move no playout checked whose search drop (in win
+    chance) is under it costs nothing."""
+    from records.judge import CALL_COST_AT_LEAST, WON_FROM
     from records.judge import even_drop as even
 
     def in_chance(best: float, after: float) -> float:
         return max(0.0, best - after)
 
-    even_drop = even if unit == "even" else in_chance
+    def in_even(best: float, after: float) -> float:
+        return even(best, after, won or WON_FROM)
+
+    even_drop = in_even if unit == "even" else in_chance
 
     chance = d["win_chance"]
     best, after = float(chance["best"]), float(chance["after"])
     if d.get("played") is None:  # a missed or a wrong call: two choices, the worse one made
-        cost = float(d["cost"]) if unit == "even" else max(best - after, CALL_COST_AT_LEAST)
+        cost = max(even_drop(best, after), CALL_COST_AT_LEAST)
         return cost, cost, True
     found = [float(c) for c in d.get("candidates", {}).values()] or [best]
     check = d.get("check")
     if check:
         cost = even_drop(check["best"], check["played"]) if check["drop"] > 0 else 0.0
+    elif best - after < free_unchecked and not d.get("faulty"):
+        cost = 0.0
     else:
         cost = even_drop(best, after)
     return cost, max(even_drop(max(found), min(found)), cost), bool(d.get("faulty"))
@@ -153,10 +162,12 @@ def _accuracy(
     counts_from: float,
     free: float,
     unit: str = "even",
+    won: float = 0.0,
+    free_unchecked: float = 0.0,
 ) -> float:
     values = []
     for d in decisions:
-        cost, stake, always = _parts(d, unit)
+        cost, stake, always = _parts(d, unit, won, free_unchecked)
         if not always and stake < counts_from:
             continue
         margin = 0.0 if d.get("faulty") else free  # a fault's cost is the rule's
@@ -169,49 +180,76 @@ def _accuracy(
     return statistics.mean(values) if values else 100.0
 
 
+# sweep's definitions: (unit, share, counts_from, free, won, free_unchecked), `_accuracy`'s.
+# The first is format 3's (no WON_FROM: a chance counted up to 99.5 %), the second the judge's.
+DEFINITIONS: tuple[tuple[str, bool, float, float, float, float], ...] = (
+    ("even", True, 0.03, 0.02, 0.995, 0.0),
+    ("even", True, 0.03, 0.02, 0.8, 0.0),
+    *(("even", True, 0.03, 0.02, won, 0.0) for won in (0.6, 0.7, 0.75, 0.85, 0.9, 0.95)),
+    *(("even", True, 0.03, free, 0.8, 0.0) for free in (0.0, 0.01)),
+    *(("even", True, cf, 0.02, 0.8, 0.0) for cf in (0.02, 0.04)),
+    # Issue 37's first candidate: a drop the playouts never checked (under FLAG_FROM) is free.
+    *(("even", True, 0.03, 0.02, 0.995, fu) for fu in (0.02, 0.03)),
+    ("even", False, 0.03, 0.02, 0.995, 0.0),
+    *(("chance", True, cf, free, 0.0, 0.0) for cf, free in ((0.02, 0.0), (0.03, 0.01))),
+)
+
+
 def sweep(games: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Definitions of accuracy recomputed on the kept decisions (whatever the analysis shipped):
-    the share of the stake kept or right-or-wrong, in even-position units or in win chance,
-    counted from a stake of `counts_from`, a cost within `free` costing nothing; for each, the
-    random-steady gap over games (mean, standard deviation, least; `z`: how many deviations
-    the mean stands above 15 points) and the mean gap of every pairing. Best first by `z`."""
+    """The `DEFINITIONS` of accuracy recomputed on the kept decisions (whatever the analysis
+    shipped): the share of the stake kept or right-or-wrong, in even-position units (a chance
+    above `won` counted as `won`) or in win chance, counted from a stake of `counts_from`, a
+    cost within `free` costing nothing, a move unchecked with a search drop under
+    `free_unchecked` free. For each: the random-steady gap over games (mean, standard
+    deviation, least, how many games at 15 or more), each pairing's mean gap and its standard
+    error, each bot's mean accuracy. In `DEFINITIONS`' order."""
     rows: list[dict[str, Any]] = []
-    for unit, share in (("even", True), ("even", False), ("chance", True)):
-        for counts_from in (0.01, 0.02, 0.03, 0.04):
-            for free in (0.0, 0.005, 0.01, 0.02):
-                if free >= counts_from:
-                    continue
-                gaps: dict[str, list[float]] = {}
-                for game in games:
-                    acc = {
-                        bot: _accuracy(
-                            [d for d in game["decisions"] if d["seat"] == seat],
-                            share,
-                            counts_from,
-                            free,
-                            unit,
-                        )
-                        for seat, bot in enumerate(game["seated"])
-                    }
-                    a, b = game["pair"]
-                    gaps.setdefault(f"{a}-{b}", []).append(acc[b] - acc[a])
-                rs = gaps.get("random-steady", [0.0, 0.0])
-                sd = statistics.stdev(rs) if len(rs) > 1 else 0.0
-                rows.append(
-                    {
-                        "unit": unit,
-                        "share": share,
-                        "counts_from": counts_from,
-                        "free": free,
-                        "rs_mean": round(statistics.mean(rs), 1),
-                        "rs_sd": round(sd, 1),
-                        "rs_min": round(min(rs), 1),
-                        "z": round((statistics.mean(rs) - 15) / sd, 2) if sd else 0.0,
-                        "pairings": {k: round(statistics.mean(v), 1) for k, v in gaps.items()},
-                    }
+    for unit, share, counts_from, free, won, free_unchecked in DEFINITIONS:
+        gaps: dict[str, list[float]] = {}
+        bots: dict[str, list[float]] = {}
+        for game in games:
+            acc = {
+                bot: _accuracy(
+                    [d for d in game["decisions"] if d["seat"] == seat],
+                    share,
+                    counts_from,
+                    free,
+                    unit,
+                    won,
+                    free_unchecked,
                 )
-    rows.sort(key=lambda r: -float(r["z"]))
+                for seat, bot in enumerate(game["seated"])
+            }
+            a, b = game["pair"]
+            gaps.setdefault(f"{a}-{b}", []).append(acc[b] - acc[a])
+            for bot, value in acc.items():
+                bots.setdefault(bot, []).append(value)
+        rs = gaps.get("random-steady", [0.0, 0.0])
+        sd = statistics.stdev(rs) if len(rs) > 1 else 0.0
+        rows.append(
+            {
+                "unit": unit,
+                "share": share,
+                "counts_from": counts_from,
+                "free": free,
+                "won": won,
+                "free_unchecked": free_unchecked,
+                "rs_mean": round(statistics.mean(rs), 1),
+                "rs_sd": round(sd, 1),
+                "rs_min": round(min(rs), 1),
+                "rs_at_least_15": f"{sum(1 for g in rs if g >= 15)}/{len(rs)}",
+                "pairings": {
+                    k: f"{statistics.mean(v):.1f} ± {_se(v):.1f} ({len(v)})"
+                    for k, v in gaps.items()
+                },
+                "bots": {k: round(statistics.mean(v), 1) for k, v in bots.items()},
+            }
+        )
     return rows
+
+
+def _se(values: Sequence[float]) -> float:
+    return statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
 
 
 def drops(games: Sequence[dict[str, Any]]) -> dict[str, Any]:

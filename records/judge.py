@@ -34,13 +34,14 @@ before the wrong call) against the chance after; each costs at least `CALL_COST_
 the rules give it no penalty).
 
 **Accuracy.** A decision's `cost` is its drop as it would be at an even position
-(`even_drop`: the drop in logit over 4), the checked drop where playouts ran, else the
-search's; its `stake` is, in the same units, what lay between its best and its worst candidate
-(at least its cost). A decision `counts` when its stake is `COUNTS_FROM` or more: most
-decisions of a game are forced or have one sensible move; every fault and call counts. A
-counted decision's accuracy is the share of its stake the move kept, a drop within
-`FREE_WITHIN` costing nothing (but a fault's: `move_accuracy`); a seat's accuracy is the mean
-over its counted decisions. docs/evaluator.md § Accuracy has the measurement behind it.
+(`even_drop`: the drop in logit over 4, a chance above `WON_FROM` counted as `WON_FROM`), the
+checked drop where playouts ran, else the search's; its `stake` is, in the same units, what
+lay between its best and its worst candidate (at least its cost). A decision `counts` when
+its stake is `COUNTS_FROM` or more: most decisions of a game are forced or have one sensible
+move; every fault and call counts. A counted decision's accuracy is the share of its stake
+the move kept, a drop within `FREE_WITHIN` costing nothing (but a fault's: `move_accuracy`);
+a seat's accuracy is the mean over its counted decisions. docs/evaluator.md § Accuracy has
+the measurement behind it.
 
 Deterministic: the same record, depth and seed give the same figures (the playouts' shuffles
 are seeded by `seed` and the position)."""
@@ -77,14 +78,19 @@ COUNTS_FROM = FLAG_FROM
 # A drop (in the same units) within this of the best costs no accuracy: the margin within which
 # a move is judged `best`. docs/evaluator.md § Accuracy, the measurement behind both.
 FREE_WITHIN = BEST_WITHIN
+# A chance above this counts as this in `even_drop`: the logit amplifies a won position's small
+# drops as much as a lost one's, and a winner (the sharp bot against the steady one) who lets
+# 0.02 of a 95 % game go was scored as inaccurate as his loser (docs/evaluator.md § Accuracy).
+WON_FROM = 0.8
 # A missed or a wrong call costs at least this: it is labelled an inaccuracy at least.
 CALL_COST_AT_LEAST = THRESHOLDS[-1][0]
 # Win chances are given to this many decimals.
 DIGITS = 4
 # The judge's output: 1 was the value-function judge of issue 26; 2 the first judge of issue 37
 # (accuracy on lichess's curve of the cost); 3 accuracy as the share of each decision's stake
-# kept, a decision's `stake` in the JSON.
-FORMAT_VERSION = 3
+# kept, a decision's `stake` in the JSON; 4 the same, a chance above WON_FROM counted as WON_FROM
+# in a cost and a stake.
+FORMAT_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -164,12 +170,14 @@ def judgement(drop: float, same_move: bool = False) -> str:
     return next((name for limit, name in THRESHOLDS if drop >= limit), "good")
 
 
-def even_drop(best: float, after: float) -> float:
+def even_drop(best: float, after: float, won: float = WON_FROM) -> float:
     """A drop in win chance (from `best` to `after`) as it would be at an even position: the
     drop in logit over 4 (the slope of the logistic curve at 50 %). A move that throws away as
     much of the game's balance costs the same whether the game stands at 50 % or at 5 %: in a
-    game already lost every drop in chance is tiny, however bad the move."""
-    return max(0.0, (_logit(best) - _logit(after)) / 4.0)
+    game already lost every drop in chance is tiny, however bad the move. A chance above `won`
+    (`WON_FROM`) counts as `won`: a won position's margin is the winner's to spend, only what a
+    move takes under it costs (docs/evaluator.md § Accuracy)."""
+    return max(0.0, (_logit(min(best, won)) - _logit(min(after, won))) / 4.0)
 
 
 def _logit(p: float) -> float:

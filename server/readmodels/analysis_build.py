@@ -28,10 +28,11 @@ from eventstore import EventStore
 from server.errors import MatchRunningError
 
 # 2: the judge of issue 37 (the expert's search, labels checked by playouts); 3: its accuracy
-# the share of each decision's stake kept (`records.judge.FORMAT_VERSION`). An analysis of
+# the share of each decision's stake kept; 4: a chance above 80 % counted as 80 % in a cost
+# (`records.judge.FORMAT_VERSION`, `WON_FROM`). An analysis of
 # another format is never read: the cache's file names carry the format, so an old one is
 # built again, not shown.
-FORMAT = "crapette-analysis/3"
+FORMAT = "crapette-analysis/4"
 DEPTHS = ("quick", "normal", "deep")
 DEFAULT_ANALYSER = "records.judge:analyse_record"
 DEFAULT_TRY_JUDGE = "server.services.try_judge:judge_try"

@@ -108,7 +108,7 @@ def test_a_random_player_who_loses_to_steady_is_15_points_less_accurate(
     answer = server.get(f"/api/matches/{match_id}/analysis?depth=quick")
     assert answer.status_code == 200, answer.text
     analysis: dict[str, Any] = answer.json()["analysis"]
-    assert analysis["depth"] == "quick" and analysis["format"] == "crapette-analysis/3"
+    assert analysis["depth"] == "quick" and analysis["format"] == "crapette-analysis/4"
     [game] = analysis["games"]
     seats = game["seats"]
     # The page shows the server's figures, and the person's is 15 points or more under steady's.

@@ -45,7 +45,34 @@ def test_the_sweep_s_shipped_definition_is_the_judge_s() -> None:
         recomputed = accuracy_bench._accuracy(  # noqa: SLF001
             decisions, True, judge.COUNTS_FROM, judge.FREE_WITHIN
         )
-        assert round(recomputed, 1) == pytest.approx(judge.seat_summary(decisions)["accuracy"])
+        # The judge reads the costs rounded to DIGITS, the sweep recomputes them: a tenth apart
+        # at most, where the mean falls on a rounding edge.
+        assert recomputed == pytest.approx(judge.seat_summary(decisions)["accuracy"], abs=0.051)
+
+
+def test_the_sweep_recomputes_each_definition_on_every_game() -> None:
+    """A won seat's small drop (0.95 to 0.93) costs under format 3's definition (`won` 0.995)
+    and not under the judge's (`WON_FROM`); the sweep gives a row per definition."""
+    won = {
+        "seat": 1,
+        "played": {"do": "move", "text": "x"},
+        "best": {"do": "move", "text": "y"},
+        "win_chance": {"before": 0.95, "after": 0.93, "best": 0.95},
+        "candidates": {"a": 0.95, "b": 0.93},
+        "judgement": "good",
+        "check": None,
+    }
+    lost = {**won, "seat": 0, "win_chance": {"before": 0.07, "after": 0.05, "best": 0.07}}
+    lost["candidates"] = {"a": 0.07, "b": 0.05}
+    assert accuracy_bench._accuracy([won], True, 0.03, 0.02, won=0.995) < 50.0  # noqa: SLF001
+    assert accuracy_bench._accuracy([won], True, 0.03, 0.02) == 100.0  # noqa: SLF001
+    assert accuracy_bench._accuracy([lost], True, 0.03, 0.02) < 50.0  # noqa: SLF001
+    game = {"pair": ["random", "steady"], "seated": ["random", "steady"], "winner": "steady"}
+    rows = accuracy_bench.sweep([{**game, "decisions": [won, lost]}] * 2)
+    assert len(rows) == len(accuracy_bench.DEFINITIONS)
+    shipped = rows[1]
+    assert (shipped["won"], shipped["rs_at_least_15"]) == (judge.WON_FROM, "2/2")
+    assert rows[0]["rs_mean"] < shipped["rs_mean"]
 
 
 def test_compare_gives_each_pairing_s_gaps_and_each_bot_s_figures() -> None:

@@ -124,7 +124,7 @@ def test_the_json_shape_and_one_ranking_per_decision(fake: CardCount) -> None:
     result = judge.analyse_record(record, depth="quick", seed=7)
     assert set(result) == {"depth", "seed", "judge", "games", "match"}
     assert result["depth"] == "quick" and result["seed"] == 7
-    assert result["judge"]["version"] == judge.FORMAT_VERSION == 3
+    assert result["judge"]["version"] == judge.FORMAT_VERSION == 4
     [game] = result["games"]
     assert set(game) == {"game_index", "seats", "decisions", "missed_calls", "wrong_calls"}
     verified = verify_record(record)
@@ -195,6 +195,17 @@ def test_a_cost_is_the_drop_at_an_even_position() -> None:
     assert judge.even_drop(0.5, 0.4) == pytest.approx(0.1, abs=0.002)
     assert judge.even_drop(0.05, 0.03) > 0.1 > 0.05 - 0.03
     assert judge.even_drop(0.3, 0.4) == 0.0
+
+
+def test_a_won_position_s_margin_above_won_from_costs_nothing() -> None:
+    """A chance above WON_FROM counts as WON_FROM: the winner who lets 0.02 of a 95 % game go
+    loses nothing; what a move takes under WON_FROM costs as from WON_FROM; a losing seat's
+    small drops still weigh (issue 37: sharp, winning 80 % of its games against steady, was
+    scored under it)."""
+    assert judge.even_drop(0.95, 0.93) == 0.0
+    assert judge.even_drop(0.95, 0.93, won=0.995) > judge.COUNTS_FROM
+    assert judge.even_drop(0.95, 0.6) == pytest.approx(judge.even_drop(judge.WON_FROM, 0.6))
+    assert judge.even_drop(0.07, 0.05) == judge.even_drop(0.07, 0.05, won=0.995) > 0.03
 
 
 def test_a_called_fault_and_a_wrong_call_lower_accuracy() -> None:

@@ -65,7 +65,7 @@ def test_built_once_and_kept_by_the_record_s_content_hash(tmp_path: Path) -> Non
     first = _import(client)
     done = _analysed(client, first)
     analysis = done["analysis"]
-    assert analysis["format"] == "crapette-analysis/3"
+    assert analysis["format"] == "crapette-analysis/4"
     assert analysis["match_id"] == first and analysis["version"] == done["version"]
     game = analysis["games"][0]
     assert len(game["decisions"]) == done["progress"]["total"] > 0
@@ -79,7 +79,7 @@ def test_built_once_and_kept_by_the_record_s_content_hash(tmp_path: Path) -> Non
     twice = client.post("/api/records?match_id=again", data=body, content_type="application/json")
     assert twice.status_code == 409 and twice.json["match_id"] == first
     record = export_match(app.extensions["crapette_store"], first)
-    assert list(cache.iterdir()) == [cache / f"{record_hash(record)}-normal-0-v3.json"]
+    assert list(cache.iterdir()) == [cache / f"{record_hash(record)}-normal-0-v4.json"]
     # A server started afresh on another store with that record, under another id, reads the
     # file kept by the record's content hash, builds nothing.
     fresh = _app(analysis_dir=str(cache)).test_client()
@@ -105,7 +105,7 @@ def test_an_analysis_by_the_old_judge_is_built_again_not_shown(tmp_path: Path) -
     (cache / f"{record_hash(record)}-normal-0.json").write_text(json.dumps(old))
     calls = len(analysis_fixture.CALLS)
     analysis = _analysed(client, first)["analysis"]
-    assert analysis["format"] == "crapette-analysis/3" and analysis["games"]
+    assert analysis["format"] == "crapette-analysis/4" and analysis["games"]
     assert len(analysis_fixture.CALLS) == calls + 1
 
 
