@@ -6,7 +6,7 @@ hand card it turns (`turns_known`) and through every reserve card it uncovers (i
 stops at `uncovers`). Everything else, the search's budget, `sharp.evaluate`'s weights, the
 shuffle guard, the calls, is the expert's. What it wins against `sharp` bounds what knowing the
 cards can give a bot that searches its own turn and judges where the turn leaves the table by
-that evaluation (docs/benchmarks.md § The expert's ceiling).
+that evaluation (docs/benchmarks.md § crapette bench bots).
 
 With `replies` > 0 it also knows what `sharp` will answer: at the first `replies` different
 tables where a line of its search ends its turn (a discard or a pass), it plays the opponent's
