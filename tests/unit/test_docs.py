@@ -202,10 +202,6 @@ COMMAND = re.compile(r"(?<![\w.-])crapette((?:[ \t]+[^\s`]+)+)")
 SUB = re.compile(r"[a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)*")  # `serve`, `engine|store|server`
 SHELL_BREAK = ("|", "||", "&&", ";", "#", ">", "2>")
 SOURCES = ("domain", "eventstore", "records", "server", "bench", "tests")
-# Pages still written as a history of the work (issue 40): the commands they name are checked,
-# the options not, since they quote options as they were on the day. (docs/benchmarks.md is a
-# reference now: its options are checked.)
-HISTORY_PAGES = ("docs/evaluator.md",)
 
 
 def doc_snippets(text: str) -> list[str]:
@@ -221,7 +217,7 @@ def docstrings(path: Path) -> list[str]:
     return [text for text in found if text]
 
 
-def unknown_commands(text: str, root: click.Command, options: bool = True) -> list[str]:
+def unknown_commands(text: str, root: click.Command) -> list[str]:
     """The `crapette …` invocations in `text` that the click group `root` does not have: a
     sub-command (every one of `a|b|c`) that is not there, or an option the command lacks."""
     unknown = []
@@ -243,7 +239,7 @@ def unknown_commands(text: str, root: click.Command, options: bool = True) -> li
             said.append(tokens[taken])
             taken += 1
             command = command.commands[names[0]] if len(names) == 1 else None
-        if command is None or command is root or isinstance(command, click.Group) or not options:
+        if command is None or command is root or isinstance(command, click.Group):
             continue
         known = {"--help"}
         for param in command.params:
@@ -292,7 +288,7 @@ def test_every_crapette_command_in_the_docs_exists(doc: Path) -> None:
     unknown = [
         found
         for snippet in doc_snippets(doc.read_text(encoding="utf-8"))
-        for found in unknown_commands(snippet, main, options=named not in HISTORY_PAGES)
+        for found in unknown_commands(snippet, main)
     ]
     assert not unknown, f"{named} names commands `crapette --help` does not have: {unknown}"
 
