@@ -2,13 +2,13 @@
 (issue 37, docs/evaluator.md § Accuracy and § Thresholds): measured on bot games.
 
 `collect` plays single classic games of each pairing (`bench.judge_bench.bot_game`, seats
-alternated) and analyses each (`records.judge.analyse_record`, the function the server's workers
-call), keeping what a definition of accuracy needs of every decision: its seat's bot, the
+alternated) and analyses each (`server.readmodels.judge.analyse_record`, the function the server's
+workers call), keeping what a definition of accuracy needs of every decision: its seat's bot, the
 candidates' chances, the best's and the played's, the check. `compare` gives the analyses' own
-figures per pairing (the gap per game) and per bot; `sweep` recomputes every game's accuracies
-under other definitions (which decisions count, how a cost maps to accuracy), so a definition
-is chosen on many games at once, not tuned to one; `drops` gives the distribution of the
-search's and the checks' drops by bot (what the thresholds rest on).
+figures per pairing (the gap per game) and per bot; `sweep` recomputes every game's accuracies under
+other definitions (which decisions count, how a cost maps to accuracy), so a definition is chosen on
+many games at once, not tuned to one; `drops` gives the distribution of the search's and the checks'
+drops by bot (what the thresholds rest on).
 
 ```sh
 nice -n 10 .venv/bin/python -m bench.accuracy_bench collect --out /tmp/acc.json
@@ -42,7 +42,7 @@ def collect_game(pair: tuple[str, str], index: int, depth: str = "quick") -> dic
     """One game of `pair` (seats alternated by `index`), analysed at `depth`: the winner's bot
     and every judged decision (moves, missed and wrong calls) with its seat's bot."""
     from bench.judge_bench import _deal, bot_game
-    from records.judge import analyse_record
+    from server.readmodels.judge import analyse_record
 
     seated = pair if index % 2 == 0 else (pair[1], pair[0])
     record, winner = bot_game(seated, _deal(ROOT, "pair", *pair, index))
@@ -129,8 +129,8 @@ def _parts(
     and whether it always counts (a fault or a call), from its chances and check as the
     analysis kept them. `free_unchecked`: a move no playout checked whose search drop (in win
     chance) is under it costs nothing."""
-    from records.judge import CALL_COST_AT_LEAST, WON_FROM
-    from records.judge import even_drop as even
+    from server.readmodels.judge import CALL_COST_AT_LEAST, WON_FROM
+    from server.readmodels.judge import even_drop as even
 
     def in_chance(best: float, after: float) -> float:
         return max(0.0, best - after)

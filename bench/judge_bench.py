@@ -4,7 +4,7 @@ One classic game of `--decisions` play decisions (400 by default) is played thro
 without a server: two `steady` bots that break a priority now and then (`fault_rate`) and miss
 half the calls, with one action in five a random legal one instead (so that the game holds real
 mistakes, not only faults); the mover resigns at the last decision. Its record is analysed
-(`records.judge.analyse_record`, the function the server's workers call) at `--depth`
+(`server.readmodels.judge.analyse_record`, the function the server's workers call) at `--depth`
 with two seeds, each one timed:
 
 - `wall_s`: the wall time of one analysis (issue 37's targets for a 400-decision classic game in
@@ -71,8 +71,8 @@ def judged_game(decisions: int, seed: int = 26, random_share: float = 0.2) -> di
     the first deal of a few that lasts that long."""
     import domain
     from domain.bots import make_bot
+    from domain.engine_match import EngineMatch
     from records.export import record_from_events
-    from records.selfplay import EngineMatch
 
     rng = random.Random(seed)
     longest: tuple[int, list[domain.Event]] = (-1, [])
@@ -145,7 +145,7 @@ def measure(
 ) -> dict[str, Any]:
     """`games` games (game seeds `game_seed`, `game_seed + 1`, ...), each analysed with both
     seeds; the wall times per analysis, the labels' agreement pooled over the games."""
-    from records.judge import analyse_record
+    from server.readmodels.judge import analyse_record
 
     walls: list[float] = []
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
@@ -239,8 +239,8 @@ def bot_game(
     dealt from `seed`: its record and its winner (None: a stalemate or no end)."""
     import domain
     from domain.bots import make_bot
+    from domain.engine_match import EngineMatch
     from records.export import record_from_events
-    from records.selfplay import EngineMatch
 
     table = EngineMatch("classic", players=players, match_id=f"m-trust-{seed[:12]}")
     table.deal(seed=seed)
@@ -297,7 +297,7 @@ def _arrow_game(args: tuple[str, int, str]) -> float:
 
 def _pair_game(args: tuple[tuple[str, str], int, str, str]) -> dict[str, Any]:
     """One game of a pairing (seats alternated), analysed: each bot's figures."""
-    from records.judge import analyse_record
+    from server.readmodels.judge import analyse_record
 
     pair, index, root, depth = args
     seated = pair if index % 2 == 0 else (pair[1], pair[0])
@@ -343,8 +343,8 @@ def recheck(record: dict[str, Any], versions: set[int], deals: int, seed: int) -
     watch as the judge replays it (every position seen, every decision ranked)."""
     import domain
     from domain.evaluator.judging import Watch, same
-    from records.judge import _played
     from records.verify import verify_record
+    from server.readmodels.judge import _played
 
     watch = Watch()
     state = None
@@ -531,7 +531,7 @@ def _timed(figures: dict[str, Any], decisions: int, log: Callable[[str], None]) 
     """4. Time: one game of `decisions` play decisions analysed at quick and at normal."""
     if not decisions:
         return figures
-    from records.judge import analyse_record
+    from server.readmodels.judge import analyse_record
 
     record = judged_game(decisions, 26)
     timing: dict[str, float] = {}
@@ -574,8 +574,8 @@ def _fit_game(args: tuple[int, str, int]) -> list[tuple[float, float, float, int
     from domain.bots.mirror import mirror_game
     from domain.evaluator import scale
     from domain.evaluator.judging import Watch
-    from records.judge import _played
     from records.verify import verify_record
+    from server.readmodels.judge import _played
 
     index, root, every = args
     pair = FIT_PAIRINGS[index % len(FIT_PAIRINGS)]
@@ -807,8 +807,8 @@ def _horizon_game(
     all."""
     import domain
     from domain.evaluator import judging
-    from records.judge import FLAG_FROM, _played
     from records.verify import verify_record
+    from server.readmodels.judge import FLAG_FROM, _played
 
     index, root, per_game, deals, longer, end = args
     pair = HORIZON_PAIRINGS[index % len(HORIZON_PAIRINGS)]
@@ -889,7 +889,7 @@ def horizon_figures(rows: list[dict[str, Any]], games: int, deals: int) -> dict[
     of one less it)."""
     import numpy as np
 
-    from records.judge import CONFIRM_SE, THRESHOLDS
+    from server.readmodels.judge import CONFIRM_SE, THRESHOLDS
 
     least = THRESHOLDS[-1][0]
     figures: dict[str, Any] = {"games": games, "deals": deals, "decisions": len(rows)}

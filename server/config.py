@@ -80,6 +80,6 @@ class ServerConfig:
     worker_memory_mb: int = 512
     analysis_dir: str | None = None
     # Which function judges a record (`module:function`; tests name a fixture).
-    analyser: str = "records.judge:analyse_record"
+    analyser: str = "server.readmodels.judge:analyse_record"
     # Which function gives a try's win chance in the learning mode (`module:function`).
     try_judge: str = "server.services.try_judge:judge_try"

@@ -1,4 +1,4 @@
-"""A stand-in analyser with the shape of `records.judge.analyse_record` (docs/records.md
+"""A stand-in analyser with the shape of `server.readmodels.judge.analyse_record` (docs/records.md
 § analysis), for the tests of the server and the replay page: they are about the plumbing (the
 worker, the cache, the refusals, what the page draws), not about how good the judgements are,
 and must not take the real evaluator's seconds. Deterministic: its figures come from a hash of

@@ -157,7 +157,7 @@ class ExpertBot(Bot):
 
     def remember(self, view: View) -> None:
         """Remember what `view` shows of the hands (`HandMemory`); `choose` does it for every
-        view, the judge (records/judge.py) for every position of the game it reads."""
+        view, the judge (server/readmodels/judge.py) for every position of the game it reads."""
         if isinstance(view, View):
             self._known = self._hands.piles(view)
 

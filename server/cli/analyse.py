@@ -1,4 +1,4 @@
-"""`crapette analyse RECORD`: how well a match was played (records/judge.py,
+"""`crapette analyse RECORD`: how well a match was played (server/readmodels/judge.py,
 docs/records.md § How well it was played). The record is verified first (as `crapette verify`),
 then every decision is judged by the evaluator, a progress bar on stderr while it runs (on a
 terminal only). Exit codes as `verify`'s: 0 judged, 1 the record does not hold, 2 not a record,

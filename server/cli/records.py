@@ -447,7 +447,7 @@ def judged(
 ) -> dict[str, object]:
     """`analyse_record` (of a record verified already: `verified`), with a progress bar on
     stderr when stderr is a terminal: what `crapette analyse` and `verify --analysis` print."""
-    from records.judge import analyse_record
+    from server.readmodels.judge import analyse_record
 
     with click.progressbar(
         length=1, label="analysing", file=sys.stderr, hidden=not sys.stderr.isatty()

@@ -180,7 +180,7 @@ from server.config import ServerConfig
 )
 @click.option(
     "--analyser",
-    default="records.judge:analyse_record",
+    default="server.readmodels.judge:analyse_record",
     show_default=True,
     hidden=True,
     help="The function that judges a record, module:function (tests name a fixture).",

@@ -1,6 +1,6 @@
 """An analysis of a finished match, as a worker process builds it (server/adapters/workers.py): the
 match's record exported from the store, its content hash, and the judgements of every decision
-(`records.judge.analyse_record`, docs/records.md), kept in files named by that hash.
+(`server.readmodels.judge.analyse_record`, docs/records.md), kept in files named by that hash.
 
 The events stay the only truth: an analysis is derived from the record, never written to any
 stream, and can be thrown away and built again at any time. The key is the record's content
@@ -29,12 +29,12 @@ from server.errors import MatchRunningError
 
 # 2: the judge of issue 37 (the expert's search, labels checked by playouts); 3: its accuracy
 # the share of each decision's stake kept; 4: a chance above 80 % counted as 80 % in a cost
-# (`records.judge.FORMAT_VERSION`, `WON_FROM`). An analysis of
+# (`server.readmodels.judge.FORMAT_VERSION`, `WON_FROM`). An analysis of
 # another format is never read: the cache's file names carry the format, so an old one is
 # built again, not shown.
 FORMAT = "crapette-analysis/4"
 DEPTHS = ("quick", "normal", "deep")
-DEFAULT_ANALYSER = "records.judge:analyse_record"
+DEFAULT_ANALYSER = "server.readmodels.judge:analyse_record"
 DEFAULT_TRY_JUDGE = "server.services.try_judge:judge_try"
 # A progress frame at most this often: 400 decisions need not be 400 frames.
 PROGRESS_EVERY_S = 0.1

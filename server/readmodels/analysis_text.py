@@ -1,6 +1,6 @@
 """A verified record's analysis in words, for `crapette verify --analysis` and `crapette
 analyse`: the rule faults (domain/analysis.py) and the judgements of the moves
-(records/judge.py), recomputed from the engine's events every time (a record holds none
+(server/readmodels/judge.py), recomputed from the engine's events every time (a record holds none
 of it)."""
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _fault_text(fault: Fault, players: tuple[str, str], numbers: dict[int, int])
 
 
 def judgement_lines(result: dict[str, Any], batches: list[list[Event]]) -> list[str]:
-    """`analyse_record`'s judgements in words (records/judge.py): per game each seat's
+    """`analyse_record`'s judgements in words (server/readmodels/judge.py): per game each seat's
     accuracy and counts, then its mistakes and blunders (the move played, the best one found)
     and its missed calls; then the match's accuracy per seat."""
     events = [event for batch in batches for event in batch]

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from records.judge import candidate_key
 from records.streams import MATCH_ID_PATTERN, match_stream, table_stream
 from server.adapters.matches import MatchRepository
 from server.adapters.workers import ReadWorkers, requester
@@ -43,6 +42,7 @@ from server.readmodels.analysis_build import (
     build_try,
 )
 from server.readmodels.costs import check_analysis
+from server.readmodels.judge import candidate_key
 
 log = logging.getLogger(__name__)
 

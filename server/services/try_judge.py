@@ -1,14 +1,14 @@
 """The learning mode's judge (server/services/analyses.py, `POST …/analysis/try`) for a try the
-analysis did not rank: a try's win chance at a decision the analysis judged, from the position
-as the seat to move could know it, by the same engine as the analysis (`records.judge`, issue
+analysis did not rank: a try's win chance at a decision the analysis judged, from the position as
+the seat to move could know it, by the same engine as the analysis (`server.readmodels.judge`, issue
 37). A try of a candidate the analysis ranked is answered from the analysis's own `candidates`
 without coming here, so it gets exactly the figure the analysis gave it."""
 
 from __future__ import annotations
 
 import domain
-from records import judge
 from server.errors import quoted
+from server.readmodels import judge
 
 
 def judge_try(

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from domain.engine_match import random_match
 from records.export import record_from_events
-from records.selfplay import random_match
 from tests.browser.conftest import DESKTOP
 from tests.browser.ui import WAIT_MS, seated_page, settle, wait_idle, wait_my_move
 from tests.integration.harness import ServerProcess

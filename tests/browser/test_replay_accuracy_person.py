@@ -1,6 +1,6 @@
 """A person who plays random legal moves against `steady` and loses, then reads the replay's
-analysis in Chromium (issue 37, "Done means"): the server's real judge (records/judge.py, no
-fixture analyser), the accuracy table puts the person 15 points or more under `steady` in the
+analysis in Chromium (issue 37, "Done means"): the server's real judge (server/readmodels/judge.py,
+no fixture analyser), the accuracy table puts the person 15 points or more under `steady` in the
 same game, and a checked label says how it was checked ("checked on 4 deals: best wins …").
 
 The person acts through the real Socket.IO protocol (tests/integration/harness.py `Client`): a

@@ -12,8 +12,8 @@ import pytest
 
 import domain
 from domain import Act, Resign, Ruleset, StartGame, StartMatch, Turn
+from domain.engine_match import obedient_action
 from records.export import record_from_events
-from records.selfplay import obedient_action
 from tests.browser.ui import PILE_CODE, WAIT_MS
 from tests.integration.harness import ServerProcess
 

@@ -263,8 +263,8 @@ def test_a_missed_call_s_judgement_beside_the_fault(
     import math
     import random
 
+    from domain.engine_match import random_match
     from records.export import record_from_events
-    from records.selfplay import random_match
 
     events = random_match(random.Random(3), max_games=1, max_actions=60, call_rate=0.0)
     record = record_from_events(events)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 import domain
+from domain.engine_match import random_match
 from eventstore import EventStore, NewEvent, open_store
 from eventstore.postgres import PostgresStore
 from records.export import export_match
-from records.selfplay import random_match
 from server.service import GameService
 from tests.conftest import REPO_ROOT
 

@@ -18,8 +18,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
 import domain  # noqa: E402
+from domain.engine_match import EngineMatch, obedient_action, play_obediently  # noqa: E402
 from records.export import record_from_events  # noqa: E402
-from records.selfplay import EngineMatch, obedient_action, play_obediently  # noqa: E402
 from records.text import to_text  # noqa: E402
 
 SPADES = [r + "S" for r in "A23456789TJQK"]

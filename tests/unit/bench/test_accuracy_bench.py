@@ -1,5 +1,5 @@
 """bench/accuracy_bench.py (issue 37): its recomputation of accuracy agrees with the judge's own
-(records.judge.seat_summary) for the shipped definition, and `compare` reads the analyses'
+(server.readmodels.judge.seat_summary) for the shipped definition, and `compare` reads the analyses'
 figures per pairing."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from bench import accuracy_bench
-from records import judge
+from server.readmodels import judge
 
 
 def _decision(rng: random.Random, seat: int, check: bool = False) -> dict[str, Any]:
-    """A move's decision as `records.judge.judge_move` (and `confirm`) would write it."""
+    """A move's decision as `server.readmodels.judge.judge_move` (and `confirm`) would write it."""
     chances = sorted((rng.uniform(0.05, 0.95) for _ in range(rng.randint(1, 5))), reverse=True)
     best, after = chances[0], rng.choice(chances)
     cost = judge.even_drop(best, after)

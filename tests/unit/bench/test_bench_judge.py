@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from bench.judge_bench import agreement, judge, judged_game
-from records import judge as judge_module
 from records.verify import verify_record
-from tests.unit.records.evaluator_fake import CardCount
+from server.readmodels import judge as judge_module
+from tests.unit.judge_fake import CardCount
 
 
 def _result(*labels: str) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """`crapette analyse` and `crapette verify --analysis` through click's runner (server/cli/
 analyse.py, docs/records.md § How well it was played), on small generated records; the evaluator
-is the stand-in of evaluator_fake.py where a test is about the command, not the evaluator."""
+is the stand-in of judge_fake.py where a test is about the command, not the evaluator."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from records import judge
+from domain.engine_match import random_match
 from records.export import record_from_events
-from records.selfplay import random_match
 from server.cli.analyse import analyse_cmd
 from server.cli.records import verify_cmd
-from tests.unit.records.evaluator_fake import CardCount
+from server.readmodels import judge
+from tests.unit.judge_fake import CardCount
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
 

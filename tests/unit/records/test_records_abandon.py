@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import domain
+from domain.engine_match import EngineMatch, play_obediently
 from eventstore import NewEvent, open_store
 from records.export import export_match, record_from_events
 from records.importer import import_record
-from records.selfplay import EngineMatch, play_obediently
 from records.text import to_text
 from records.verify import verify_record
 from tests.unit.records.round_trip import round_trip

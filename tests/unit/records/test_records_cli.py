@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 import domain
+from domain.engine_match import random_match
 from eventstore import NewEvent, open_store
-from records.selfplay import random_match
 from server.cli.records import export_cmd, import_cmd, verify_cmd
 
 GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"

@@ -4,10 +4,10 @@ next game, even when the record stops between two games of an unfinished match."
 from __future__ import annotations
 
 import domain
+from domain.engine_match import EngineMatch
 from eventstore import open_store
 from records.export import record_from_events
 from records.importer import import_record
-from records.selfplay import EngineMatch
 from server.service import GameService
 
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 import domain
+from domain.engine_match import EngineMatch
 from eventstore import open_store
 from records.errors import RecordFormatError, RecordMismatchError, RecordRefusedError
 from records.export import export_match, record_from_events
 from records.importer import import_record
 from records.schema import dump_record, load_record
-from records.selfplay import EngineMatch
 from records.text import from_text, to_text
 from records.verify import verify_record
 

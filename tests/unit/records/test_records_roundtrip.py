@@ -11,11 +11,11 @@ import pytest
 
 import domain
 from domain import Act
+from domain.engine_match import random_match
 from eventstore import NewEvent, open_store
 from records.export import export_match, record_from_events
 from records.importer import import_record
 from records.schema import dump_record, load_record
-from records.selfplay import random_match
 from records.text import from_text, to_text
 from records.verify import verify_record
 from tests.unit.records.round_trip import round_trip

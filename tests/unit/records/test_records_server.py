@@ -7,10 +7,10 @@ import itertools
 import time
 
 import domain
+from domain.engine_match import obedient_action
 from eventstore import open_store
 from records.export import export_match
 from records.importer import import_record
-from records.selfplay import obedient_action
 from records.text import from_text, to_text
 from records.verify import verify_record
 from server.service import GameService

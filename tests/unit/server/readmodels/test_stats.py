@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 import domain
 from domain.analysis import analyse
+from domain.engine_match import random_match
 from eventstore import NewEvent, open_store
 from records.importer import import_record, parse_record_file
-from records.selfplay import random_match
 from server.cli.stats import stats_cmd
 from server.readmodels.stats import StatsIndex, match_stats
 from tests.http_kit import json_of

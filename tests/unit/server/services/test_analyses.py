@@ -211,7 +211,7 @@ def test_a_worker_process_builds_it_and_says_how_far_it_has_come(worker_app: Any
 
 
 def test_the_server_s_own_analyser_and_try_judge_use_the_evaluator() -> None:
-    """No fixture: the default `records.judge:analyse_record` (domain.evaluator) builds
+    """No fixture: the default `server.readmodels.judge:analyse_record` (domain.evaluator) builds
     the analysis, per-match accuracy included, and the learning mode's try gets the figures the
     analysis gave: the best move `best`, the move played its own chance."""
     app, _ = create_app(ServerConfig(async_mode="threading"))

@@ -1,8 +1,8 @@
 """A stand-in for the judge's watch (`domain.evaluator.judging.Watch`) in the judge's tests
-(records/judge.py): a tiny, deterministic heuristic with the watch's API, so that the judge's
-figures, thresholds and shapes can be checked without the real engine's seconds. A seat's chance
-is a logistic of the cards each seat still has to get rid of (a won game 1.0, a lost one 0.0),
-shifted by a small wobble; `rank` plays each legal action through the engine and ranks the
+(server/readmodels/judge.py): a tiny, deterministic heuristic with the watch's API, so that the
+judge's figures, thresholds and shapes can be checked without the real engine's seconds. A seat's
+chance is a logistic of the cards each seat still has to get rid of (a won game 1.0, a lost one
+0.0), shifted by a small wobble; `rank` plays each legal action through the engine and ranks the
 chance after it; `check` plays nothing out: each deal's value is the chance after the action,
 wobbled by the deal and the seed."""
 
@@ -27,8 +27,8 @@ class Ranked:
 
 
 class CardCount:
-    """Makes the stand-in watches (`records.judge.evaluator()` returns one of these); `calls`
-    records what was asked: (what, version, seed)."""
+    """Makes the stand-in watches (`server.readmodels.judge.evaluator()` returns one of these);
+    `calls` records what was asked: (what, version, seed)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, int]] = []

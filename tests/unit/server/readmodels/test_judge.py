@@ -1,6 +1,6 @@
-"""The judge (records/judge.py, docs/evaluator.md § The judge): thresholds, the accuracy and
-which decisions count, the JSON shape, checked labels, faults and calls, progress and
-determinism; with a stand-in watch (evaluator_fake.py) where a test is about the judging, with
+"""The judge (server/readmodels/judge.py, docs/evaluator.md § The judge): thresholds, the
+accuracy and which decisions count, the JSON shape, checked labels, faults and calls, progress and
+determinism; with a stand-in watch (judge_fake.py) where a test is about the judging, with
 the real engine where it is about what the engine finds."""
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 import domain
-from records import judge
+from domain.engine_match import random_match
 from records.errors import RecordError
 from records.export import record_from_events
-from records.selfplay import random_match
 from records.verify import verify_record
-from tests.unit.records.evaluator_fake import CardCount
+from server.readmodels import judge
+from tests.unit.judge_fake import CardCount
 
-GOLDEN = Path(__file__).resolve().parents[2] / "data" / "records"
+GOLDEN = Path(__file__).resolve().parents[3] / "data" / "records"
 
 
 def _golden(name: str = "classic-win-recycle") -> dict[str, Any]:

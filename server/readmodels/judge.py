@@ -96,7 +96,8 @@ FORMAT_VERSION = 4
 @dataclass(frozen=True)
 class Checks:
     """The playouts of a depth: `deals` shuffles per checked decision, at most `most` checked
-    decisions per record (docs/evaluator.md § Depths and time: what one analysis worker can afford)."""
+    decisions per record (docs/evaluator.md § Depths and time: what one analysis worker can
+    afford)."""
 
     deals: int
     most: int
