@@ -95,31 +95,44 @@ def _pct(p: float) -> int:
     return math.floor(100 * p + 0.5)  # as the page's Math.round
 
 
+GAMES = 3  # games played at most until one has a checked decision (see the test's doc)
+
+
+@pytest.mark.timeout(480)  # up to three games and their analyses; never a speed check
 def test_a_random_player_who_loses_to_steady_is_15_points_less_accurate(
     server: ServerProcess, new_page: Any, artifact_dir: Path
 ) -> None:
-    match_id, last = play_random_game(server, seed=37)
-    assert last["result"]["winner"] == 1 - PERSON, last["result"]  # the person lost
-    page = new_page()
-    page.goto(f"{server.url}/replay/{match_id}?depth=quick")
-    page.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
-    page.locator("[data-testid=analyse]").click()
-    page.wait_for_selector("[data-testid=accuracy]", timeout=ANALYSIS_MS)
-    answer = server.get(f"/api/matches/{match_id}/analysis?depth=quick")
-    assert answer.status_code == 200, answer.text
-    analysis: dict[str, Any] = answer.json()["analysis"]
-    assert analysis["depth"] == "quick" and analysis["format"] == "crapette-analysis/4"
-    [game] = analysis["games"]
-    seats = game["seats"]
-    # The page shows the server's figures, and the person's is 15 points or more under steady's.
-    shown = [float(page.inner_text(f"[data-testid=accuracy-{s}]")) for s in (0, 1)]
-    assert shown == [seats[0]["accuracy"], seats[1]["accuracy"]]
-    person, steady = shown[PERSON], shown[1 - PERSON]
-    assert person <= steady - 15, (person, steady, seats)
+    """Every game played must put the person 15 points or more under steady. Whether `quick`'s
+    four checks find a drop at all is the deal's: the label's check is read on the first game
+    that has a checked decision (one of three at most), never skipped."""
+    checked: list[dict[str, Any]] = []
+    for attempt in range(GAMES):
+        match_id, last = play_random_game(server, seed=37 + attempt)
+        assert last["result"]["winner"] == 1 - PERSON, last["result"]  # the person lost
+        page = new_page()
+        page.goto(f"{server.url}/replay/{match_id}?depth=quick")
+        page.wait_for_function("window.replayReady === true", timeout=WAIT_MS)
+        page.locator("[data-testid=analyse]").click()
+        page.wait_for_selector("[data-testid=accuracy]", timeout=ANALYSIS_MS)
+        answer = server.get(f"/api/matches/{match_id}/analysis?depth=quick")
+        assert answer.status_code == 200, answer.text
+        analysis: dict[str, Any] = answer.json()["analysis"]
+        assert analysis["depth"] == "quick" and analysis["format"] == "crapette-analysis/4"
+        [game] = analysis["games"]
+        seats = game["seats"]
+        # The page shows the server's figures, and the person's is 15 points or more under.
+        shown = [float(page.inner_text(f"[data-testid=accuracy-{s}]")) for s in (0, 1)]
+        assert shown == [seats[0]["accuracy"], seats[1]["accuracy"]]
+        person, steady = shown[PERSON], shown[1 - PERSON]
+        assert person <= steady - 15, (person, steady, seats)
+        checked = [
+            d for d in game["decisions"] if d["check"] is not None and d["judgement"] != "best"
+        ]
+        if checked:
+            break
     # A checked decision's label says how the playouts checked it, in the move list and the
     # caption: "checked on 4 deals: best wins 61%, played 44%".
-    checked = [d for d in game["decisions"] if d["check"] is not None and d["judgement"] != "best"]
-    assert checked, "no decision was checked"
+    assert checked, f"no decision was checked in {GAMES} games"
     labelled = [d for d in checked if d["judgement"] in ("inaccuracy", "mistake", "blunder")]
     d = (labelled or checked)[0]
     check = d["check"]

@@ -313,7 +313,7 @@ async function refreshTables() {
 /** POST the form to /api/records and say in `msg` how far it has come (docs/protocol.md §
  * Records, upload progress): the bytes sent (the request's own upload events), then what the
  * server says of the upload named by a random token (`GET /api/records/progress/<token>`, polled
- * twice a second): waiting for a worker, so many moves checked, storing. A long record (many MB,
+ * five times a second: checking a few thousand moves may take under a second): waiting for a worker, so many moves checked, storing. A long record (many MB,
  * thousands of moves) is seconds of work: the dialog says so instead of nothing.
  * Resolves to { ok, status, body }. */
 function sendWithProgress(form, msg) {
@@ -332,7 +332,7 @@ function sendWithProgress(form, msg) {
       const n = (x) => Number(x).toLocaleString(document.documentElement.lang || undefined);
       msg.textContent = t("lobby.upload_checking", { done: n(done), total: n(total) });
     } else if (told?.stage === "storing") msg.textContent = t("lobby.upload_storing");
-    polling = setTimeout(poll, 500);
+    polling = setTimeout(poll, 200);
   };
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
@@ -346,7 +346,7 @@ function sendWithProgress(form, msg) {
     });
     xhr.upload.addEventListener("load", () => {
       msg.textContent = t("lobby.upload_queued");
-      if (polling === null) polling = setTimeout(poll, 300);
+      if (polling === null) polling = setTimeout(poll, 100);
     });
     const done = (status, text) => {
       over = true;
