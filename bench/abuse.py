@@ -51,6 +51,7 @@ from typing import Any
 import click
 
 import domain
+from bench.procs import children_stat
 from domain.commands import Act, StartGame, StartMatch
 from domain.engine import decide_and_fold, legal_actions
 from eventstore import EventStore, open_store
@@ -354,33 +355,14 @@ def _wait_workers_idle(pid: int, most_s: float = 60.0, stubborn_s: float = 5.0) 
 
 def _children_running(pid: int) -> list[int]:
     """The processes whose parent is `pid` that are running or runnable (Linux /proc: R)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if fields[1] == str(pid) and fields[0] == "R":
-            found.append(int(entry.name))
-    return found
+    return [child for child, fields in children_stat(pid) if fields[0] == "R"]
 
 
 def _children_cpu_s(pid: int) -> float:
     """User + system CPU seconds so far of the processes whose parent is `pid` (the server's
     workers; Linux /proc)."""
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if fields[1] == str(pid):
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    ticks = sum(int(fields[11]) + int(fields[12]) for _, fields in children_stat(pid))
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _figure(pairs: list[list[dict[str, Any]]]) -> dict[str, Any]:

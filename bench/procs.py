@@ -26,3 +26,22 @@ def stop_process(proc: subprocess.Popen[bytes] | None) -> None:
     except subprocess.TimeoutExpired:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+
+
+def children_stat(pid: int) -> list[tuple[int, list[str]]]:
+    """Each process whose parent is `pid`, with the fields of its /proc/<pid>/stat after the
+    command's name (fields[0] the state, fields[1] the parent, fields[11:13] user and system CPU
+    ticks; Linux)."""
+    from pathlib import Path
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if fields[1] == str(pid):
+            found.append((int(entry.name), fields))
+    return found

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from bench.history import finished_matches, long_live_match
 from bench.loopstall import replay as bench_replay
+from bench.procs import children_stat
 from eventstore import open_store
 from tests.integration.cluster import Cluster
 from tests.integration.harness import ServerProcess
@@ -26,17 +27,7 @@ wait_until = Cluster.wait_until
 
 def _children(pid: int) -> list[int]:
     """The processes whose parent is `pid` (zombies left out)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if fields[1] == str(pid) and fields[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
+    return [child for child, fields in children_stat(pid) if fields[0] not in ("Z", "X")]
 
 
 def _alive(pid: int) -> bool:
