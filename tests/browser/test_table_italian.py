@@ -131,10 +131,14 @@ def test_three_hands_are_drawn_and_turned_from_at_both_sizes(
     in_j = len(before["piles"][f"J{seat}"])
     box = pile_box(page, f"J{seat}")
     page.mouse.click(box["x"] + box["width"] * 0.25, box["y"] + box["height"] / 2)
-    page.wait_for_function(
-        "(s) => window.crapette.view.last_action?.hand === `J${s}`", arg=seat, timeout=WAIT_MS
-    )
-    after = view(page)
+    # The view of the turn itself, read in the script that saw it: a move may follow at once (the
+    # bot's, or the turned card's) and a second read would see that one.
+    after: dict[str, Any] | None = page.wait_for_function(
+        """(s) => { const v = window.crapette.view;
+                    return v.last_action?.hand === `J${s}` ? structuredClone(v) : null; }""",
+        arg=seat,
+        timeout=WAIT_MS,
+    ).json_value()
     assert after is not None and after["last_action"]["do"] == "turn"
     turned = after["last_action"]["card"]
     assert len(after["piles"][f"J{seat}"]) == in_j - 1
