@@ -11,7 +11,16 @@ from typing import Any
 
 import pytest
 
-from tests.browser.ui import NEXT_ACTION, WAIT_MS, act, create_table, settle, the_view
+from tests.browser.ui import (
+    NEXT_ACTION,
+    WAIT_MS,
+    act,
+    create_table,
+    settle,
+    the_view,
+    version,
+    wait_version_above,
+)
 from tests.integration.harness import ServerProcess
 
 WEB = Path(__file__).resolve().parents[2] / "web"
@@ -38,8 +47,10 @@ def template(words: dict[str, str], action: str) -> re.Pattern[str]:
 
 
 def wait_call(page: Any) -> dict[str, Any]:
-    """Play Ann's turns until the bot has acted and Ann may call: the view then."""
-    for _ in range(200):
+    """Play Ann's turns until the bot has acted and Ann, on her own turn, may call it or go on
+    with an action of her own: the view then. A call open while the bot is still on its turn is
+    waited out: Ann has nothing else to do then, and the bot's next action would close it."""
+    for _ in range(400):
         page.wait_for_function(
             """() => { const c = window.crapette; return c && c.view && !c.view.over &&
                  c.view.legal.length > 0 && (c.view.to_move === c.seat ||
@@ -48,10 +59,16 @@ def wait_call(page: Any) -> dict[str, Any]:
         )
         settle(page)
         view = the_view(page)
-        if any(a["do"] == "call" for a in view["legal"]):
+        mine = view["to_move"] == page.evaluate("window.crapette.seat")
+        action = page.evaluate(NEXT_ACTION)
+        if not mine or action is None:
+            wait_version_above(page, version(page))  # the bot's next action
+            continue
+        # A move or a hand card's turn keeps Ann's turn, so the closed call can be seen after it.
+        if action["do"] in ("move", "turn") and any(a["do"] == "call" for a in view["legal"]):
             return view
-        act(page, page.evaluate(NEXT_ACTION))
-    raise AssertionError("the bot never acted in 200 actions")
+        act(page, action)
+    raise AssertionError("no call open on Ann's turn in 400 actions")
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "da", "it", "fi"])

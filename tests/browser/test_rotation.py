@@ -186,6 +186,8 @@ def test_three_people_two_games_seats_change_and_totals(
     assert cid.locator("#join").is_hidden()
     assert cid.locator("#controls").is_hidden()
     assert the_view(cid)["viewer"] is None and the_view(cid)["legal"] == []
+    # The status follows the join's answer, which may come a moment after the view.
+    wait_text(cid, "conn", "waiting for a seat")
     assert text(cid, "conn") == "waiting for a seat"
     for page in (ann, bob, cid):
         page.wait_for_function(
