@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+import domain
+from domain.bots.mirror import fault_in, mirror_game
 from tests.browser.ui import PILE_CODE, WAIT_MS
 from tests.integration.harness import Client, ServerProcess
 
@@ -31,7 +33,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PLAYS = ("move", "turn", "discard", "pass")  # what a person plays; never a call, a resignation
 GAME_S = 120.0  # upper bound of the game's wall time; never an assertion about speed
 PERSON = 0  # the person's seat; steady has the other
-PAUSE_S = 0.05  # the person's moment after each action (see `_pause`)
+CALL_WAIT_S = 2.0  # the person's moment after a fault of his (see `_pause`)
 ANALYSIS_MS = 180_000  # upper bound of the analysis's wall time; never an assertion about speed
 
 
@@ -54,12 +56,28 @@ def _my_turn_or_over(client: Client) -> bool:
 
 
 def _pause(client: Client, version: int) -> None:
-    """A moment after each action, as a person takes one: the bot may call a fault (it calls
-    at once on this server, `bot_delay_s=0`, but only once the server has seen the action).
-    A script that acted again within a millisecond would close every call window first, and
-    `steady` would miss nearly every call, which no person's pace allows."""
+    """After a fault of his, the moment a person gives the bot to call it: until its call
+    comes in, or CALL_WAIT_S (steady misses one call in five, by its own choice). The server's
+    bots act on its clock's tick (0.1 s), so a script that acted again at once would close most
+    call windows first, and `steady` would miss calls that no person's pace takes from it."""
     with client.cond:
-        client.cond.wait_for(lambda: client.top > version, timeout=PAUSE_S)
+        client.cond.wait_for(lambda: client.top > version, timeout=CALL_WAIT_S)
+
+
+def _view_of(data: dict[str, Any]) -> domain.View:
+    """The domain's `View` from its JSON (what the person's client was sent)."""
+    fields = dict(data, legal=())
+    for name in ("players", "totals", "wins", "emptied"):
+        fields[name] = tuple(fields.get(name, ()))
+    fields["game_scores"] = tuple(tuple(s) for s in fields["game_scores"])
+    return domain.View(**{k: fields[k] for k in domain.View.__dataclass_fields__ if k in fields})
+
+
+def is_fault(view: dict[str, Any], action: dict[str, Any]) -> bool:
+    """Whether `action` breaks a priority rule in the position `view` shows (what the person
+    sees: the mirror's face-down cards are stand-ins, as a bot's are)."""
+    game = mirror_game(_view_of(view))
+    return fault_in(game, domain.parse_action(action["text"], action["seat"])) is not None
 
 
 def play_random_game(server: ServerProcess, seed: int) -> tuple[str, dict[str, Any]]:
@@ -80,10 +98,13 @@ def play_random_game(server: ServerProcess, seed: int) -> tuple[str, dict[str, A
             if view["over"]:
                 return match_id, view
             plays = [a for a in view["legal"] if a.get("do") in PLAYS]
-            ack = person.send(match_id, rng.choice(plays))
+            action = rng.choice(plays)
+            fault = is_fault(view, action)
+            ack = person.send(match_id, action)
             if ack.get("ok"):
                 person.wait_version(ack["version"])
-                _pause(person, ack["version"])
+                if fault:
+                    _pause(person, ack["version"])
             else:  # the bot acted first (a call, its turn): the next view decides
                 person.wait_version(person.version)
         raise AssertionError(f"the game did not end in {GAME_S} s")
