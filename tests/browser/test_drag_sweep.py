@@ -89,21 +89,26 @@ def mouse_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) 
 
 
 def touch_drag(page: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
-    """A finger pressed on `start`, slid to `end` and lifted: real touch events."""
-    cdp = page.context.new_cdp_session(page)
-    try:
-        (x, y), (tx, ty) = start, end
-        cdp.send(
-            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
-        )
-        steps = 10
-        for i in range(1, steps + 1):
-            px, py = x + (tx - x) * i / steps, y + (ty - y) * i / steps
-            point = {"x": px, "y": py}
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    finally:
-        cdp.detach()
+    """A finger pressed on `start`, slid to `end` and lifted: real touch events (through the
+    page's one DevTools session, `touch_session`)."""
+    cdp = touch_session(page)
+    (x, y), (tx, ty) = start, end
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    steps = 10
+    for i in range(1, steps + 1):
+        px, py = x + (tx - x) * i / steps, y + (ty - y) * i / steps
+        point = {"x": px, "y": py}
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def touch_session(page: Any) -> Any:
+    """The page's DevTools session for touches, opened at its first touch and kept until the
+    page closes (one per drag cost two round trips to the browser each time)."""
+    session = getattr(page, "touch_cdp", None)
+    if session is None:
+        session = page.touch_cdp = page.context.new_cdp_session(page)
+    return session
 
 
 Drag = Callable[[Any, tuple[float, float], tuple[float, float]], None]
