@@ -101,8 +101,11 @@ def test_no_packet_shape_fails(made: _App, packet: str, following: list[str | by
     root = logging.getLogger()
     root.addHandler(records)
     # A CONNECT or DISCONNECT does what it says (ends the connection to "/", refuses a second
-    # one): such a packet goes to a connection of its own, which then closes.
-    lifecycle = packet[:1] in ("0", "1")
+    # one): such a packet goes to a connection of its own, which then closes. So does one in a
+    # following frame (`-/1x…` then `1` is a client that disconnects itself).
+    lifecycle = any(
+        isinstance(frame, str) and frame[:1] in ("0", "1") for frame in (packet, *following)
+    )
     client = made.socketio.test_client(made.app) if lifecycle else made.client
     try:
         for frame in (packet, *following):
