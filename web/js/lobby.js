@@ -313,8 +313,9 @@ async function refreshTables() {
 /** POST the form to /api/records and say in `msg` how far it has come (docs/protocol.md §
  * Records, upload progress): the bytes sent (the request's own upload events), then what the
  * server says of the upload named by a random token (`GET /api/records/progress/<token>`, polled
- * five times a second: checking a few thousand moves may take under a second): waiting for a worker, so many moves checked, storing. A long record (many MB,
- * thousands of moves) is seconds of work: the dialog says so instead of nothing.
+ * five times a second: checking a few thousand moves may take under a second): waiting for a
+ * worker, so many moves checked, storing. A long record (many MB, thousands of moves) is seconds
+ * of work: the dialog says so instead of nothing.
  * Resolves to { ok, status, body }. */
 function sendWithProgress(form, msg) {
   const bytes = new Uint8Array(16);
